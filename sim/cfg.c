@@ -1,0 +1,436 @@
+#include "sim/cfg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "sim/util.h"
+
+#define CFG_MAX_DEPTH 64
+
+struct anchor {
+    char *name;
+    struct cfg_node *node;
+};
+
+struct loader {
+    struct cfg_doc *doc;
+    struct diag *d;
+    yaml_parser_t parser;
+    struct anchor *anchors;
+    size_t nanchors;
+    int failed;
+};
+
+const char *cfg_kind_name(enum cfg_kind k)
+{
+    switch (k) {
+    case CFG_NULL:
+        return "null";
+    case CFG_SCALAR:
+        return "scalar";
+    case CFG_MAP:
+        return "map";
+    case CFG_SEQ:
+        return "list";
+    }
+    return "?";
+}
+
+static char *doc_keep(struct cfg_doc *doc, char *s)
+{
+    doc->strings = xrealloc(doc->strings, (doc->nstrings + 1) * sizeof(*doc->strings));
+    doc->strings[doc->nstrings++] = s;
+    return s;
+}
+
+struct cfg_node *cfg_new(struct cfg_doc *doc, enum cfg_kind kind, struct src_loc loc)
+{
+    struct cfg_node *n = xcalloc(1, sizeof(*n));
+    n->kind = kind;
+    n->loc = loc;
+    if (doc->narena == doc->cap_arena) {
+        doc->cap_arena = doc->cap_arena ? 2 * doc->cap_arena : 64;
+        doc->arena = xrealloc(doc->arena, doc->cap_arena * sizeof(*doc->arena));
+    }
+    doc->arena[doc->narena++] = n;
+    return n;
+}
+
+static void node_grow(struct cfg_node *n)
+{
+    if (n->n < n->cap)
+        return;
+    n->cap = n->cap ? 2 * n->cap : 4;
+    n->items = xrealloc(n->items, n->cap * sizeof(*n->items));
+    if (n->kind == CFG_MAP) {
+        n->keys = xrealloc(n->keys, n->cap * sizeof(*n->keys));
+        n->key_locs = xrealloc(n->key_locs, n->cap * sizeof(*n->key_locs));
+    }
+}
+
+void cfg_map_put(struct cfg_doc *doc, struct cfg_node *map, const char *key, struct cfg_node *v,
+                 struct src_loc key_loc)
+{
+    (void)doc;
+    SIM_ASSERT(map->kind == CFG_MAP);
+    for (size_t i = 0; i < map->n; i++) {
+        if (strcmp(map->keys[i], key) == 0) {
+            map->items[i] = v;
+            map->key_locs[i] = key_loc;
+            return;
+        }
+    }
+    node_grow(map);
+    map->keys[map->n] = xstrdup(key);
+    map->key_locs[map->n] = key_loc;
+    map->items[map->n] = v;
+    map->n++;
+}
+
+void cfg_seq_push(struct cfg_doc *doc, struct cfg_node *seq, struct cfg_node *v)
+{
+    (void)doc;
+    SIM_ASSERT(seq->kind == CFG_SEQ);
+    node_grow(seq);
+    seq->items[seq->n++] = v;
+}
+
+static struct src_loc mark_loc(struct loader *L, yaml_mark_t m)
+{
+    return (struct src_loc){L->doc->file, (int)m.line + 1, (int)m.column + 1};
+}
+
+static void add_anchor(struct loader *L, const yaml_char_t *name, struct cfg_node *n)
+{
+    if (!name)
+        return;
+    L->anchors = xrealloc(L->anchors, (L->nanchors + 1) * sizeof(*L->anchors));
+    L->anchors[L->nanchors].name = xstrdup((const char *)name);
+    L->anchors[L->nanchors].node = n;
+    L->nanchors++;
+}
+
+static int next_event(struct loader *L, yaml_event_t *ev)
+{
+    if (!yaml_parser_parse(&L->parser, ev)) {
+        yaml_mark_t m = L->parser.problem_mark;
+        diag_error(L->d, mark_loc(L, m), "YAML syntax error: %s%s%s",
+                   L->parser.problem ? L->parser.problem : "unknown problem",
+                   L->parser.context ? " " : "", L->parser.context ? L->parser.context : "");
+        L->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static struct cfg_node *load_node(struct loader *L, yaml_event_t *ev, int depth);
+
+static struct cfg_node *load_map(struct loader *L, yaml_event_t *start, int depth)
+{
+    struct cfg_node *map = cfg_new(L->doc, CFG_MAP, mark_loc(L, start->start_mark));
+    add_anchor(L, start->data.mapping_start.anchor, map);
+    for (;;) {
+        yaml_event_t ev;
+        if (next_event(L, &ev) < 0)
+            return NULL;
+        if (ev.type == YAML_MAPPING_END_EVENT) {
+            yaml_event_delete(&ev);
+            return map;
+        }
+        struct src_loc kloc = mark_loc(L, ev.start_mark);
+        if (ev.type != YAML_SCALAR_EVENT) {
+            diag_error(L->d, kloc, "map keys must be plain strings");
+            yaml_event_delete(&ev);
+            L->failed = 1;
+            return NULL;
+        }
+        char *key = xstrdup((const char *)ev.data.scalar.value);
+        yaml_event_delete(&ev);
+        yaml_event_t vev;
+        if (next_event(L, &vev) < 0) {
+            free(key);
+            return NULL;
+        }
+        struct cfg_node *v = load_node(L, &vev, depth + 1);
+        yaml_event_delete(&vev);
+        if (!v) {
+            free(key);
+            return NULL;
+        }
+        if (cfg_get(map, key)) {
+            struct src_loc prev = cfg_key_loc(map, key);
+            diag_error(L->d, kloc, "duplicate key '%s' (first given at line %d)", key, prev.line);
+        } else {
+            cfg_map_put(L->doc, map, key, v, kloc);
+        }
+        free(key);
+    }
+}
+
+static struct cfg_node *load_seq(struct loader *L, yaml_event_t *start, int depth)
+{
+    struct cfg_node *seq = cfg_new(L->doc, CFG_SEQ, mark_loc(L, start->start_mark));
+    add_anchor(L, start->data.sequence_start.anchor, seq);
+    for (;;) {
+        yaml_event_t ev;
+        if (next_event(L, &ev) < 0)
+            return NULL;
+        if (ev.type == YAML_SEQUENCE_END_EVENT) {
+            yaml_event_delete(&ev);
+            return seq;
+        }
+        struct cfg_node *v = load_node(L, &ev, depth + 1);
+        yaml_event_delete(&ev);
+        if (!v)
+            return NULL;
+        cfg_seq_push(L->doc, seq, v);
+    }
+}
+
+static bool scalar_is_null(const yaml_event_t *ev)
+{
+    const char *s = (const char *)ev->data.scalar.value;
+    if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return false;
+    return s[0] == '\0' || strcmp(s, "~") == 0 || strcmp(s, "null") == 0;
+}
+
+static struct cfg_node *load_node(struct loader *L, yaml_event_t *ev, int depth)
+{
+    struct src_loc loc = mark_loc(L, ev->start_mark);
+    if (depth > CFG_MAX_DEPTH) {
+        diag_error(L->d, loc, "nesting deeper than %d levels", CFG_MAX_DEPTH);
+        L->failed = 1;
+        return NULL;
+    }
+    switch (ev->type) {
+    case YAML_SCALAR_EVENT: {
+        struct cfg_node *n = cfg_new(L->doc, scalar_is_null(ev) ? CFG_NULL : CFG_SCALAR, loc);
+        n->str = xstrdup((const char *)ev->data.scalar.value);
+        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        add_anchor(L, ev->data.scalar.anchor, n);
+        return n;
+    }
+    case YAML_MAPPING_START_EVENT:
+        return load_map(L, ev, depth);
+    case YAML_SEQUENCE_START_EVENT:
+        return load_seq(L, ev, depth);
+    case YAML_ALIAS_EVENT: {
+        const char *name = (const char *)ev->data.alias.anchor;
+        for (size_t i = L->nanchors; i-- > 0;) {
+            if (strcmp(L->anchors[i].name, name) == 0)
+                return L->anchors[i].node;
+        }
+        diag_error(L->d, loc, "unknown alias '*%s'", name);
+        L->failed = 1;
+        return NULL;
+    }
+    default:
+        diag_error(L->d, loc, "unexpected YAML event");
+        L->failed = 1;
+        return NULL;
+    }
+}
+
+static struct cfg_doc *load(struct loader *L)
+{
+    struct cfg_doc *doc = L->doc;
+    yaml_event_t ev;
+    struct cfg_node *root = NULL;
+    bool done = false;
+    while (!done && next_event(L, &ev) == 0) {
+        switch (ev.type) {
+        case YAML_STREAM_START_EVENT:
+        case YAML_DOCUMENT_START_EVENT:
+            break;
+        case YAML_DOCUMENT_END_EVENT:
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        default:
+            root = load_node(L, &ev, 0);
+            if (!root)
+                done = true;
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    for (size_t i = 0; i < L->nanchors; i++)
+        free(L->anchors[i].name);
+    free(L->anchors);
+    yaml_parser_delete(&L->parser);
+    if (L->failed || diag_count(L->d) > 0) {
+        cfg_free(doc);
+        return NULL;
+    }
+    if (!root || root->kind == CFG_NULL)
+        root = cfg_new(doc, CFG_MAP, (struct src_loc){doc->file, 1, 1});
+    if (root->kind != CFG_MAP) {
+        diag_error(L->d, root->loc, "a scenario must be a map of sections, not a %s",
+                   cfg_kind_name(root->kind));
+        cfg_free(doc);
+        return NULL;
+    }
+    doc->root = root;
+    return doc;
+}
+
+static struct cfg_doc *doc_new(const char *name)
+{
+    struct cfg_doc *doc = xcalloc(1, sizeof(*doc));
+    doc->file = xstrdup(name);
+    return doc;
+}
+
+struct cfg_doc *cfg_load_string(const char *name, const char *text, struct diag *d)
+{
+    struct loader L = {.doc = doc_new(name), .d = d};
+    yaml_parser_initialize(&L.parser);
+    yaml_parser_set_input_string(&L.parser, (const unsigned char *)text, strlen(text));
+    return load(&L);
+}
+
+struct cfg_doc *cfg_load_file(const char *path, struct diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        diag_error(d, (struct src_loc){path, 0, 0}, "cannot open scenario: %s", strerror(errno));
+        return NULL;
+    }
+    struct loader L = {.doc = doc_new(path), .d = d};
+    yaml_parser_initialize(&L.parser);
+    yaml_parser_set_input_file(&L.parser, f);
+    struct cfg_doc *doc = load(&L);
+    fclose(f);
+    return doc;
+}
+
+void cfg_free(struct cfg_doc *doc)
+{
+    if (!doc)
+        return;
+    for (size_t i = 0; i < doc->narena; i++) {
+        struct cfg_node *n = doc->arena[i];
+        free(n->str);
+        if (n->keys) {
+            for (size_t k = 0; k < n->n; k++)
+                free(n->keys[k]);
+        }
+        free(n->keys);
+        free(n->key_locs);
+        free(n->items);
+        free(n);
+    }
+    for (size_t i = 0; i < doc->nstrings; i++)
+        free(doc->strings[i]);
+    free(doc->strings);
+    free(doc->arena);
+    free(doc->file);
+    free(doc);
+}
+
+struct cfg_node *cfg_get(const struct cfg_node *map, const char *key)
+{
+    if (!map || map->kind != CFG_MAP)
+        return NULL;
+    for (size_t i = 0; i < map->n; i++) {
+        if (strcmp(map->keys[i], key) == 0)
+            return map->items[i];
+    }
+    return NULL;
+}
+
+struct src_loc cfg_key_loc(const struct cfg_node *map, const char *key)
+{
+    if (map && map->kind == CFG_MAP) {
+        for (size_t i = 0; i < map->n; i++) {
+            if (strcmp(map->keys[i], key) == 0)
+                return map->key_locs[i];
+        }
+    }
+    return map ? map->loc : (struct src_loc){0};
+}
+
+/* Finds the child of `n` named by one path segment: a map key, a list index, or the list item
+ * whose `name` is the segment. */
+static struct cfg_node *path_child(struct cfg_node *n, const char *seg)
+{
+    if (n->kind == CFG_MAP)
+        return cfg_get(n, seg);
+    if (n->kind != CFG_SEQ)
+        return NULL;
+    char *end;
+    unsigned long idx = strtoul(seg, &end, 10);
+    if (*seg && *end == '\0')
+        return idx < n->n ? n->items[idx] : NULL;
+    for (size_t i = 0; i < n->n; i++) {
+        struct cfg_node *name = cfg_get(n->items[i], "name");
+        if (name && name->kind == CFG_SCALAR && strcmp(name->str, seg) == 0)
+            return n->items[i];
+    }
+    return NULL;
+}
+
+int cfg_set(struct cfg_doc *doc, const char *assignment, struct diag *d)
+{
+    char *src = doc_keep(doc, xasprintf("--set %s", assignment));
+    const char *eq = strchr(assignment, '=');
+    struct src_loc loc = {src, 1, 1};
+    if (!eq || eq == assignment) {
+        diag_error(d, loc, "expected --set key.path=value");
+        return -1;
+    }
+    char *path = xstrdup(assignment);
+    path[eq - assignment] = '\0';
+    struct src_loc vloc = {src, 1, (int)(eq - assignment) + 7};
+    struct cfg_node *n = doc->root;
+    char *save = NULL;
+    char *seg = strtok_r(path, ".", &save);
+    int rc = -1;
+    while (seg) {
+        char *next = strtok_r(NULL, ".", &save);
+        struct cfg_node *child = path_child(n, seg);
+        if (!next) {
+            if (n->kind != CFG_MAP && !child) {
+                diag_error(d, loc, "no item '%s' in the %s at %s:%d:%d", seg, cfg_kind_name(n->kind),
+                           n->loc.file, n->loc.line, n->loc.col);
+                goto out_free_path;
+            }
+            struct cfg_node *v = cfg_new(doc, CFG_SCALAR, vloc);
+            v->str = xstrdup(eq + 1);
+            v->plain = true;
+            if (n->kind == CFG_MAP) {
+                cfg_map_put(doc, n, seg, v, loc);
+            } else {
+                for (size_t i = 0; i < n->n; i++) {
+                    if (n->items[i] == child)
+                        n->items[i] = v;
+                }
+            }
+            rc = 0;
+            break;
+        }
+        if (!child) {
+            if (n->kind != CFG_MAP) {
+                diag_error(d, loc, "no item '%s' in the list at %s:%d:%d", seg, n->loc.file,
+                           n->loc.line, n->loc.col);
+                goto out_free_path;
+            }
+            child = cfg_new(doc, CFG_MAP, loc);
+            cfg_map_put(doc, n, seg, child, loc);
+        }
+        if (child->kind != CFG_MAP && child->kind != CFG_SEQ) {
+            diag_error(d, loc, "'%s' is a %s, it has no field '%s'", seg,
+                       cfg_kind_name(child->kind), next);
+            goto out_free_path;
+        }
+        n = child;
+        seg = next;
+    }
+out_free_path:
+    free(path);
+    return rc;
+}

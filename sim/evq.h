@@ -1,0 +1,83 @@
+/* The event queue: a binary heap in one array of {time, key, timer} entries, ordered by
+ * (time, key). The key is (phase << 56 | insertion counter): among events at the same
+ * picosecond, lower phases run first, and within a phase events run in the order they were
+ * scheduled, so runs are bit-for-bit reproducible.
+ *
+ * Timers are intrusive: embedded in their owner, which recovers itself with container_of. The
+ * timer carries its heap index, so cancel and reschedule are O(log n) and scheduling never
+ * allocates (the heap array grows geometrically and never shrinks). */
+#ifndef SIM_SIM_EVQ_H
+#define SIM_SIM_EVQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/simtime.h"
+
+struct sim;
+struct evq_timer;
+
+typedef void evq_fire_fn(struct sim *sim, struct evq_timer *t);
+
+/* Same-instant ordering. A packet that arrives at a queue at the instant the queue's link
+ * finishes a transmission is admitted before the departure frees its place (as in ns-3). */
+enum evq_phase {
+    EVQ_PHASE_ARRIVAL = 0, /* packet deliveries at the end of a link */
+    EVQ_PHASE_DEFAULT = 1, /* applications, timers */
+    EVQ_PHASE_DEPART = 2,  /* link transmission completions */
+};
+
+#define EVQ_IDLE UINT32_MAX
+
+struct evq_timer {
+    evq_fire_fn *fire;
+    uint32_t heap_idx; /* EVQ_IDLE when not scheduled */
+    uint8_t phase;     /* enum evq_phase */
+};
+
+struct evq_entry {
+    sim_time_t at;
+    uint64_t key;
+    struct evq_timer *timer;
+};
+
+struct evq {
+    struct evq_entry *heap;
+    uint32_t len;
+    uint32_t cap;
+    uint64_t counter; /* insertion counter, low 56 bits of the key */
+    uint64_t fired;   /* events executed, for statistics */
+};
+
+void evq_init(struct evq *q);
+void evq_fini(struct evq *q);
+
+/* Prepares a timer; it is idle until scheduled. */
+void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase);
+
+static inline bool evq_timer_pending(const struct evq_timer *t)
+{
+    return t->heap_idx != EVQ_IDLE;
+}
+
+/* Schedules an idle timer at absolute time `at`. Scheduling a pending timer is a bug. */
+void evq_schedule(struct evq *q, struct evq_timer *t, sim_time_t at);
+/* Moves a timer (pending or idle) to `at`; it runs after events already scheduled there. */
+void evq_reschedule(struct evq *q, struct evq_timer *t, sim_time_t at);
+/* Cancels a pending timer; cancelling an idle timer does nothing. */
+void evq_cancel(struct evq *q, struct evq_timer *t);
+
+static inline sim_time_t evq_next_time(const struct evq *q)
+{
+    return q->len ? q->heap[0].at : SIM_TIME_NEVER;
+}
+
+/* Removes and returns the earliest timer (its time in *at), or NULL when empty. */
+struct evq_timer *evq_pop(struct evq *q, sim_time_t *at);
+
+static inline uint32_t evq_len(const struct evq *q)
+{
+    return q->len;
+}
+
+#endif

@@ -1,0 +1,59 @@
+#include "sim/pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/util.h"
+
+void pool_init(struct pool *p, size_t obj_size, size_t per_slab)
+{
+    memset(p, 0, sizeof(*p));
+    p->obj_size = MAX(obj_size, sizeof(struct pool_free));
+    p->obj_size = (p->obj_size + 15) & ~(size_t)15;
+    p->per_slab = per_slab ? per_slab : 256;
+}
+
+void pool_fini(struct pool *p)
+{
+    for (size_t i = 0; i < p->nslabs; i++)
+        free(p->slabs[i]);
+    free(p->slabs);
+    memset(p, 0, sizeof(*p));
+}
+
+static void grow(struct pool *p)
+{
+    if (p->nslabs == p->cap_slabs) {
+        p->cap_slabs = p->cap_slabs ? 2 * p->cap_slabs : 16;
+        p->slabs = xrealloc(p->slabs, p->cap_slabs * sizeof(*p->slabs));
+    }
+    char *slab = xmalloc(p->obj_size * p->per_slab);
+    p->slabs[p->nslabs++] = slab;
+    for (size_t i = p->per_slab; i-- > 0;) {
+        struct pool_free *f = (struct pool_free *)(slab + i * p->obj_size);
+        f->next = p->free;
+        p->free = f;
+    }
+    p->total += (int64_t)p->per_slab;
+}
+
+void *pool_get(struct pool *p)
+{
+    if (!p->free)
+        grow(p);
+    struct pool_free *f = p->free;
+    p->free = f->next;
+    p->live++;
+    if (p->live > p->peak_live)
+        p->peak_live = p->live;
+    return f;
+}
+
+void pool_put(struct pool *p, void *obj)
+{
+    SIM_ASSERT(p->live > 0);
+    struct pool_free *f = obj;
+    f->next = p->free;
+    p->free = f;
+    p->live--;
+}

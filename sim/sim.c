@@ -1,0 +1,77 @@
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/util.h"
+
+struct sim *sim_create(uint64_t seed, struct diag *diag)
+{
+    struct sim *sim = xcalloc(1, sizeof(*sim));
+    evq_init(&sim->evq);
+    sim->seed = seed;
+    sim->diag = diag;
+    return sim;
+}
+
+void sim_destroy(struct sim *sim)
+{
+    if (!sim)
+        return;
+    evq_fini(&sim->evq);
+    for (size_t i = 0; i < sim->nrngs; i++) {
+        gsl_rng_free(sim->rngs[i].rng);
+        free(sim->rngs[i].name);
+    }
+    free(sim->rngs);
+    pool_fini(&sim->pkt_pool);
+    free(sim);
+}
+
+gsl_rng *sim_rng(struct sim *sim, const char *name)
+{
+    for (size_t i = 0; i < sim->nrngs; i++) {
+        if (strcmp(sim->rngs[i].name, name) == 0)
+            return sim->rngs[i].rng;
+    }
+    sim->rngs = xrealloc(sim->rngs, (sim->nrngs + 1) * sizeof(*sim->rngs));
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        abort();
+    uint64_t h = hash_fnv1a(&sim->seed, sizeof(sim->seed), HASH_FNV_INIT);
+    h = hash_fnv1a(name, strlen(name), h);
+    /* mt19937 takes an unsigned long seed; 0 selects its default seed, avoid it. */
+    gsl_rng_set(r, (unsigned long)(h ? h : 1));
+    sim->rngs[sim->nrngs].name = xstrdup(name);
+    sim->rngs[sim->nrngs].rng = r;
+    sim->nrngs++;
+    return r;
+}
+
+uint64_t sim_run(struct sim *sim, sim_time_t until)
+{
+    uint64_t n = 0;
+    sim->stopping = false;
+    while (!sim->stopping) {
+        if (evq_next_time(&sim->evq) > until) {
+            if (until != SIM_TIME_NEVER && evq_len(&sim->evq) > 0)
+                sim->now = until;
+            break;
+        }
+        sim_time_t at;
+        struct evq_timer *t = evq_pop(&sim->evq, &at);
+        if (!t)
+            break;
+        SIM_ASSERT(at >= sim->now);
+        sim->now = at;
+        t->fire(sim, t);
+        n++;
+    }
+    sim->evq.fired += n;
+    return n;
+}
+
+void sim_stop(struct sim *sim)
+{
+    sim->stopping = true;
+}
