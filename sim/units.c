@@ -127,7 +127,7 @@ int units_parse_time(const char *s, sim_time_t *out, char *err, size_t errn)
 int units_parse_rate(const char *s, uint64_t *out, char *err, size_t errn)
 {
     return parse_with_units(s, rate_units, ARRAY_LEN(rate_units), "rate", "'10Gbps', '100Mbps'", 0,
-                            UINT64_MAX / 1000000000000ULL, out, err, errn);
+                            1000000000000000ULL, out, err, errn);
 }
 
 int units_parse_size(const char *s, uint64_t *out, char *err, size_t errn)

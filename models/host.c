@@ -1,0 +1,141 @@
+#include "models/host.h"
+
+#include <stdlib.h>
+
+#include "sim/util.h"
+
+#define HP(field) offsetof(struct host_cfg, field)
+const struct param_def host_params[] = {
+    {"name", PARAM_STRING, HP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "host name (unique)"},
+    {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "0", NULL, NULL, NULL,
+     "NIC transmit queue limit, bytes (0 = unlimited)"},
+    {"nic_priorities", PARAM_INT, HP(nic_prio), "8", "1", "8", NULL,
+     "NIC transmit queues, strict priority by packet priority"},
+};
+const size_t host_nparams = ARRAY_LEN(host_params);
+
+static void host_receive(struct node *n, struct port *in, struct pkt *p);
+static struct pkt *host_pull(struct node *n, struct port *out);
+static void host_destroy(struct node *n);
+
+static const struct node_ops host_ops = {
+    .kind = "host",
+    .receive = host_receive,
+    .pull = host_pull,
+    .destroy = host_destroy,
+};
+
+bool node_is_host(const struct node *n)
+{
+    return n->ops == &host_ops;
+}
+
+struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_t index,
+                         const struct host_cfg *cfg)
+{
+    struct host *h = xcalloc(1, sizeof(*h));
+    node_init(&h->node, sim, &host_ops, name, id);
+    h->cfg = *cfg;
+    h->index = index;
+    h->ip = pkt_host_ip(index);
+    h->next_port = 10000;
+    pq_init(&h->nic, (uint8_t)cfg->nic_prio, PQ_SCHED_STRICT, 0);
+    return h;
+}
+
+static void host_destroy(struct node *n)
+{
+    struct host *h = host_of(n);
+    pq_fini(n->sim, &h->nic);
+    node_fini(n);
+    free(h);
+}
+
+static void host_kick(struct host *h)
+{
+    if (h->node.nports > 0)
+        link_kick(h->node.sim, &h->node.ports[0]->tx);
+}
+
+void host_send(struct host *h, struct pkt *p)
+{
+    if (h->cfg.nic_buffer_bytes && h->nic.bytes + p->size_bytes > h->cfg.nic_buffer_bytes) {
+        h->nic_drops++;
+        pkt_free(h->node.sim, p);
+        return;
+    }
+    p->t_enq = h->node.sim->now;
+    pq_enqueue(&h->nic, p);
+    host_kick(h);
+}
+
+static void enlist(struct host *h, struct nic_source *s)
+{
+    if (!s->active) {
+        s->active = true;
+        s->next = NULL;
+        if (h->src_tail)
+            h->src_tail->next = s;
+        else
+            h->src_head = s;
+        h->src_tail = s;
+    }
+}
+
+void host_activate(struct host *h, struct nic_source *s)
+{
+    enlist(h, s);
+    host_kick(h);
+}
+
+uint16_t host_bind(struct host *h, struct endpoint *ep)
+{
+    ep->port = h->next_port++;
+    ep->next = h->eps;
+    h->eps = ep;
+    return ep->port;
+}
+
+static struct pkt *host_pull(struct node *n, struct port *out)
+{
+    (void)out;
+    struct host *h = host_of(n);
+    struct pkt *p = pq_dequeue(&h->nic);
+    if (p) {
+        p->qdelay_ps += n->sim->now - p->t_enq;
+        return p;
+    }
+    while (h->src_head) {
+        struct nic_source *s = h->src_head;
+        h->src_head = s->next;
+        if (!h->src_head)
+            h->src_tail = NULL;
+        s->next = NULL;
+        s->active = false;
+        p = s->next_pkt(s, h);
+        if (p) {
+            enlist(h, s); /* back of the rotation; the link is about to be busy */
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static void host_receive(struct node *n, struct port *in, struct pkt *p)
+{
+    (void)in;
+    struct host *h = host_of(n);
+    h->rx_pkts++;
+    const size_t l4 = ETH_HDR_LEN + IPV4_HDR_LEN;
+    if (pkt_is_ipv4(p) && pkt_ipv4_dst(p) == h->ip && p->hdr_len >= l4 + 4) {
+        uint16_t dport = pkt_rd16(p->hdr + l4 + 2);
+        for (struct endpoint *ep = h->eps; ep; ep = ep->next) {
+            if (ep->port == dport) {
+                ep->recv(ep, h, p);
+                return;
+            }
+        }
+    }
+    h->rx_unclaimed++;
+    pkt_free(n->sim, p);
+}

@@ -1,0 +1,71 @@
+/* A host: one NIC port with a transmit queue and the endpoints of applications. The NIC sends
+ * queued packets first (priority classes as in a switch port), then pulls from backlogged
+ * sources round robin — a source that can always send (a burst at line rate) is asked for one
+ * packet each time the link frees, so nothing is queued ahead of the wire. Received packets are
+ * delivered to the endpoint bound to their UDP/TCP destination port. */
+#ifndef SIM_MODELS_HOST_H
+#define SIM_MODELS_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/node.h"
+#include "models/pq.h"
+#include "sim/param.h"
+
+struct host;
+
+/* A backlogged sender the NIC pulls from. next_pkt returns NULL when it has nothing more to
+ * send now; it is then dropped from the rotation until host_activate adds it again. */
+struct nic_source {
+    struct nic_source *next;
+    struct pkt *(*next_pkt)(struct nic_source *s, struct host *h);
+    bool active;
+};
+
+struct endpoint {
+    struct endpoint *next;
+    uint16_t port;
+    void (*recv)(struct endpoint *ep, struct host *h, struct pkt *p); /* takes ownership */
+};
+
+struct host_cfg {
+    const char *name;
+    uint64_t nic_buffer_bytes; /* 0 = unlimited */
+    int64_t nic_prio;
+};
+
+struct host {
+    struct node node;
+    struct host_cfg cfg;
+    uint32_t index; /* host number: address 10.x.y.z = index + 1 */
+    uint32_t ip;
+    struct pq nic;
+    struct nic_source *src_head;
+    struct nic_source *src_tail;
+    struct endpoint *eps;
+    uint16_t next_port;
+    uint64_t nic_drops;
+    uint64_t rx_pkts;
+    uint64_t rx_unclaimed; /* no endpoint on the destination port */
+};
+
+extern const struct param_def host_params[];
+extern const size_t host_nparams;
+
+struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_t index,
+                         const struct host_cfg *cfg);
+bool node_is_host(const struct node *n);
+static inline struct host *host_of(struct node *n)
+{
+    return (struct host *)n;
+}
+
+/* Queues p on the NIC (dropping it when the NIC buffer is full) and starts the link. */
+void host_send(struct host *h, struct pkt *p);
+/* Adds a source to the NIC's rotation (no-op if already there) and starts the link. */
+void host_activate(struct host *h, struct nic_source *s);
+/* Binds an endpoint to a free port (from 10000 up) and returns the port. */
+uint16_t host_bind(struct host *h, struct endpoint *ep);
+
+#endif

@@ -1,0 +1,152 @@
+#include "models/switch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/util.h"
+
+static const char *const sched_names[] = {"strict", "drr", NULL};
+static const char *const ecn_names[] = {"none", "threshold", "red", NULL};
+static const char *const unit_names[] = {"bytes", "packets", NULL};
+
+#define SWP(field) offsetof(struct switch_cfg, field)
+#define TMP(field) (offsetof(struct switch_cfg, tm) + offsetof(struct tmgr_cfg, field))
+const struct param_def switch_params[] = {
+    {"name", PARAM_STRING, SWP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "switch name (unique)"},
+    {"latency", PARAM_TIME, SWP(latency_ps), "0", "0", "1s", NULL,
+     "pipeline latency from ingress port to traffic manager"},
+    {"buffer", PARAM_SIZE, TMP(buffer_bytes), "0", NULL, NULL, NULL,
+     "shared packet buffer for all ports, bytes (0 = unlimited)"},
+    {"queue_limit", PARAM_SIZE, TMP(queue_limit_bytes), "0", NULL, NULL, NULL,
+     "byte limit of each queue (0 = unlimited)"},
+    {"priorities", PARAM_INT, TMP(nprio), "8", "1", "8", NULL,
+     "queues per egress port; packet priority p uses queue min(p, priorities-1)"},
+    {"scheduler", PARAM_ENUM, TMP(sched), "strict", NULL, NULL, sched_names,
+     "strict: higher priority first; drr: deficit round robin with weights"},
+    {"drr_quantum", PARAM_SIZE, TMP(drr_quantum_bytes), "1514B", "64B", "1MB", NULL,
+     "DRR quantum, bytes per round per unit of weight"},
+    {"drr_weights", PARAM_NODE, SWP(weights), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "DRR weight per queue, a list of integers (default all 1)"},
+    {"ecn", PARAM_ENUM, TMP(ecn_mode), "none", NULL, NULL, ecn_names,
+     "ECN marking at enqueue of ECN-capable packets"},
+    {"ecn_unit", PARAM_ENUM, TMP(ecn_unit), "bytes", NULL, NULL, unit_names,
+     "unit of ecn_kmin/ecn_kmax: queue bytes or packets"},
+    {"ecn_kmin", PARAM_SIZE, TMP(ecn_kmin), "0", NULL, NULL, NULL,
+     "threshold: mark at or above; red: marking starts"},
+    {"ecn_kmax", PARAM_SIZE, TMP(ecn_kmax), "0", NULL, NULL, NULL,
+     "red: probability reaches ecn_pmax here, 1 above"},
+    {"ecn_pmax", PARAM_DOUBLE, TMP(ecn_pmax), "1", "0", "1", NULL,
+     "red: marking probability at ecn_kmax"},
+};
+const size_t switch_nparams = ARRAY_LEN(switch_params);
+
+static void switch_receive(struct node *n, struct port *in, struct pkt *p);
+static struct pkt *switch_pull(struct node *n, struct port *out);
+static void switch_destroy(struct node *n);
+
+static const struct node_ops switch_ops = {
+    .kind = "switch",
+    .receive = switch_receive,
+    .pull = switch_pull,
+    .destroy = switch_destroy,
+};
+
+bool node_is_switch(const struct node *n)
+{
+    return n->ops == &switch_ops;
+}
+
+/* The default forwarding stage: destination IPv4 address → host index → next hops. */
+static int route_stage(struct sw *sw, uint32_t in_port, struct pkt *p, void *ud)
+{
+    (void)in_port;
+    (void)ud;
+    if (!pkt_is_ipv4(p))
+        return -1;
+    uint32_t h = pkt_ip_host(pkt_ipv4_dst(p));
+    if (h >= sw->nroutes || sw->routes[h].n == 0)
+        return -1;
+    const struct switch_route *r = &sw->routes[h];
+    if (r->n == 1)
+        return (int)sw->nexthops[r->first];
+    return (int)sw->nexthops[r->first + pkt_flow_hash(p, sw->salt) % r->n];
+}
+
+static void pipeline_out(struct delayline *dl, struct pkt *p, void *ud)
+{
+    (void)dl;
+    struct sw *sw = ud;
+    struct sim *sim = sw->node.sim;
+    int out = sw->stage.ingress(sw, p->in_port, p, sw->stage.ud);
+    if (out < 0 || (uint32_t)out >= sw->node.nports) {
+        sw->no_route_drops++;
+        pkt_free(sim, p);
+        return;
+    }
+    if (tmgr_enqueue(sim, &sw->tm, (uint32_t)out, p))
+        link_kick(sim, &sw->node.ports[out]->tx);
+}
+
+static void switch_receive(struct node *n, struct port *in, struct pkt *p)
+{
+    struct sw *sw = switch_of(n);
+    sw->rx_pkts++;
+    p->in_port = (uint16_t)in->index;
+    delayline_push(n->sim, &sw->pipe, p);
+}
+
+static struct pkt *switch_pull(struct node *n, struct port *out)
+{
+    struct sw *sw = switch_of(n);
+    return tmgr_dequeue(n->sim, &sw->tm, out->index);
+}
+
+static void switch_destroy(struct node *n)
+{
+    struct sw *sw = switch_of(n);
+    delayline_fini(n->sim, &sw->pipe);
+    if (sw->tm.ports)
+        tmgr_fini(n->sim, &sw->tm);
+    free(sw->routes);
+    free(sw->nexthops);
+    node_fini(n);
+    free(sw);
+}
+
+struct sw *switch_create(struct sim *sim, const char *name, uint32_t id,
+                         const struct switch_cfg *cfg)
+{
+    struct sw *sw = xcalloc(1, sizeof(*sw));
+    node_init(&sw->node, sim, &switch_ops, name, id);
+    sw->cfg = *cfg;
+    sw->stage = (struct switch_stage){route_stage, NULL};
+    sw->salt = (uint32_t)hash_fnv1a(name, strlen(name), HASH_FNV_INIT);
+    delayline_init(&sw->pipe, cfg->latency_ps, pipeline_out, sw);
+    return sw;
+}
+
+void switch_finish_ports(struct sw *sw)
+{
+    char stream[256];
+    snprintf(stream, sizeof(stream), "switch.%s.ecn", sw->node.name);
+    tmgr_init(&sw->tm, &sw->cfg.tm, sw->node.nports, sim_rng(sw->node.sim, stream));
+    const struct cfg_node *w = sw->cfg.weights;
+    for (uint32_t i = 0; w && i < sw->node.nports; i++) {
+        for (size_t c = 0; c < w->n && c < PQ_MAX_PRIO; c++)
+            sw->tm.ports[i].q.cls[c].weight = (uint32_t)strtoul(w->items[c]->str, NULL, 10);
+    }
+}
+
+void switch_set_route(struct sw *sw, uint32_t host, const uint32_t *ports, uint32_t n)
+{
+    if (host >= sw->nroutes) {
+        uint32_t nn = host + 1;
+        sw->routes = xrealloc(sw->routes, nn * sizeof(*sw->routes));
+        memset(sw->routes + sw->nroutes, 0, (nn - sw->nroutes) * sizeof(*sw->routes));
+        sw->nroutes = nn;
+    }
+    sw->nexthops = xrealloc(sw->nexthops, (sw->nnexthops + n) * sizeof(*sw->nexthops));
+    memcpy(sw->nexthops + sw->nnexthops, ports, n * sizeof(*ports));
+    sw->routes[host] = (struct switch_route){sw->nnexthops, n};
+    sw->nnexthops += n;
+}

@@ -1,0 +1,81 @@
+#include "models/tmgr.h"
+
+#include <stdlib.h>
+
+#include "sim/util.h"
+
+void tmgr_init(struct tmgr *tm, const struct tmgr_cfg *cfg, uint32_t nports, gsl_rng *rng)
+{
+    tm->cfg = *cfg;
+    tm->nports = nports;
+    tm->ports = xcalloc(nports, sizeof(*tm->ports));
+    for (uint32_t i = 0; i < nports; i++)
+        pq_init(&tm->ports[i].q, (uint8_t)cfg->nprio, (enum pq_sched)cfg->sched,
+                (uint32_t)cfg->drr_quantum_bytes);
+    tm->buffered = 0;
+    tm->peak_buffered = 0;
+    tm->rng = rng;
+}
+
+void tmgr_fini(struct sim *sim, struct tmgr *tm)
+{
+    for (uint32_t i = 0; i < tm->nports; i++)
+        pq_fini(sim, &tm->ports[i].q);
+    free(tm->ports);
+    tm->ports = NULL;
+}
+
+static bool should_mark(struct tmgr *tm, const struct pq_class *c)
+{
+    const struct tmgr_cfg *cfg = &tm->cfg;
+    uint64_t q = cfg->ecn_unit == TMGR_UNIT_PACKETS ? c->pkts : c->bytes;
+    if (q < cfg->ecn_kmin)
+        return false;
+    if (cfg->ecn_mode == TMGR_ECN_THRESHOLD || q >= cfg->ecn_kmax)
+        return true;
+    double p = cfg->ecn_pmax * (double)(q - cfg->ecn_kmin) / (double)(cfg->ecn_kmax - cfg->ecn_kmin);
+    return gsl_rng_uniform(tm->rng) < p;
+}
+
+bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p)
+{
+    SIM_ASSERT(port < tm->nports);
+    struct tmgr_port *tp = &tm->ports[port];
+    uint8_t ci = pq_class_of(&tp->q, p);
+    struct pq_class *c = &tp->q.cls[ci];
+    struct tmgr_stats *st = &tp->cls[ci];
+    const struct tmgr_cfg *cfg = &tm->cfg;
+    if ((cfg->queue_limit_bytes && c->bytes + p->size_bytes > cfg->queue_limit_bytes) ||
+        (cfg->buffer_bytes && tm->buffered + p->size_bytes > cfg->buffer_bytes)) {
+        st->drop_pkts++;
+        st->drop_bytes += p->size_bytes;
+        pkt_free(sim, p);
+        return false;
+    }
+    if (cfg->ecn_mode != TMGR_ECN_NONE && pkt_ecn(p) != PKT_ECN_NOT_ECT && should_mark(tm, c)) {
+        if (pkt_ecn(p) != PKT_ECN_CE)
+            pkt_set_ecn(p, PKT_ECN_CE);
+        st->mark_pkts++;
+    }
+    p->t_enq = sim->now;
+    pq_enqueue(&tp->q, p);
+    st->enq_pkts++;
+    st->enq_bytes += p->size_bytes;
+    st->max_bytes = MAX(st->max_bytes, c->bytes);
+    st->max_pkts = MAX(st->max_pkts, c->pkts);
+    tp->max_bytes = MAX(tp->max_bytes, tp->q.bytes);
+    tp->max_pkts = MAX(tp->max_pkts, tp->q.pkts);
+    tm->buffered += p->size_bytes;
+    tm->peak_buffered = MAX(tm->peak_buffered, tm->buffered);
+    return true;
+}
+
+struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port)
+{
+    struct pkt *p = pq_dequeue(&tm->ports[port].q);
+    if (!p)
+        return NULL;
+    tm->buffered -= p->size_bytes;
+    p->qdelay_ps += sim->now - p->t_enq;
+    return p;
+}

@@ -1,0 +1,73 @@
+/* Declarative parameter tables: each model kind lists its parameters (name, type with unit,
+ * default, range, help) and param_decode fills a config struct from a YAML map, reporting every
+ * unknown key (with a suggestion), missing required key, bad unit and out-of-range value at its
+ * source location. `ddlsim describe KIND` prints the same table. */
+#ifndef SIM_SIM_PARAM_H
+#define SIM_SIM_PARAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/cfg.h"
+#include "sim/diag.h"
+
+enum param_type {
+    PARAM_TIME,   /* sim_time_t, picoseconds */
+    PARAM_RATE,   /* uint64_t, bits/s */
+    PARAM_SIZE,   /* uint64_t, bytes */
+    PARAM_INT,    /* int64_t */
+    PARAM_DOUBLE, /* double */
+    PARAM_BOOL,   /* bool */
+    PARAM_ENUM,   /* int, index into `choices` */
+    PARAM_STRING, /* const char *, points into the config tree */
+    PARAM_NODE,   /* struct cfg_node *: sub-tree decoded by the owner (maps, lists) */
+};
+
+struct param_def {
+    const char *name;
+    enum param_type type;
+    size_t offset;               /* into the config struct */
+    const char *def;             /* default value text; NULL = required */
+    const char *min;             /* inclusive bound in the type's units; NULL = none */
+    const char *max;
+    const char *const *choices;  /* PARAM_ENUM: NULL-terminated names */
+    const char *help;
+};
+
+#define PARAM_OPTIONAL "" /* `def` for a key that may be absent and has no default */
+
+/* Fills `out` from `map` (which may be NULL: defaults only). `what` names the object in
+ * messages ("link 'l1'"). Returns the number of errors reported. */
+int param_decode(struct diag *d, const struct param_def *defs, size_t ndefs,
+                 const struct cfg_node *map, void *out, const char *what);
+
+/* The three steps of param_decode, for layered configuration (table defaults, then a
+ * `defaults:` section, then the element's own map): */
+void param_defaults(const struct param_def *defs, size_t ndefs, void *out);
+/* Overrides fields present in `map` (NULL: nothing); unknown keys are errors. */
+int param_apply(struct diag *d, const struct param_def *defs, size_t ndefs,
+                const struct cfg_node *map, void *out, const char *what);
+/* Reports required keys (def == NULL) absent from `map`, at the map (or `loc`). */
+int param_require(struct diag *d, const struct param_def *defs, size_t ndefs,
+                  const struct cfg_node *map, struct src_loc loc, const char *what);
+
+/* Parses one scalar of a type into `dst` (for values that are not in a table). */
+int param_parse_value(struct diag *d, const struct param_def *def, const struct cfg_node *v,
+                      void *dst);
+
+/* True when the key is present in `map` (for parameters whose absence means something). */
+bool param_given(const struct cfg_node *map, const char *key);
+
+/* Prints a table for `ddlsim describe`. */
+void param_describe(FILE *out, const char *kind, const char *summary, const struct param_def *defs,
+                    size_t ndefs);
+
+/* The closest name to `key` among `names` (edit distance ≤ 2 or a third of the length), for
+ * "did you mean" hints; NULL when nothing is close. */
+const char *param_suggest(const char *key, const char *const *names, size_t n);
+
+const char *param_type_name(enum param_type t);
+
+#endif

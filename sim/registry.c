@@ -1,0 +1,35 @@
+#include "sim/registry.h"
+
+#include <string.h>
+
+#include "models/host.h"
+#include "models/link.h"
+#include "models/switch.h"
+#include "models/udp_app.h"
+#include "sim/scenario.h"
+#include "sim/topo.h"
+#include "sim/util.h"
+
+const struct registry_kind registry_kinds[] = {
+    {"scenario", "top-level keys of a scenario file", scenario_params, &scenario_nparams},
+    {"topology", "topology generators (section `topology:`)", topo_params, &topo_nparams},
+    {"link", "a full-duplex link (entries of `links:`, `defaults.link`)", link_params,
+     &link_nparams},
+    {"host", "an end host with one NIC (entries of `hosts:`, `defaults.host`)", host_params,
+     &host_nparams},
+    {"switch", "a switch: forwarding stage + traffic manager (entries of `switches:`)",
+     switch_params, &switch_nparams},
+    {"flow", "a UDP traffic flow (entries of `flows:`, `defaults.flow`)", udp_flow_params,
+     &udp_flow_nparams},
+    {"output", "what a run records (section `output:`)", output_params, &output_nparams},
+};
+const size_t registry_nkinds = ARRAY_LEN(registry_kinds);
+
+const struct registry_kind *registry_find(const char *name)
+{
+    for (size_t i = 0; i < registry_nkinds; i++) {
+        if (strcmp(registry_kinds[i].name, name) == 0)
+            return &registry_kinds[i];
+    }
+    return NULL;
+}

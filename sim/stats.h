@@ -1,0 +1,33 @@
+/* Streaming statistics with confidence intervals by batch means, in constant memory: samples
+ * are averaged in batches; when STATS_MAX_BATCHES batches are full, neighbours are merged and the
+ * batch size doubles (so memory does not grow with simulated time). The confidence interval uses
+ * Student's t over the batch means (GSL), the standard remedy for autocorrelated samples such as
+ * successive queueing delays. */
+#ifndef SIM_SIM_STATS_H
+#define SIM_SIM_STATS_H
+
+#include <stdint.h>
+
+#define STATS_MAX_BATCHES 64
+
+struct stats {
+    uint64_t n;
+    double sum;
+    double sumsq;
+    double min;
+    double max;
+    uint64_t batch_size; /* samples per batch */
+    double cur_sum;      /* batch being filled */
+    uint64_t cur_n;
+    uint32_t nbatches;
+    double batch_mean[STATS_MAX_BATCHES];
+};
+
+void stats_init(struct stats *s, uint64_t first_batch_size);
+void stats_add(struct stats *s, double x);
+double stats_mean(const struct stats *s);
+/* Half-width of the two-sided confidence interval (level, e.g. 0.99) of the mean from the
+ * completed batches; NaN with fewer than 2 batches. */
+double stats_ci_halfwidth(const struct stats *s, double level);
+
+#endif
