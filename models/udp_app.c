@@ -14,17 +14,10 @@ static const char *const pattern_names[] = {"burst", "cbr", "poisson", NULL};
 static const char *const dist_names[] = {"fixed", "exponential", "uniform", "pareto", NULL};
 
 #define FP(field) offsetof(struct udp_flow_cfg, field)
-const struct param_def udp_flow_params[] = {
-    {"name", PARAM_STRING, FP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "flow name (unique)"},
-    {"type", PARAM_STRING, FP(type), "udp", NULL, NULL, NULL, "transport: udp"},
-    {"src", PARAM_STRING, FP(src), NULL, NULL, NULL, NULL, "sending host"},
-    {"dst", PARAM_STRING, FP(dst), NULL, NULL, NULL, NULL, "receiving host"},
+static const struct param_def udp_params[] = {
+    FLOW_COMMON_PARAMS(struct udp_flow_cfg),
     {"pattern", PARAM_ENUM, FP(pattern), "burst", NULL, NULL, pattern_names,
      "burst: bytes at line rate; cbr: fixed gaps; poisson: exponential gaps"},
-    {"bytes", PARAM_SIZE, FP(bytes), "0", NULL, NULL, NULL,
-     "payload bytes to send (0 = until stop; burst needs it)"},
-    {"start", PARAM_TIME, FP(start_ps), "0", "0", NULL, NULL, "first packet time"},
-    {"stop", PARAM_TIME, FP(stop_ps), "0", "0", NULL, NULL, "no new messages after (0 = never)"},
     {"rate", PARAM_RATE, FP(rate_bps), "0", "0", "100Tbps", NULL,
      "cbr/poisson: mean offered rate in frame bytes (instead of interval)"},
     {"interval", PARAM_TIME, FP(interval_ps), "0", "0", NULL, NULL,
@@ -41,52 +34,49 @@ const struct param_def udp_flow_params[] = {
      "uniform: upper bound; others: cap (0 = none)"},
     {"pareto_shape", PARAM_DOUBLE, FP(pareto_shape), "1.5", "1.01", "100", NULL,
      "pareto: shape alpha"},
-    {"priority", PARAM_INT, FP(priority), "0", "0", "7", NULL,
-     "traffic class (queue) of the flow's packets"},
-    {"dscp", PARAM_INT, FP(dscp), "0", "0", "63", NULL, "IPv4 DSCP"},
-    {"ecn", PARAM_BOOL, FP(ecn), "false", NULL, NULL, NULL, "send ECN-capable (ECT(0))"},
 };
-const size_t udp_flow_nparams = ARRAY_LEN(udp_flow_params);
+static const size_t udp_nparams = ARRAY_LEN(udp_params);
 
 static struct pkt *make_packet(struct udp_flow *f, uint32_t payload)
 {
-    struct sim *sim = f->src->node.sim;
+    struct sim *sim = f->base.src->node.sim;
+    struct flow_stats *st = &f->base.st;
+    const struct flow_cfg *c = &f->cfg.common;
     struct pkt *p = pkt_alloc(sim);
-    p->flow = f->index;
-    p->seq = (uint32_t)f->tx_pkts;
-    p->prio = (uint8_t)f->cfg.priority;
+    p->flow = f->base.index;
+    p->seq = (uint32_t)st->tx_pkts;
+    p->prio = (uint8_t)c->priority;
     p->t_created = sim->now;
     struct pkt_udp_spec spec = {
-        .src_ip = f->src->ip,
-        .dst_ip = f->dst->ip,
+        .src_ip = f->base.src->ip,
+        .dst_ip = f->base.dst->ip,
         .src_port = f->src_port,
         .dst_port = f->dst_port,
-        .dscp = (uint8_t)f->cfg.dscp,
-        .ecn = f->cfg.ecn ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT,
+        .dscp = (uint8_t)c->dscp,
+        .ecn = c->ecn ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT,
         .payload_bytes = payload,
     };
     pkt_build_udp(p, &spec);
-    if (f->tx_pkts == 0)
-        f->first_tx_ps = sim->now;
-    f->last_tx_ps = sim->now;
-    f->tx_pkts++;
-    f->tx_bytes += payload;
+    if (st->tx_pkts == 0)
+        st->first_tx_ps = sim->now;
+    st->tx_pkts++;
+    st->tx_bytes += payload;
     return p;
 }
 
 static bool budget_left(const struct udp_flow *f)
 {
-    struct sim *sim = f->src->node.sim;
-    if (f->cfg.stop_ps && sim->now > f->cfg.stop_ps)
+    const struct flow_cfg *c = &f->cfg.common;
+    if (c->stop_ps && f->base.src->node.sim->now > c->stop_ps)
         return false;
-    return f->cfg.bytes == 0 || f->tx_bytes < f->cfg.bytes;
+    return c->bytes == 0 || f->base.st.tx_bytes < c->bytes;
 }
 
 static uint32_t next_payload(struct udp_flow *f, uint64_t remaining_in_msg)
 {
     uint64_t n = MIN(remaining_in_msg, (uint64_t)f->payload_max);
-    if (f->cfg.bytes)
-        n = MIN(n, f->cfg.bytes - f->tx_bytes);
+    if (f->cfg.common.bytes)
+        n = MIN(n, f->cfg.common.bytes - f->base.st.tx_bytes);
     return (uint32_t)n;
 }
 
@@ -133,7 +123,7 @@ static void send_message(struct udp_flow *f)
     while (left > 0 && budget_left(f)) {
         uint32_t n = next_payload(f, left);
         left -= n;
-        host_send(f->src, make_packet(f, n));
+        host_send(f->base.src, make_packet(f, n));
     }
 }
 
@@ -141,7 +131,7 @@ static void flow_timer(struct sim *sim, struct evq_timer *t)
 {
     struct udp_flow *f = container_of(t, struct udp_flow, timer);
     if (f->cfg.pattern == UDP_BURST) {
-        host_activate(f->src, &f->source);
+        host_activate(f->base.src, &f->source);
         return;
     }
     if (!budget_left(f)) {
@@ -162,31 +152,46 @@ static void sink_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 {
     struct udp_flow *f = container_of(ep, struct udp_flow, sink);
     struct sim *sim = h->node.sim;
-    uint32_t payload = p->size_bytes - UDP_HEADERS;
-    if (f->rx_pkts == 0)
-        f->first_rx_ps = sim->now;
-    f->last_rx_ps = sim->now;
-    f->rx_pkts++;
-    f->rx_bytes += payload;
-    f->rx_frame_bytes += p->size_bytes;
-    if (pkt_ecn(p) == PKT_ECN_CE)
-        f->rx_ce++;
-    stats_add(&f->delay, simtime_sec(sim->now - p->t_created));
-    stats_add(&f->qdelay, simtime_sec(p->qdelay_ps));
-    if (f->cfg.bytes && f->rx_bytes == f->cfg.bytes)
-        f->complete_ps = sim->now;
+    struct flow_stats *st = &f->base.st;
+    flow_note_rx(&f->base, p, sim->now);
+    st->rx_bytes += p->size_bytes - UDP_HEADERS;
+    if (f->cfg.common.bytes && st->rx_bytes == f->cfg.common.bytes)
+        st->complete_ps = sim->now;
     pkt_free(sim, p);
 }
 
-void udp_flow_init(struct udp_flow *f, struct sim *sim, uint32_t index, const char *name,
-                   const struct udp_flow_cfg *cfg, struct host *src, struct host *dst)
+static int udp_check(const void *cfgp, const struct cfg_node *m, struct diag *d, const char *name,
+                     sim_time_t scenario_stop_ps)
 {
+    const struct udp_flow_cfg *c = cfgp;
+    if (c->pattern == UDP_BURST && c->common.bytes == 0) {
+        diag_error(d, m->loc, "flow '%s': a burst needs 'bytes'", name);
+        return 1;
+    }
+    if (c->pattern != UDP_BURST && c->rate_bps == 0 && c->interval_ps == 0) {
+        diag_error(d, m->loc, "flow '%s': cbr and poisson need 'rate' or 'interval'", name);
+        return 1;
+    }
+    if (c->pattern != UDP_BURST && c->common.bytes == 0 && c->common.stop_ps == 0 &&
+        scenario_stop_ps == 0) {
+        diag_error(d, m->loc, "flow '%s' never ends: give 'bytes' or 'stop', or a scenario 'stop'",
+                   name);
+        return 1;
+    }
+    if (c->size_dist == UDP_SIZE_UNIFORM && c->size_max_bytes <= c->size_min_bytes) {
+        diag_error(d, m->loc, "flow '%s': uniform sizes need size_max > size_min", name);
+        return 1;
+    }
+    return 0;
+}
+
+static struct flow *udp_create(struct sim *sim, uint32_t index, const char *name,
+                               const void *cfgp, struct host *src, struct host *dst)
+{
+    const struct udp_flow_cfg *cfg = cfgp;
+    struct udp_flow *f = xcalloc(1, sizeof(*f));
+    flow_base_init(&f->base, &udp_flow_ops, index, name, &cfg->common, src, dst);
     f->cfg = *cfg;
-    f->index = index;
-    f->name = xstrdup(name);
-    f->src = src;
-    f->dst = dst;
-    f->complete_ps = -1;
     f->payload_max = (uint32_t)(cfg->mtu_bytes - IPV4_HDR_LEN - UDP_HDR_LEN);
     f->source.next_pkt = burst_next;
     f->sink.recv = sink_recv;
@@ -195,8 +200,6 @@ void udp_flow_init(struct udp_flow *f, struct sim *sim, uint32_t index, const ch
     char stream[256];
     snprintf(stream, sizeof(stream), "flow.%s", name);
     f->rng = sim_rng(sim, stream);
-    stats_init(&f->delay, 16);
-    stats_init(&f->qdelay, 16);
     if (cfg->pattern != UDP_BURST) {
         /* mean gap from the rate: mean message frame bytes at `rate` */
         uint64_t msg = cfg->size_bytes ? cfg->size_bytes : f->payload_max;
@@ -206,11 +209,32 @@ void udp_flow_init(struct udp_flow *f, struct sim *sim, uint32_t index, const ch
             f->mean_gap_ps = simtime_tx_ps(msg + pkts * UDP_HEADERS, cfg->rate_bps);
     }
     evq_timer_init(&f->timer, flow_timer, EVQ_PHASE_DEFAULT);
-    evq_schedule(&sim->evq, &f->timer, cfg->start_ps);
+    evq_schedule(&sim->evq, &f->timer, cfg->common.start_ps);
+    return &f->base;
 }
 
-void udp_flow_fini(struct sim *sim, struct udp_flow *f)
+static void udp_destroy(struct sim *sim, struct flow *fb)
 {
+    struct udp_flow *f = container_of(fb, struct udp_flow, base);
     evq_cancel(&sim->evq, &f->timer);
-    free(f->name);
+    flow_base_fini(fb);
+    free(f);
 }
+
+static void udp_stats_json(const struct flow *fb, json_t *o)
+{
+    const struct udp_flow *f = container_of(fb, struct udp_flow, base);
+    json_object_set_new(o, "messages", json_integer((json_int_t)f->tx_msgs));
+}
+
+const struct flow_ops udp_flow_ops = {
+    .type = "udp",
+    .summary = "UDP traffic: burst at line rate, constant bit rate, or Poisson messages",
+    .params = udp_params,
+    .nparams = &udp_nparams,
+    .cfg_size = sizeof(struct udp_flow_cfg),
+    .check = udp_check,
+    .create = udp_create,
+    .destroy = udp_destroy,
+    .stats_json = udp_stats_json,
+};

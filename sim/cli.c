@@ -11,6 +11,7 @@
 #include "sim/registry.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
+#include "models/flow.h"
 #include "sim/util.h"
 
 #define EXIT_BAD_INPUT 2
@@ -197,14 +198,29 @@ static int cmd_describe(int argc, char **argv)
         printf("kinds (ddlsim describe KIND):\n");
         for (size_t i = 0; i < registry_nkinds; i++)
             printf("  %-10s %s\n", registry_kinds[i].name, registry_kinds[i].summary);
+        printf("flow types (entries of `flows:` with `type: T`; ddlsim describe T):\n");
+        for (size_t i = 0; i < registry_nflows; i++)
+            printf("  %-10s %s\n", registry_flows[i]->type, registry_flows[i]->summary);
+        return 0;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "ddlsim: error: describe takes one kind\n");
+        return EXIT_BAD_INPUT;
+    }
+    const struct flow_ops *fo = registry_flow(argv[1]);
+    if (fo) {
+        param_describe(stdout, fo->type, fo->summary, fo->params, *fo->nparams);
         return 0;
     }
     const struct registry_kind *k = registry_find(argv[1]);
     if (!k) {
-        const char *names[32];
-        for (size_t i = 0; i < registry_nkinds && i < ARRAY_LEN(names); i++)
-            names[i] = registry_kinds[i].name;
-        const char *hint = param_suggest(argv[1], names, registry_nkinds);
+        const char *names[64];
+        size_t n = 0;
+        for (size_t i = 0; i < registry_nkinds && n < ARRAY_LEN(names); i++)
+            names[n++] = registry_kinds[i].name;
+        for (size_t i = 0; i < registry_nflows && n < ARRAY_LEN(names); i++)
+            names[n++] = registry_flows[i]->type;
+        const char *hint = param_suggest(argv[1], names, n);
         fprintf(stderr, "ddlsim: error: unknown kind '%s'%s%s%s\n", argv[1],
                 hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
         return EXIT_BAD_INPUT;

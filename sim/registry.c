@@ -19,8 +19,6 @@ const struct registry_kind registry_kinds[] = {
      &host_nparams},
     {"switch", "a switch: forwarding stage + traffic manager (entries of `switches:`)",
      switch_params, &switch_nparams},
-    {"flow", "a UDP traffic flow (entries of `flows:`, `defaults.flow`)", udp_flow_params,
-     &udp_flow_nparams},
     {"output", "what a run records (section `output:`)", output_params, &output_nparams},
 };
 const size_t registry_nkinds = ARRAY_LEN(registry_kinds);
@@ -30,6 +28,20 @@ const struct registry_kind *registry_find(const char *name)
     for (size_t i = 0; i < registry_nkinds; i++) {
         if (strcmp(registry_kinds[i].name, name) == 0)
             return &registry_kinds[i];
+    }
+    return NULL;
+}
+
+const struct flow_ops *const registry_flows[] = {
+    &udp_flow_ops,
+};
+const size_t registry_nflows = ARRAY_LEN(registry_flows);
+
+const struct flow_ops *registry_flow(const char *type)
+{
+    for (size_t i = 0; i < registry_nflows; i++) {
+        if (strcmp(registry_flows[i]->type, type) == 0)
+            return registry_flows[i];
     }
     return NULL;
 }

@@ -19,4 +19,10 @@ extern const size_t registry_nkinds;
 
 const struct registry_kind *registry_find(const char *name);
 
+struct flow_ops;
+/* Transports a flow's `type` can name. */
+extern const struct flow_ops *const registry_flows[];
+extern const size_t registry_nflows;
+const struct flow_ops *registry_flow(const char *type);
+
 #endif

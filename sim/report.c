@@ -114,39 +114,33 @@ static json_t *stats_json(const struct stats *s)
     return o;
 }
 
-static double flow_fct(const struct udp_flow *f)
+static json_t *flow_json(const struct flow *f)
 {
-    return f->complete_ps >= 0 ? simtime_sec(f->complete_ps - f->cfg.start_ps) : NAN;
-}
-
-static double flow_goodput_bps(const struct udp_flow *f)
-{
-    if (f->rx_pkts < 2 || f->last_rx_ps <= f->first_tx_ps)
-        return NAN;
-    return (double)f->rx_bytes * 8.0 / simtime_sec(f->last_rx_ps - f->first_tx_ps);
-}
-
-static json_t *flow_json(const struct udp_flow *f)
-{
+    const struct flow_stats *st = &f->st;
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(f->name));
+    json_object_set_new(o, "type", json_string(f->ops->type));
     json_object_set_new(o, "src", json_string(f->src->node.name));
     json_object_set_new(o, "dst", json_string(f->dst->node.name));
-    json_object_set_new(o, "tx_packets", json_integer((json_int_t)f->tx_pkts));
-    json_object_set_new(o, "tx_bytes", json_integer((json_int_t)f->tx_bytes));
-    json_object_set_new(o, "rx_packets", json_integer((json_int_t)f->rx_pkts));
-    json_object_set_new(o, "rx_bytes", json_integer((json_int_t)f->rx_bytes));
-    json_object_set_new(o, "lost_packets", json_integer((json_int_t)(f->tx_pkts - f->rx_pkts)));
-    json_object_set_new(o, "ce_marked", json_integer((json_int_t)f->rx_ce));
-    json_object_set_new(o, "first_tx_s", jnum(f->tx_pkts ? simtime_sec(f->first_tx_ps) : NAN));
-    json_object_set_new(o, "last_rx_s", jnum(f->rx_pkts ? simtime_sec(f->last_rx_ps) : NAN));
-    json_object_set_new(o, "last_rx_ps", json_integer(f->rx_pkts ? f->last_rx_ps : -1));
+    json_object_set_new(o, "tx_packets", json_integer((json_int_t)st->tx_pkts));
+    json_object_set_new(o, "tx_bytes", json_integer((json_int_t)st->tx_bytes));
+    json_object_set_new(o, "rx_packets", json_integer((json_int_t)st->rx_pkts));
+    json_object_set_new(o, "rx_bytes", json_integer((json_int_t)st->rx_bytes));
+    json_object_set_new(o, "lost_packets", json_integer((json_int_t)(st->tx_pkts - st->rx_pkts)));
+    json_object_set_new(o, "retransmitted_packets", json_integer((json_int_t)st->retx_pkts));
+    json_object_set_new(o, "timeouts", json_integer((json_int_t)st->timeouts));
+    json_object_set_new(o, "ce_marked", json_integer((json_int_t)st->rx_ce));
+    json_object_set_new(o, "first_tx_s", jnum(st->tx_pkts ? simtime_sec(st->first_tx_ps) : NAN));
+    json_object_set_new(o, "last_rx_s", jnum(st->rx_pkts ? simtime_sec(st->last_rx_ps) : NAN));
+    json_object_set_new(o, "last_rx_ps", json_integer(st->rx_pkts ? st->last_rx_ps : -1));
     json_object_set_new(o, "complete_s",
-                        jnum(f->complete_ps >= 0 ? simtime_sec(f->complete_ps) : NAN));
-    json_object_set_new(o, "fct_s", jnum(flow_fct(f)));
+                        jnum(st->complete_ps >= 0 ? simtime_sec(st->complete_ps) : NAN));
+    json_object_set_new(o, "fct_s", jnum(flow_fct_s(f)));
     json_object_set_new(o, "goodput_bps", jnum(flow_goodput_bps(f)));
-    json_object_set_new(o, "delay_s", stats_json(&f->delay));
-    json_object_set_new(o, "queue_delay_s", stats_json(&f->qdelay));
+    json_object_set_new(o, "delay_s", stats_json(&st->delay));
+    json_object_set_new(o, "queue_delay_s", stats_json(&st->qdelay));
+    if (f->ops->stats_json)
+        f->ops->stats_json(f, o);
     return o;
 }
 
@@ -202,7 +196,7 @@ static json_t *summary_json(const struct scenario *sc)
     json_object_set_new(root, "packets_created", json_integer((json_int_t)sc->sim->next_pkt_id));
     json_t *flows = json_array();
     for (uint32_t i = 0; i < sc->nflows; i++)
-        json_array_append_new(flows, flow_json(&sc->flows[i]));
+        json_array_append_new(flows, flow_json(sc->flows[i]));
     json_object_set_new(root, "flows", flows);
     json_t *sws = json_array();
     uint64_t total_drops = 0;
@@ -273,25 +267,28 @@ static int write_flows_csv(struct report *r, char *err, size_t errn)
     if (out_open(&o, r->dir, "flows.csv", err, errn) < 0)
         return -1;
     FILE *f = o.f;
-    fprintf(f, "flow,src,dst,tx_packets,tx_bytes,rx_packets,rx_bytes,lost_packets,ce_marked,"
-               "first_tx_s,last_rx_s,fct_s,goodput_bps,delay_mean_s,delay_ci99_s,"
-               "queue_delay_mean_s,queue_delay_ci99_s\n");
+    fprintf(f, "flow,type,src,dst,tx_packets,tx_bytes,rx_packets,rx_bytes,lost_packets,"
+               "retransmitted_packets,timeouts,ce_marked,first_tx_s,last_rx_s,fct_s,goodput_bps,"
+               "delay_mean_s,delay_ci99_s,queue_delay_mean_s,queue_delay_ci99_s\n");
     const struct scenario *sc = r->sc;
     for (uint32_t i = 0; i < sc->nflows; i++) {
-        const struct udp_flow *fl = &sc->flows[i];
-        fprintf(f, "%s,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu", fl->name, fl->src->node.name,
-                fl->dst->node.name, (unsigned long long)fl->tx_pkts,
-                (unsigned long long)fl->tx_bytes, (unsigned long long)fl->rx_pkts,
-                (unsigned long long)fl->rx_bytes, (unsigned long long)(fl->tx_pkts - fl->rx_pkts),
-                (unsigned long long)fl->rx_ce);
-        csv_num(f, fl->tx_pkts ? simtime_sec(fl->first_tx_ps) : NAN);
-        csv_num(f, fl->rx_pkts ? simtime_sec(fl->last_rx_ps) : NAN);
-        csv_num(f, flow_fct(fl));
+        const struct flow *fl = sc->flows[i];
+        const struct flow_stats *st = &fl->st;
+        fprintf(f, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", fl->name,
+                fl->ops->type, fl->src->node.name, fl->dst->node.name,
+                (unsigned long long)st->tx_pkts, (unsigned long long)st->tx_bytes,
+                (unsigned long long)st->rx_pkts, (unsigned long long)st->rx_bytes,
+                (unsigned long long)(st->tx_pkts - st->rx_pkts),
+                (unsigned long long)st->retx_pkts, (unsigned long long)st->timeouts,
+                (unsigned long long)st->rx_ce);
+        csv_num(f, st->tx_pkts ? simtime_sec(st->first_tx_ps) : NAN);
+        csv_num(f, st->rx_pkts ? simtime_sec(st->last_rx_ps) : NAN);
+        csv_num(f, flow_fct_s(fl));
         csv_num(f, flow_goodput_bps(fl));
-        csv_num(f, stats_mean(&fl->delay));
-        csv_num(f, stats_ci_halfwidth(&fl->delay, CI_LEVEL));
-        csv_num(f, stats_mean(&fl->qdelay));
-        csv_num(f, stats_ci_halfwidth(&fl->qdelay, CI_LEVEL));
+        csv_num(f, stats_mean(&st->delay));
+        csv_num(f, stats_ci_halfwidth(&st->delay, CI_LEVEL));
+        csv_num(f, stats_mean(&st->qdelay));
+        csv_num(f, stats_ci_halfwidth(&st->qdelay, CI_LEVEL));
         fputc('\n', f);
     }
     return out_commit(&o, err, errn);
@@ -367,20 +364,21 @@ void report_print(const struct scenario *sc, FILE *out, double wall_s)
         fprintf(out, "\n%-12s %-14s %12s %12s %8s %12s %12s %12s\n", "flow", "path", "sent B",
                 "recv B", "lost", "done at", "FCT", "goodput");
         for (uint32_t i = 0; i < sc->nflows; i++) {
-            const struct udp_flow *f = &sc->flows[i];
+            const struct flow *f = sc->flows[i];
+            const struct flow_stats *st = &f->st;
             char path[64];
             char gp[32];
             snprintf(path, sizeof(path), "%s>%s", f->src->node.name, f->dst->node.name);
-            fmt_time(f->complete_ps >= 0 ? simtime_sec(f->complete_ps) : NAN, t1, sizeof(t1));
-            fmt_time(flow_fct(f), t2, sizeof(t2));
+            fmt_time(st->complete_ps >= 0 ? simtime_sec(st->complete_ps) : NAN, t1, sizeof(t1));
+            fmt_time(flow_fct_s(f), t2, sizeof(t2));
             double g = flow_goodput_bps(f);
             if (isfinite(g))
                 snprintf(gp, sizeof(gp), "%.3f Gbps", g / 1e9);
             else
                 snprintf(gp, sizeof(gp), "-");
             fprintf(out, "%-12s %-14s %12llu %12llu %8llu %12s %12s %12s\n", f->name, path,
-                    (unsigned long long)f->tx_bytes, (unsigned long long)f->rx_bytes,
-                    (unsigned long long)(f->tx_pkts - f->rx_pkts), t1, t2, gp);
+                    (unsigned long long)st->tx_bytes, (unsigned long long)st->rx_bytes,
+                    (unsigned long long)(st->tx_pkts - st->rx_pkts), t1, t2, gp);
         }
     }
     bool header = false;

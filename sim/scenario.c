@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/registry.h"
 #include "sim/topo.h"
 #include "sim/util.h"
 
@@ -381,34 +382,86 @@ static struct host *flow_host(struct builder *b, const struct cfg_node *m, const
     return host_of(n);
 }
 
-static bool check_flow(struct builder *b, const struct cfg_node *m, const struct udp_flow_cfg *fc,
-                       const char *name)
+/* The transport a flow names with `type` (own map first, then defaults.flow). */
+static const struct flow_ops *flow_kind(struct builder *b, const struct cfg_node *m)
 {
-    struct diag *d = b->d;
-    if (strcmp(fc->type, "udp") != 0) {
-        diag_error(d, cfg_key_loc(m, "type"), "flow '%s': unknown transport '%s' (udp)", name,
-                   fc->type);
-        return false;
+    const struct cfg_node *t = cfg_get(m, "type");
+    if (!t)
+        t = cfg_get(defaults_for(b, "flow"), "type");
+    if (!t)
+        return registry_flow("udp");
+    const struct flow_ops *ops = t->kind == CFG_SCALAR ? registry_flow(t->str) : NULL;
+    if (!ops) {
+        const char *names[32];
+        size_t n = MIN(registry_nflows, ARRAY_LEN(names));
+        char list[256] = "";
+        for (size_t i = 0; i < n; i++) {
+            names[i] = registry_flows[i]->type;
+            strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
+            strncat(list, names[i], sizeof(list) - strlen(list) - 1);
+        }
+        const char *s = t->kind == CFG_SCALAR ? t->str : "";
+        const char *hint = param_suggest(s, names, n);
+        if (hint)
+            diag_error(b->d, t->loc, "unknown flow type '%s' (did you mean '%s'?)", s, hint);
+        else
+            diag_error(b->d, t->loc, "unknown flow type '%s' (one of: %s)", s, list);
+        b->errors++;
     }
-    if (fc->pattern == UDP_BURST && fc->bytes == 0) {
-        diag_error(d, m->loc, "flow '%s': a burst needs 'bytes'", name);
-        return false;
+    return ops;
+}
+
+static void create_flow(struct builder *b, const struct cfg_node *m, size_t i,
+                        struct names *fnames)
+{
+    struct scenario *sc = b->sc;
+    if (m->kind != CFG_MAP) {
+        diag_error(b->d, m->loc, "each flow must be a map of parameters");
+        b->errors++;
+        return;
     }
-    if (fc->pattern != UDP_BURST && fc->rate_bps == 0 && fc->interval_ps == 0) {
-        diag_error(d, m->loc, "flow '%s': cbr and poisson need 'rate' or 'interval'", name);
-        return false;
+    const struct flow_ops *ops = flow_kind(b, m);
+    if (!ops)
+        return;
+    void *cfg = xcalloc(1, ops->cfg_size);
+    const struct flow_cfg *common = cfg;
+    char what[64];
+    snprintf(what, sizeof(what), "%s flow %zu", ops->type, i);
+    int e = decode_layered(b, ops->params, *ops->nparams, "flow", NULL, m, cfg, what);
+    e += param_require(b->d, ops->params, *ops->nparams, m, m->loc, what);
+    if (e) {
+        b->errors++;
+        goto out_free_cfg;
     }
-    if (fc->pattern != UDP_BURST && fc->bytes == 0 && fc->stop_ps == 0 &&
-        b->sc->cfg.stop_ps == 0) {
-        diag_error(d, m->loc, "flow '%s' never ends: give 'bytes' or 'stop', or a scenario 'stop'",
-                   name);
-        return false;
+    char *name = common->name ? xstrdup(common->name) : xasprintf("f%zu", i);
+    uint32_t prev;
+    bool ok = true;
+    if (names_get(fnames, name, &prev)) {
+        diag_error(b->d, cfg_key_loc(m, "name"), "duplicate flow name '%s'", name);
+        ok = false;
     }
-    if (fc->size_dist == UDP_SIZE_UNIFORM && fc->size_max_bytes <= fc->size_min_bytes) {
-        diag_error(d, m->loc, "flow '%s': uniform sizes need size_max > size_min", name);
-        return false;
+    struct host *src = flow_host(b, m, "src");
+    struct host *dst = flow_host(b, m, "dst");
+    ok = ok && src && dst && ops->check(cfg, m, b->d, name, sc->cfg.stop_ps) == 0;
+    if (ok && src == dst) {
+        diag_error(b->d, cfg_get(m, "dst")->loc, "flow '%s' sends from '%s' to itself", name,
+                   src->node.name);
+        ok = false;
+    } else if (ok && !reachable(sc, src, dst)) {
+        diag_error(b->d, cfg_get(m, "dst")->loc, "flow '%s': receiver '%s' is unreachable from '%s'",
+                   name, dst->node.name, src->node.name);
+        ok = false;
     }
-    return true;
+    if (ok) {
+        struct flow *f = ops->create(sc->sim, sc->nflows, name, cfg, src, dst);
+        names_put(fnames, f->name, sc->nflows);
+        sc->flows[sc->nflows++] = f;
+    } else {
+        b->errors++;
+    }
+    free(name);
+out_free_cfg:
+    free(cfg);
 }
 
 static void create_flows(struct builder *b)
@@ -425,46 +478,8 @@ static void create_flows(struct builder *b)
     sc->flows = xcalloc(seq->n, sizeof(*sc->flows));
     struct names fnames;
     names_init(&fnames, seq->n);
-    for (size_t i = 0; i < seq->n; i++) {
-        const struct cfg_node *m = seq->items[i];
-        struct udp_flow_cfg fc;
-        char what[64];
-        snprintf(what, sizeof(what), "flow %zu", i);
-        int e = decode_layered(b, udp_flow_params, udp_flow_nparams, "flow", NULL, m, &fc, what);
-        e += param_require(b->d, udp_flow_params, udp_flow_nparams, m, m->loc, what);
-        if (e) {
-            b->errors++;
-            continue;
-        }
-        char *name = fc.name ? xstrdup(fc.name) : xasprintf("f%zu", i);
-        uint32_t prev;
-        if (names_get(&fnames, name, &prev)) {
-            diag_error(b->d, cfg_key_loc(m, "name"), "duplicate flow name '%s'", name);
-            b->errors++;
-        }
-        struct host *src = flow_host(b, m, "src");
-        struct host *dst = flow_host(b, m, "dst");
-        bool ok = src && dst && check_flow(b, m, &fc, name);
-        if (ok && src == dst) {
-            diag_error(b->d, cfg_get(m, "dst")->loc, "flow '%s' sends from '%s' to itself", name,
-                       src->node.name);
-            ok = false;
-        } else if (ok && !reachable(sc, src, dst)) {
-            diag_error(b->d, cfg_get(m, "dst")->loc,
-                       "flow '%s': receiver '%s' is unreachable from '%s'", name, dst->node.name,
-                       src->node.name);
-            ok = false;
-        }
-        if (ok) {
-            struct udp_flow *f = &sc->flows[sc->nflows];
-            udp_flow_init(f, sc->sim, sc->nflows, name, &fc, src, dst);
-            names_put(&fnames, f->name, sc->nflows);
-            sc->nflows++;
-        } else {
-            b->errors++;
-        }
-        free(name);
-    }
+    for (size_t i = 0; i < seq->n; i++)
+        create_flow(b, seq->items[i], i, &fnames);
     names_free(&fnames);
 }
 
@@ -624,7 +639,7 @@ void scenario_destroy(struct scenario *sc)
     if (!sc)
         return;
     for (uint32_t i = 0; i < sc->nflows; i++)
-        udp_flow_fini(sc->sim, &sc->flows[i]);
+        sc->flows[i]->ops->destroy(sc->sim, sc->flows[i]);
     for (uint32_t i = 0; i < sc->nnodes; i++)
         sc->nodes[i]->ops->destroy(sc->nodes[i]);
     if (sc->sim)
@@ -649,11 +664,11 @@ struct node *scenario_node(const struct scenario *sc, const char *name)
     return NULL;
 }
 
-struct udp_flow *scenario_flow(const struct scenario *sc, const char *name)
+struct flow *scenario_flow(const struct scenario *sc, const char *name)
 {
     for (uint32_t i = 0; i < sc->nflows; i++) {
-        if (strcmp(sc->flows[i].name, name) == 0)
-            return &sc->flows[i];
+        if (strcmp(sc->flows[i]->name, name) == 0)
+            return sc->flows[i];
     }
     return NULL;
 }

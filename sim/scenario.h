@@ -13,7 +13,7 @@
 
 #include "models/host.h"
 #include "models/switch.h"
-#include "models/udp_app.h"
+#include "models/flow.h"
 #include "sim/cfg.h"
 #include "sim/pcap.h"
 #include "sim/sim.h"
@@ -54,7 +54,7 @@ struct scenario {
     uint32_t nhosts;
     struct sw **switches;
     uint32_t nswitches;
-    struct udp_flow *flows;
+    struct flow **flows;
     uint32_t nflows;
     struct queue_probe *probes;
     uint32_t nprobes;
@@ -85,6 +85,6 @@ void scenario_run(struct scenario *sc);
 void scenario_destroy(struct scenario *sc);
 
 struct node *scenario_node(const struct scenario *sc, const char *name);
-struct udp_flow *scenario_flow(const struct scenario *sc, const char *name);
+struct flow *scenario_flow(const struct scenario *sc, const char *name);
 
 #endif

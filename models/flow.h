@@ -1,0 +1,106 @@
+/* Traffic flows of every transport share this base: identity, endpoints and the statistics the
+ * reports print. A transport is a `struct flow_ops` (its parameter table, a validator, a
+ * constructor) listed in registry.c; its flow struct embeds struct flow as first member.
+ *
+ * Every transport's configuration struct starts with struct flow_cfg, and its parameter table
+ * starts with FLOW_COMMON_PARAMS(struct_name), so the common keys read the same everywhere. */
+#ifndef SIM_MODELS_FLOW_H
+#define SIM_MODELS_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "models/host.h"
+#include "sim/param.h"
+#include "sim/stats.h"
+
+struct flow_cfg {
+    const char *name;
+    const char *type;
+    const char *src;
+    const char *dst;
+    uint64_t bytes;      /* payload bytes to deliver; 0 = until stop */
+    sim_time_t start_ps;
+    sim_time_t stop_ps;  /* 0 = never */
+    int64_t priority;    /* traffic class 0..7 */
+    int64_t dscp;
+    bool ecn;            /* ECN-capable transport */
+};
+
+#define FLOW_COMMON_PARAMS(S)                                                                  \
+    {"name", PARAM_STRING, offsetof(S, common.name), PARAM_OPTIONAL, NULL, NULL, NULL,         \
+     "flow name (unique; default f<index>)"},                                                  \
+        {"type", PARAM_STRING, offsetof(S, common.type), "udp", NULL, NULL, NULL,              \
+         "transport (ddlsim describe lists flow kinds)"},                                      \
+        {"src", PARAM_STRING, offsetof(S, common.src), NULL, NULL, NULL, NULL, "sending host"}, \
+        {"dst", PARAM_STRING, offsetof(S, common.dst), NULL, NULL, NULL, NULL,                 \
+         "receiving host"},                                                                    \
+        {"bytes", PARAM_SIZE, offsetof(S, common.bytes), "0", NULL, NULL, NULL,                \
+         "payload bytes to send (0 = until stop)"},                                            \
+        {"start", PARAM_TIME, offsetof(S, common.start_ps), "0", "0", NULL, NULL,              \
+         "when the flow starts"},                                                              \
+        {"stop", PARAM_TIME, offsetof(S, common.stop_ps), "0", "0", NULL, NULL,                \
+         "no new data after this time (0 = never)"},                                           \
+        {"priority", PARAM_INT, offsetof(S, common.priority), "0", "0", "7", NULL,             \
+         "traffic class (queue) of the flow's packets"},                                       \
+        {"dscp", PARAM_INT, offsetof(S, common.dscp), "0", "0", "63", NULL, "IPv4 DSCP"},      \
+        {"ecn", PARAM_BOOL, offsetof(S, common.ecn), "false", NULL, NULL, NULL,                \
+         "ECN-capable transport (packets sent ECT(0))"}
+
+struct flow_stats {
+    uint64_t tx_pkts;  /* data packets sent, retransmissions included */
+    uint64_t tx_bytes; /* payload bytes sent, retransmissions included */
+    uint64_t rx_pkts;  /* data packets received */
+    uint64_t rx_bytes; /* payload bytes delivered to the application (in order, once) */
+    uint64_t rx_ce;    /* data packets received with CE */
+    uint64_t retx_pkts;
+    uint64_t timeouts;
+    sim_time_t first_tx_ps;
+    sim_time_t last_rx_ps;
+    sim_time_t complete_ps; /* all `bytes` delivered; -1 until then */
+    struct stats delay;     /* one-way delay of data packets, seconds */
+    struct stats qdelay;    /* time data packets spent in queues, seconds */
+};
+
+struct flow;
+
+struct flow_ops {
+    const char *type;
+    const char *summary;
+    const struct param_def *params;
+    const size_t *nparams;
+    size_t cfg_size; /* the transport's config struct, starting with struct flow_cfg */
+    /* Checks a decoded configuration; reports errors at `m` and returns their number.
+     * scenario_stop_ps is the scenario's stop time (0 = none). */
+    int (*check)(const void *cfg, const struct cfg_node *m, struct diag *d, const char *name,
+                 sim_time_t scenario_stop_ps);
+    /* Creates the flow (cfg already checked) and schedules its start. */
+    struct flow *(*create)(struct sim *sim, uint32_t index, const char *name, const void *cfg,
+                           struct host *src, struct host *dst);
+    void (*destroy)(struct sim *sim, struct flow *f);
+    /* Adds transport-specific fields to the flow's summary.json object (may be NULL). */
+    void (*stats_json)(const struct flow *f, json_t *obj);
+};
+
+struct flow {
+    const struct flow_ops *ops;
+    char *name;
+    uint32_t index;
+    struct host *src;
+    struct host *dst;
+    struct flow_cfg common;
+    struct flow_stats st;
+};
+
+/* Fills the base; the transport calls it from its create(). */
+void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, const char *name,
+                    const struct flow_cfg *common, struct host *src, struct host *dst);
+void flow_base_fini(struct flow *f);
+/* Records a data packet arriving at the receiver (delay statistics, CE); does not free it. */
+void flow_note_rx(struct flow *f, const struct pkt *p, sim_time_t now);
+double flow_fct_s(const struct flow *f);
+double flow_goodput_bps(const struct flow *f);
+
+#endif
