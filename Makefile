@@ -9,8 +9,8 @@ CC ?= gcc
 PKGS := gsl yaml-0.1 cmocka jansson
 
 # Install missing Debian packages before anything asks pkg-config for flags.
-DEPS_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null || scripts/install-deps.sh >&2; \
-	pkg-config --exists $(PKGS) && echo yes)
+DEPS_OK := $(shell (pkg-config --exists $(PKGS) && command -v tshark && command -v gnuplot) \
+	>/dev/null 2>&1 || scripts/install-deps.sh >&2; pkg-config --exists $(PKGS) && echo yes)
 ifneq ($(DEPS_OK),yes)
 $(error dependencies missing ($(PKGS)); run scripts/install-deps.sh as root)
 endif
@@ -42,31 +42,42 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
 ALL_OBJS := $(LIB_OBJS) $(P4_OBJS) $(BUILD)/sim/main.o
 
+# `make V=1` prints full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 .PHONY: all demo test unit asan bench clean golden-update fuzz
 all: $(BUILD)/ddlsim
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libddlsim.a: $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/libp4.a: $(P4_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/ddlsim: $(BUILD)/sim/main.o $(BUILD)/libddlsim.a $(BUILD)/libp4.a
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libddlsim.a $(BUILD)/libp4.a
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CMOCKA_LIBS) -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CMOCKA_LIBS) -o $@
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/libddlsim.a $(BUILD)/libp4.a
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-.PRECIOUS: $(BUILD)/tests/%.o $(BUILD)/bench/%.o
+.SECONDARY:
 
 demo: $(BUILD)/ddlsim
 	$(BUILD)/ddlsim run configs/demo.yaml --out out/demo

@@ -385,7 +385,7 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct diag *d)
     }
     char *path = xstrdup(assignment);
     path[eq - assignment] = '\0';
-    struct src_loc vloc = {src, 1, (int)(eq - assignment) + 7};
+    struct src_loc vloc = {src, 1, (int)(eq - assignment) + 8}; /* after "--set " and "=" */
     struct cfg_node *n = doc->root;
     char *save = NULL;
     char *seg = strtok_r(path, ".", &save);

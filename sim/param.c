@@ -59,7 +59,7 @@ const char *param_suggest(const char *key, const char *const *names, size_t n)
 {
     const char *best = NULL;
     size_t bestd = 99;
-    size_t limit = MAX((size_t)2, strlen(key) / 3);
+    size_t limit = MAX((size_t)2, (strlen(key) + 2) / 3);
     for (size_t i = 0; i < n; i++) {
         size_t dist = edit_distance(key, names[i]);
         if (dist < bestd) {
@@ -221,8 +221,9 @@ int param_parse_value(struct diag *d, const struct param_def *def, const struct 
         return 0;
     }
     if (v->kind != CFG_SCALAR) {
-        diag_error(d, v->loc, "'%s' expects a %s, not a %s", def->name, param_type_name(def->type),
-                   cfg_kind_name(v->kind));
+        const char *tn = param_type_name(def->type);
+        diag_error(d, v->loc, "'%s' expects %s %s, not a %s", def->name,
+                   strchr("aeiou", tn[0]) ? "an" : "a", tn, cfg_kind_name(v->kind));
         return -1;
     }
     if (store_text(def, v->str, v, dst, err, sizeof(err)) < 0) {

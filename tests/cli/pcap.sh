@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# trace.pcap holds the real header bytes: tshark decodes Ethernet/IPv4/UDP with the addresses,
+# ports, lengths, DSCP and ECN the scenario set, one frame per packet the port sent.
+set -eu
+cd "$(dirname "$0")/../.."
+bin=${BUILD:-build}/ddlsim
+command -v tshark >/dev/null || { echo "tshark missing: run scripts/install-deps.sh"; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/s.yaml" <<'YAML'
+topology: {kind: star, hosts: 2}
+switches: []
+flows:
+  - {name: f, src: h0, dst: h1, bytes: 5000, dscp: 46, ecn: true}
+YAML
+"$bin" run "$tmp/s.yaml" --out "$tmp/o" --pcap s0:1 --quiet
+fields=$(tshark -r "$tmp/o/trace.pcap" -T fields -E separator=, -e ip.src -e ip.dst -e udp.srcport \
+    -e udp.dstport -e ip.len -e ip.dsfield.dscp -e ip.dsfield.ecn -e ip.checksum.status \
+    -o ip.check_checksum:TRUE 2>/dev/null)
+echo "$fields"
+[ "$(wc -l <<<"$fields")" -eq 4 ] # 5000 B = 3 x 1472 + 584
+grep -q '^10.0.0.1,10.0.0.2,20000,10000,1500,46,2,' <<<"$fields"
+grep -q '^10.0.0.1,10.0.0.2,20000,10000,612,46,2,' <<<"$fields"
+# ip.checksum.status 1 = good (verified), for every frame
+[ "$(cut -d, -f8 <<<"$fields" | sort -u)" = "1" ] || { echo "bad IPv4 checksum"; exit 1; }
+# frame times: back-to-back frames 1230.4 ns apart after the first (1 us link + first frame)
+tshark -r "$tmp/o/trace.pcap" -T fields -e frame.time_relative | head -2 | tail -1 | grep -q '0.000001230'

@@ -1,0 +1,211 @@
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cfg.h"
+#include "sim/param.h"
+#include "sim/simtime.h"
+#include "sim/util.h"
+
+/* Captures diagnostics in memory so tests can compare exact messages. */
+struct capture {
+    char *buf;
+    size_t len;
+    FILE *f;
+    struct diag d;
+};
+
+static void cap_open(struct capture *c)
+{
+    c->buf = NULL;
+    c->len = 0;
+    c->f = open_memstream(&c->buf, &c->len);
+    diag_init(&c->d, c->f);
+}
+
+static const char *cap_text(struct capture *c)
+{
+    fflush(c->f);
+    return c->buf;
+}
+
+static void cap_close(struct capture *c)
+{
+    fclose(c->f);
+    free(c->buf);
+}
+
+static void test_cfg_tree_locations(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("t.yaml",
+                                          "name: x\n"
+                                          "links:\n"
+                                          "  - {a: h1, b: s1}\n"
+                                          "  - a: h2\n"
+                                          "    b: s1\n",
+                                          &c.d);
+    assert_non_null(doc);
+    struct cfg_node *links = cfg_get(doc->root, "links");
+    assert_int_equal(links->kind, CFG_SEQ);
+    assert_int_equal(links->n, 2);
+    struct cfg_node *b = cfg_get(links->items[1], "b");
+    assert_string_equal(b->str, "s1");
+    assert_int_equal(b->loc.line, 5);
+    assert_int_equal(b->loc.col, 8);
+    struct src_loc kl = cfg_key_loc(links->items[0], "b");
+    assert_int_equal(kl.line, 3);
+    assert_int_equal(kl.col, 13);
+    cfg_free(doc);
+    cap_close(&c);
+}
+
+static void test_cfg_syntax_error(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("bad.yaml", "a: [1, 2\nb: 3\n", &c.d);
+    assert_null(doc);
+    assert_int_equal(diag_count(&c.d), 1);
+    assert_non_null(strstr(cap_text(&c), "bad.yaml:2:2: error: YAML syntax error"));
+    cap_close(&c);
+}
+
+static void test_cfg_duplicate_key(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("d.yaml", "seed: 1\nseed: 2\n", &c.d);
+    assert_null(doc);
+    assert_string_equal(cap_text(&c),
+                        "d.yaml:2:1: error: duplicate key 'seed' (first given at line 1)\n");
+    cap_close(&c);
+}
+
+static void test_cfg_alias(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc =
+        cfg_load_string("a.yaml", "l: &fast {rate: 100Gbps}\nm: *fast\n", &c.d);
+    assert_non_null(doc);
+    assert_string_equal(cfg_get(cfg_get(doc->root, "m"), "rate")->str, "100Gbps");
+    cfg_free(doc);
+    cap_close(&c);
+}
+
+static void test_cfg_set(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("s.yaml",
+                                          "flows:\n"
+                                          "  - {name: f0, bytes: 1MB}\n"
+                                          "  - {name: f1, bytes: 2MB}\n",
+                                          &c.d);
+    assert_non_null(doc);
+    assert_int_equal(cfg_set(doc, "flows.f1.bytes=8MB", &c.d), 0);
+    assert_int_equal(cfg_set(doc, "flows.0.start=1us", &c.d), 0);
+    assert_int_equal(cfg_set(doc, "defaults.switch.buffer=1MB", &c.d), 0);
+    struct cfg_node *flows = cfg_get(doc->root, "flows");
+    assert_string_equal(cfg_get(flows->items[1], "bytes")->str, "8MB");
+    assert_string_equal(cfg_get(flows->items[0], "start")->str, "1us");
+    assert_string_equal(cfg_get(cfg_get(cfg_get(doc->root, "defaults"), "switch"), "buffer")->str,
+                        "1MB");
+    assert_int_equal(cfg_set(doc, "flows.f9.bytes=1", &c.d), -1);
+    assert_int_equal(cfg_set(doc, "nonsense", &c.d), -1);
+    assert_int_equal(diag_count(&c.d), 2);
+    assert_non_null(strstr(cap_text(&c), "--set nonsense:1:1: error: expected --set key.path=value"));
+    cfg_free(doc);
+    cap_close(&c);
+}
+
+struct pcfg {
+    sim_time_t delay;
+    uint64_t rate;
+    int mode;
+    bool on;
+    double x;
+    const char *name;
+};
+
+static const char *const modes[] = {"alpha", "beta", NULL};
+static const struct param_def pdefs[] = {
+    {"delay", PARAM_TIME, offsetof(struct pcfg, delay), "1us", "0", "1s", NULL, "d"},
+    {"rate", PARAM_RATE, offsetof(struct pcfg, rate), "10Gbps", "1Kbps", NULL, NULL, "r"},
+    {"mode", PARAM_ENUM, offsetof(struct pcfg, mode), "alpha", NULL, NULL, modes, "m"},
+    {"on", PARAM_BOOL, offsetof(struct pcfg, on), "false", NULL, NULL, NULL, "o"},
+    {"x", PARAM_DOUBLE, offsetof(struct pcfg, x), "0.5", "0", "1", NULL, "x"},
+    {"name", PARAM_STRING, offsetof(struct pcfg, name), NULL, NULL, NULL, NULL, "n"},
+};
+
+static void test_param_decode(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("p.yaml", "{name: n1, mode: beta, on: true}", &c.d);
+    struct pcfg p;
+    assert_int_equal(param_decode(&c.d, pdefs, ARRAY_LEN(pdefs), doc->root, &p, "thing"), 0);
+    assert_int_equal(p.delay, 1000000);
+    assert_true(p.rate == 10000000000ULL);
+    assert_int_equal(p.mode, 1);
+    assert_true(p.on);
+    assert_true(p.x == 0.5);
+    assert_string_equal(p.name, "n1");
+    cfg_free(doc);
+    cap_close(&c);
+}
+
+static void test_param_errors(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("p.yaml",
+                                          "delya: 1us\n"
+                                          "rate: -5Gbps\n"
+                                          "mode: gamma\n"
+                                          "x: 2\n"
+                                          "on: maybe\n",
+                                          &c.d);
+    struct pcfg p;
+    assert_int_equal(param_decode(&c.d, pdefs, ARRAY_LEN(pdefs), doc->root, &p, "thing"), 6);
+    assert_string_equal(cap_text(&c),
+                        "p.yaml:1:1: error: unknown key 'delya' in thing (did you mean 'delay'?)\n"
+                        "p.yaml:2:7: error: rate: rate must not be negative: '-5Gbps'\n"
+                        "p.yaml:3:7: error: mode: unknown value 'gamma' (one of: alpha, beta)\n"
+                        "p.yaml:4:4: error: x: must be at most 1\n"
+                        "p.yaml:5:5: error: on: expected true or false, got 'maybe'\n"
+                        "p.yaml:1:1: error: thing: missing required key 'name'\n");
+    cfg_free(doc);
+    cap_close(&c);
+}
+
+static void test_param_suggest(void **state)
+{
+    (void)state;
+    const char *names[] = {"buffer", "latency", "priorities"};
+    assert_string_equal(param_suggest("bufer", names, 3), "buffer");
+    assert_string_equal(param_suggest("priority", names, 3), "priorities");
+    assert_null(param_suggest("zzz", names, 3));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cfg_tree_locations), cmocka_unit_test(test_cfg_syntax_error),
+        cmocka_unit_test(test_cfg_duplicate_key),  cmocka_unit_test(test_cfg_alias),
+        cmocka_unit_test(test_cfg_set),            cmocka_unit_test(test_param_decode),
+        cmocka_unit_test(test_param_errors),       cmocka_unit_test(test_param_suggest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,175 @@
+#include "tests/testutil.h"
+
+#include <stdlib.h>
+
+#include "sim/evq.h"
+#include "sim/sim.h"
+#include "sim/util.h"
+
+struct rec {
+    struct evq_timer t;
+    int id;
+    int *log;
+    int *nlog;
+};
+
+static void rec_fire(struct sim *sim, struct evq_timer *t)
+{
+    (void)sim;
+    struct rec *r = container_of(t, struct rec, t);
+    r->log[(*r->nlog)++] = r->id;
+}
+
+static void test_evq_order_and_ties(void **state)
+{
+    (void)state;
+    struct sim *sim = sim_create(1, NULL);
+    int log[16];
+    int nlog = 0;
+    struct rec r[6];
+    sim_time_t at[6] = {30, 10, 10, 20, 10, 5};
+    for (int i = 0; i < 6; i++) {
+        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
+        evq_timer_init(&r[i].t, rec_fire, EVQ_PHASE_DEFAULT);
+        sim_at(sim, &r[i].t, at[i]);
+    }
+    assert_int_equal(sim_run(sim, SIM_TIME_NEVER), 6);
+    int want[6] = {5, 1, 2, 4, 3, 0}; /* ties in scheduling order */
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(log[i], want[i]);
+    assert_int_equal(sim->now, 30);
+    sim_destroy(sim);
+}
+
+/* At one instant, arrivals run before default events, which run before departures, whatever
+ * the scheduling order. */
+static void test_evq_phases(void **state)
+{
+    (void)state;
+    struct sim *sim = sim_create(1, NULL);
+    int log[8];
+    int nlog = 0;
+    struct rec r[3];
+    enum evq_phase ph[3] = {EVQ_PHASE_DEPART, EVQ_PHASE_DEFAULT, EVQ_PHASE_ARRIVAL};
+    for (int i = 0; i < 3; i++) {
+        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
+        evq_timer_init(&r[i].t, rec_fire, ph[i]);
+        sim_at(sim, &r[i].t, 100);
+    }
+    sim_run(sim, SIM_TIME_NEVER);
+    assert_int_equal(log[0], 2);
+    assert_int_equal(log[1], 1);
+    assert_int_equal(log[2], 0);
+    sim_destroy(sim);
+}
+
+static void test_evq_cancel_reschedule(void **state)
+{
+    (void)state;
+    struct sim *sim = sim_create(1, NULL);
+    int log[8];
+    int nlog = 0;
+    struct rec r[4];
+    for (int i = 0; i < 4; i++) {
+        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
+        evq_timer_init(&r[i].t, rec_fire, EVQ_PHASE_DEFAULT);
+        sim_at(sim, &r[i].t, 10 * (i + 1));
+    }
+    evq_cancel(&sim->evq, &r[1].t);
+    assert_false(evq_timer_pending(&r[1].t));
+    evq_cancel(&sim->evq, &r[1].t); /* idle: no-op */
+    evq_reschedule(&sim->evq, &r[0].t, 35);
+    assert_int_equal(evq_len(&sim->evq), 3);
+    sim_run(sim, SIM_TIME_NEVER);
+    assert_int_equal(nlog, 3);
+    assert_int_equal(log[0], 2);
+    assert_int_equal(log[1], 0);
+    assert_int_equal(log[2], 3);
+    sim_destroy(sim);
+}
+
+static void test_evq_run_until(void **state)
+{
+    (void)state;
+    struct sim *sim = sim_create(1, NULL);
+    int log[8];
+    int nlog = 0;
+    struct rec r[2] = {{.id = 0, .log = log, .nlog = &nlog}, {.id = 1, .log = log, .nlog = &nlog}};
+    evq_timer_init(&r[0].t, rec_fire, EVQ_PHASE_DEFAULT);
+    evq_timer_init(&r[1].t, rec_fire, EVQ_PHASE_DEFAULT);
+    sim_at(sim, &r[0].t, 100);
+    sim_at(sim, &r[1].t, 300);
+    assert_int_equal(sim_run(sim, 200), 1);
+    assert_int_equal(sim->now, 200);
+    assert_int_equal(sim_run(sim, SIM_TIME_NEVER), 1);
+    assert_int_equal(sim->now, 300);
+    sim_destroy(sim);
+}
+
+/* Random schedules, cancels and reschedules against a reference: pops come out sorted by
+ * (time, insertion) and every live timer fires exactly once. */
+struct fz {
+    struct evq_timer t;
+    sim_time_t at;
+    uint64_t order;
+    int fired;
+};
+
+static void fz_fire(struct sim *sim, struct evq_timer *t)
+{
+    (void)sim;
+    container_of(t, struct fz, t)->fired++;
+}
+
+static void test_evq_random_heap(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    struct evq q;
+    evq_init(&q);
+    struct fz *v = calloc(N, sizeof(*v));
+    uint64_t order = 0;
+    unsigned seed = 12345;
+    for (int i = 0; i < N; i++) {
+        evq_timer_init(&v[i].t, fz_fire, EVQ_PHASE_DEFAULT);
+        v[i].at = rand_r(&seed) % 1000;
+        v[i].order = order++;
+        evq_schedule(&q, &v[i].t, v[i].at);
+    }
+    for (int i = 0; i < N / 3; i++) {
+        int k = rand_r(&seed) % N;
+        if (rand_r(&seed) % 2) {
+            evq_cancel(&q, &v[k].t);
+        } else {
+            v[k].at = rand_r(&seed) % 1000;
+            v[k].order = order++;
+            evq_reschedule(&q, &v[k].t, v[k].at);
+        }
+    }
+    sim_time_t last_t = -1;
+    uint64_t last_o = 0;
+    sim_time_t at;
+    struct evq_timer *t;
+    while ((t = evq_pop(&q, &at)) != NULL) {
+        struct fz *f = container_of(t, struct fz, t);
+        assert_int_equal(at, f->at);
+        assert_true(at > last_t || (at == last_t && f->order > last_o));
+        last_t = at;
+        last_o = f->order;
+        f->fired++;
+    }
+    for (int i = 0; i < N; i++)
+        assert_true(v[i].fired <= 1);
+    evq_fini(&q);
+    free(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_evq_order_and_ties),    cmocka_unit_test(test_evq_phases),
+        cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
+        cmocka_unit_test(test_evq_random_heap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

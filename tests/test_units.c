@@ -1,0 +1,115 @@
+#include "tests/testutil.h"
+
+#include <string.h>
+
+#include "sim/simtime.h"
+#include "sim/units.h"
+
+static void test_units_time(void **state)
+{
+    (void)state;
+    char err[256];
+    sim_time_t t;
+    assert_int_equal(units_parse_time("1.5us", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, 1500000);
+    assert_int_equal(units_parse_time("250ns", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, 250000);
+    assert_int_equal(units_parse_time("2ms", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, SIM_MS(2));
+    assert_int_equal(units_parse_time("1s", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, SIM_SEC(1));
+    assert_int_equal(units_parse_time("0", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(units_parse_time("0.0001ps", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, 0); /* rounds to the nearest picosecond */
+    assert_int_equal(units_parse_time("0.6ps", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, 1);
+}
+
+static void test_units_time_errors(void **state)
+{
+    (void)state;
+    char err[256];
+    sim_time_t t;
+    assert_int_equal(units_parse_time("10", &t, err, sizeof(err)), -1);
+    assert_string_equal(err, "time '10' needs a unit (e.g. '1.5us', '10ms')");
+    assert_int_equal(units_parse_time("10 parsecs", &t, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "unknown unit 'parsecs'"));
+    assert_int_equal(units_parse_time("-1us", &t, err, sizeof(err)), -1);
+    assert_string_equal(err, "time must not be negative: '-1us'");
+    assert_int_equal(units_parse_time("fast", &t, err, sizeof(err)), -1);
+    assert_int_equal(units_parse_time("", &t, err, sizeof(err)), -1);
+    assert_int_equal(units_parse_time("1e9s", &t, err, sizeof(err)), -1);
+}
+
+static void test_units_rate(void **state)
+{
+    (void)state;
+    char err[256];
+    uint64_t r;
+    assert_int_equal(units_parse_rate("10Gbps", &r, err, sizeof(err)), 0);
+    assert_true(r == 10000000000ULL);
+    assert_int_equal(units_parse_rate("100Mbps", &r, err, sizeof(err)), 0);
+    assert_true(r == 100000000ULL);
+    assert_int_equal(units_parse_rate("3.2Tbps", &r, err, sizeof(err)), 0);
+    assert_true(r == 3200000000000ULL);
+    assert_int_equal(units_parse_rate("56gbps", &r, err, sizeof(err)), 0);
+    assert_true(r == 56000000000ULL);
+    assert_int_equal(units_parse_rate("-10Gbps", &r, err, sizeof(err)), -1);
+    assert_int_equal(units_parse_rate("10GB", &r, err, sizeof(err)), -1);
+    assert_int_equal(units_parse_rate("10", &r, err, sizeof(err)), -1);
+}
+
+static void test_units_size(void **state)
+{
+    (void)state;
+    char err[256];
+    uint64_t s;
+    assert_int_equal(units_parse_size("1500", &s, err, sizeof(err)), 0);
+    assert_true(s == 1500);
+    assert_int_equal(units_parse_size("1MB", &s, err, sizeof(err)), 0);
+    assert_true(s == 1000000);
+    assert_int_equal(units_parse_size("64KiB", &s, err, sizeof(err)), 0);
+    assert_true(s == 65536);
+    assert_int_equal(units_parse_size("1.5KiB", &s, err, sizeof(err)), 0);
+    assert_true(s == 1536);
+    assert_int_equal(units_parse_size("1GiB", &s, err, sizeof(err)), 0);
+    assert_true(s == 1073741824ULL);
+    /* sizes are case-sensitive: Mb would be megabits */
+    assert_int_equal(units_parse_size("1mb", &s, err, sizeof(err)), -1);
+    assert_int_equal(units_parse_size("4 MB", &s, err, sizeof(err)), 0);
+    assert_true(s == 4000000);
+}
+
+/* Serialization time is exact integer math, not a rounded ps-per-byte constant: at 3.2 Tb/s a
+ * byte takes 2.5 ps, so 1500 B take exactly 3750 ps (a 2 ps/byte constant would give 3000). */
+static void test_units_tx_time(void **state)
+{
+    (void)state;
+    assert_int_equal(simtime_tx_ps(1500, 3200000000000ULL), 3750);
+    assert_int_equal(simtime_tx_ps(1, 3200000000000ULL), 3); /* ceil(2.5) */
+    /* 56 Gb/s: 1538 B = 12304 bits → 219714.2857 ps → 219715 */
+    assert_int_equal(simtime_tx_ps(1538, 56000000000ULL), 219715);
+    assert_int_equal(simtime_tx_ps(1538, 10000000000ULL), 1230400);
+    /* large transfers do not overflow: 1 GB at 1 Kb/s = 8e6 s */
+    assert_true(simtime_tx_ps(1000000000ULL, 1000) == SIM_SEC(8000000));
+}
+
+static void test_units_format(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(sim_time_fmt(1500000, buf, sizeof(buf)), "1.5us");
+    assert_string_equal(sim_time_fmt(SIM_MS(53), buf, sizeof(buf)), "53ms");
+    assert_string_equal(sim_time_fmt(12, buf, sizeof(buf)), "12ps");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_units_time),      cmocka_unit_test(test_units_time_errors),
+        cmocka_unit_test(test_units_rate),      cmocka_unit_test(test_units_size),
+        cmocka_unit_test(test_units_tx_time),   cmocka_unit_test(test_units_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
