@@ -98,33 +98,53 @@ uint16_t host_bind(struct host *h, struct endpoint *ep)
 
 static struct pkt *host_pull(struct node *n, struct port *out)
 {
-    (void)out;
     struct host *h = host_of(n);
-    struct pkt *p = pq_dequeue(&h->nic);
+    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
+    struct pkt *p = pq_dequeue(&h->nic, allowed);
     if (p) {
         p->qdelay_ps += n->sim->now - p->t_enq;
         return p;
     }
+    /* sources of paused classes keep their place; each source is asked at most once */
+    struct nic_source *held_head = NULL;
+    struct nic_source *held_tail = NULL;
     while (h->src_head) {
         struct nic_source *s = h->src_head;
         h->src_head = s->next;
         if (!h->src_head)
             h->src_tail = NULL;
         s->next = NULL;
+        if (!((allowed >> (s->prio & 7)) & 1u)) {
+            if (held_tail)
+                held_tail->next = s;
+            else
+                held_head = s;
+            held_tail = s;
+            continue;
+        }
         s->active = false;
         p = s->next_pkt(s, h);
         if (p) {
             enlist(h, s); /* back of the rotation; the link is about to be busy */
-            return p;
+            break;
         }
     }
-    return NULL;
+    if (held_head) { /* the held sources go first next time */
+        held_tail->next = h->src_head;
+        h->src_head = held_head;
+        if (!h->src_tail)
+            h->src_tail = held_tail;
+    }
+    return p;
 }
 
 static void host_receive(struct node *n, struct port *in, struct pkt *p)
 {
-    (void)in;
     struct host *h = host_of(n);
+    if (pfc_is_pause(p)) {
+        pfc_receive(n->sim, in, p);
+        return;
+    }
     h->rx_pkts++;
     const size_t l4 = ETH_HDR_LEN + IPV4_HDR_LEN;
     if (pkt_is_ipv4(p) && pkt_ipv4_dst(p) == h->ip && p->hdr_len >= l4 + 4) {

@@ -21,6 +21,7 @@ struct nic_source {
     struct nic_source *next;
     struct pkt *(*next_pkt)(struct nic_source *s, struct host *h);
     bool active;
+    uint8_t prio; /* class of its packets: a PFC pause of this class holds the source */
 };
 
 struct endpoint {

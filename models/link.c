@@ -35,6 +35,12 @@ void link_fini(struct sim *sim, struct link *l)
     if (l->serializing)
         pkt_free(sim, l->serializing);
     l->serializing = NULL;
+    while (l->ctrl_head) {
+        struct pkt *p = l->ctrl_head;
+        l->ctrl_head = p->next;
+        pkt_free(sim, p);
+    }
+    l->ctrl_tail = NULL;
     while (l->on_wire_head) {
         struct pkt *p = l->on_wire_head;
         l->on_wire_head = p->next;
@@ -47,10 +53,18 @@ void link_kick(struct sim *sim, struct link *l)
 {
     if (l->busy)
         return;
-    struct node *n = l->port->node;
-    struct pkt *p = n->ops->pull(n, l->port);
-    if (!p)
-        return;
+    struct pkt *p = l->ctrl_head;
+    if (p) {
+        l->ctrl_head = p->next;
+        if (!l->ctrl_head)
+            l->ctrl_tail = NULL;
+        p->next = NULL;
+    } else {
+        struct node *n = l->port->node;
+        p = n->ops->pull(n, l->port);
+        if (!p)
+            return;
+    }
     sim_time_t tx = link_tx_ps(l, p->size_bytes);
     l->busy = true;
     l->serializing = p;
@@ -60,6 +74,17 @@ void link_kick(struct sim *sim, struct link *l)
     if (l->tap)
         pcap_write(l->tap, sim->now, p->hdr, p->hdr_len, p->size_bytes);
     evq_schedule(&sim->evq, &l->tx_done, sim->now + tx);
+}
+
+void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)
+{
+    p->next = NULL;
+    if (l->ctrl_tail)
+        l->ctrl_tail->next = p;
+    else
+        l->ctrl_head = p;
+    l->ctrl_tail = p;
+    link_kick(sim, l);
 }
 
 static void link_tx_done(struct sim *sim, struct evq_timer *t)

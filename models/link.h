@@ -44,6 +44,8 @@ struct link {
     struct evq_timer tx_done;
     struct evq_timer arrive;
     struct pkt *serializing;
+    struct pkt *ctrl_head; /* MAC control frames (PFC): sent before anything queued */
+    struct pkt *ctrl_tail;
     sim_time_t busy_ps; /* total serialization time */
     uint64_t tx_pkts;
     uint64_t tx_bytes; /* frame bytes, without overhead */
@@ -55,6 +57,8 @@ void link_init(struct link *l, struct port *port, const struct link_cfg *cfg);
 void link_fini(struct sim *sim, struct link *l);
 /* Asks the sending node for a packet if the link is idle. Call after queueing a packet. */
 void link_kick(struct sim *sim, struct link *l);
+/* Sends a MAC control frame ahead of every queue (after the frame on the wire). */
+void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p);
 
 static inline sim_time_t link_tx_ps(const struct link *l, uint32_t size_bytes)
 {

@@ -18,6 +18,7 @@ void node_init(struct node *n, struct sim *sim, const struct node_ops *ops, cons
 void node_fini(struct node *n)
 {
     for (uint32_t i = 0; i < n->nports; i++) {
+        pfc_port_fini(n->sim, n->ports[i]);
         link_fini(n->sim, &n->ports[i]->tx);
         free(n->ports[i]);
     }
@@ -30,6 +31,7 @@ static struct port *add_port(struct node *n)
     struct port *p = xcalloc(1, sizeof(*p));
     p->node = n;
     p->index = n->nports;
+    pfc_port_init(p);
     n->ports = xrealloc(n->ports, (n->nports + 1) * sizeof(*n->ports));
     n->ports[n->nports++] = p;
     return p;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "models/link.h"
+#include "models/pfc.h"
 #include "models/pkt.h"
 #include "sim/sim.h"
 
@@ -32,6 +33,8 @@ struct port {
     uint32_t index;    /* position in node->ports */
     struct port *peer; /* the other end of the link */
     struct link tx;    /* the channel from this port to the peer */
+    struct pfc_rx pfc_rx; /* pauses received: classes this port may not send */
+    struct pfc_tx pfc_tx; /* pauses this port sent upstream */
 };
 
 struct node {

@@ -1,5 +1,6 @@
 #include "models/pq.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "sim/util.h"
@@ -61,11 +62,17 @@ static struct pkt *take(struct pq *q, struct pq_class *c)
 
 /* Deficit round robin (Shreedhar & Varghese 1995): each backlogged class in turn receives
  * weight × quantum bytes of credit and sends head packets while the credit lasts. */
-static struct pkt *drr_dequeue(struct pq *q)
+static struct pkt *drr_dequeue(struct pq *q, uint8_t allowed)
 {
+    bool any = false;
+    for (int i = 0; i < q->nprio; i++)
+        any = any || (q->cls[i].head && (allowed & (1u << i)));
+    if (!any)
+        return NULL;
     for (;;) {
         struct pq_class *c = &q->cls[q->drr_cur];
-        if (c->head && c->deficit >= (int64_t)c->head->size_bytes) {
+        bool ok = (allowed >> q->drr_cur) & 1u;
+        if (ok && c->head && c->deficit >= (int64_t)c->head->size_bytes) {
             struct pkt *p = take(q, c);
             c->deficit -= p->size_bytes;
             if (!c->head)
@@ -76,20 +83,20 @@ static struct pkt *drr_dequeue(struct pq *q)
             c->deficit = 0;
         q->drr_cur = (uint8_t)((q->drr_cur + 1) % q->nprio);
         struct pq_class *n = &q->cls[q->drr_cur];
-        if (n->head)
+        if (n->head && ((allowed >> q->drr_cur) & 1u))
             n->deficit += (int64_t)n->weight * q->quantum_bytes;
     }
 }
 
-struct pkt *pq_dequeue(struct pq *q)
+struct pkt *pq_dequeue(struct pq *q, uint8_t allowed)
 {
     if (q->pkts == 0)
         return NULL;
     if (q->sched == PQ_SCHED_DRR)
-        return drr_dequeue(q);
+        return drr_dequeue(q, allowed);
     for (int i = q->nprio - 1; i >= 0; i--) {
-        if (q->cls[i].head)
+        if (q->cls[i].head && ((allowed >> i) & 1u))
             return take(q, &q->cls[i]);
     }
-    SIM_ASSERT(0);
+    return NULL;
 }

@@ -40,8 +40,11 @@ void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_
 void pq_fini(struct sim *sim, struct pq *q);
 /* Appends p to class min(p->prio, nprio-1). */
 void pq_enqueue(struct pq *q, struct pkt *p);
-/* Removes the next packet to send, or returns NULL when empty. */
-struct pkt *pq_dequeue(struct pq *q);
+#define PQ_ALL 0xffu
+
+/* Removes the next packet to send from the classes whose bit is set in `allowed` (PQ_ALL: every
+ * class; PFC clears the bits of paused classes), or returns NULL when they are all empty. */
+struct pkt *pq_dequeue(struct pq *q, uint8_t allowed);
 /* Class a packet goes to. */
 static inline uint8_t pq_class_of(const struct pq *q, const struct pkt *p)
 {

@@ -37,6 +37,16 @@ const struct param_def switch_params[] = {
      "red: probability reaches ecn_pmax here, 1 above"},
     {"ecn_pmax", PARAM_DOUBLE, TMP(ecn_pmax), "1", "0", "1", NULL,
      "red: marking probability at ecn_kmax"},
+    {"pfc", PARAM_BOOL, TMP(pfc), "false", NULL, NULL, NULL,
+     "priority flow control (802.1Qbb) for the lossless classes"},
+    {"pfc_classes", PARAM_NODE, SWP(pfc_classes), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "lossless classes, a list of 0..7 (default all)"},
+    {"pfc_xoff", PARAM_SIZE, TMP(pfc_xoff_bytes), "64KB", "1KB", NULL, NULL,
+     "per ingress port and class: send PAUSE at or above this many bytes buffered"},
+    {"pfc_xon", PARAM_SIZE, TMP(pfc_xon_bytes), "32KB", "0", NULL, NULL,
+     "send resume at or below this many bytes"},
+    {"pfc_headroom", PARAM_SIZE, TMP(pfc_headroom_bytes), "0", "0", NULL, NULL,
+     "bytes absorbed after XOFF (0 = auto: 2 x rate x delay + 2 MTU frames + PAUSE)"},
 };
 const size_t switch_nparams = ARRAY_LEN(switch_params);
 
@@ -83,13 +93,24 @@ static void pipeline_out(struct delayline *dl, struct pkt *p, void *ud)
         pkt_free(sim, p);
         return;
     }
-    if (tmgr_enqueue(sim, &sw->tm, (uint32_t)out, p))
-        link_kick(sim, &sw->node.ports[out]->tx);
+    uint32_t in = p->in_port;
+    uint8_t cls = p->prio & 7;
+    bool lossless = tmgr_lossless(&sw->tm, p);
+    if (!tmgr_enqueue(sim, &sw->tm, (uint32_t)out, p))
+        return;
+    if (lossless && sw->tm.ports[in].ingress_bytes[cls] >= sw->tm.cfg.pfc_xoff_bytes &&
+        !((sw->node.ports[in]->pfc_tx.paused >> cls) & 1u))
+        pfc_send_xoff(sim, sw->node.ports[in], cls);
+    link_kick(sim, &sw->node.ports[out]->tx);
 }
 
 static void switch_receive(struct node *n, struct port *in, struct pkt *p)
 {
     struct sw *sw = switch_of(n);
+    if (pfc_is_pause(p)) {
+        pfc_receive(n->sim, in, p);
+        return;
+    }
     sw->rx_pkts++;
     p->in_port = (uint16_t)in->index;
     delayline_push(n->sim, &sw->pipe, p);
@@ -98,7 +119,16 @@ static void switch_receive(struct node *n, struct port *in, struct pkt *p)
 static struct pkt *switch_pull(struct node *n, struct port *out)
 {
     struct sw *sw = switch_of(n);
-    return tmgr_dequeue(n->sim, &sw->tm, out->index);
+    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
+    struct pkt *p = tmgr_dequeue(n->sim, &sw->tm, out->index, allowed);
+    if (p && tmgr_lossless(&sw->tm, p)) {
+        struct port *in = n->ports[p->in_port];
+        uint8_t cls = p->prio & 7;
+        if (((in->pfc_tx.paused >> cls) & 1u) &&
+            sw->tm.ports[p->in_port].ingress_bytes[cls] <= sw->tm.cfg.pfc_xon_bytes)
+            pfc_send_xon(n->sim, in, cls);
+    }
+    return p;
 }
 
 static void switch_destroy(struct node *n)
@@ -134,6 +164,18 @@ void switch_finish_ports(struct sw *sw)
     for (uint32_t i = 0; w && i < sw->node.nports; i++) {
         for (size_t c = 0; c < w->n && c < PQ_MAX_PRIO; c++)
             sw->tm.ports[i].q.cls[c].weight = (uint32_t)strtoul(w->items[c]->str, NULL, 10);
+    }
+    for (uint32_t i = 0; i < sw->node.nports; i++) {
+        const struct link_cfg *l = &sw->node.ports[i]->tx.cfg;
+        uint64_t h = sw->cfg.tm.pfc_headroom_bytes;
+        if (h == 0) {
+            /* bytes the upstream still sends after XOFF: the PAUSE's own wire time, a frame it
+             * has started, both propagation delays at line rate, and a frame in our pipeline */
+            unsigned __int128 bdp = (unsigned __int128)l->rate_bps * (uint64_t)l->delay_ps * 2;
+            h = (uint64_t)(bdp / 8 / 1000000000000ULL) + 2 * (1514 + l->overhead_bytes) +
+                PFC_FRAME_BYTES + l->overhead_bytes;
+        }
+        sw->tm.ports[i].headroom_bytes = h;
     }
 }
 

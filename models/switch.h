@@ -18,7 +18,8 @@ struct switch_cfg {
     const char *name;
     sim_time_t latency_ps; /* ingress to traffic manager */
     struct tmgr_cfg tm;
-    const struct cfg_node *weights; /* DRR weights per class (list of integers) */
+    const struct cfg_node *weights;     /* DRR weights per class (list of integers) */
+    const struct cfg_node *pfc_classes; /* lossless classes (list), default all */
 };
 
 /* Decides where a packet goes: an egress port index, or -1 to drop. May rewrite headers and

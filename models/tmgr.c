@@ -45,8 +45,20 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     struct pq_class *c = &tp->q.cls[ci];
     struct tmgr_stats *st = &tp->cls[ci];
     const struct tmgr_cfg *cfg = &tm->cfg;
-    if ((cfg->queue_limit_bytes && c->bytes + p->size_bytes > cfg->queue_limit_bytes) ||
-        (cfg->buffer_bytes && tm->buffered + p->size_bytes > cfg->buffer_bytes)) {
+    bool drop;
+    if (tmgr_lossless(tm, p)) {
+        struct tmgr_port *in = &tm->ports[p->in_port];
+        uint64_t *acc = &in->ingress_bytes[p->prio & 7];
+        drop = *acc + p->size_bytes > cfg->pfc_xoff_bytes + in->headroom_bytes;
+        if (drop)
+            in->headroom_drops++;
+        else
+            *acc += p->size_bytes;
+    } else {
+        drop = (cfg->queue_limit_bytes && c->bytes + p->size_bytes > cfg->queue_limit_bytes) ||
+               (cfg->buffer_bytes && tm->buffered + p->size_bytes > cfg->buffer_bytes);
+    }
+    if (drop) {
         st->drop_pkts++;
         st->drop_bytes += p->size_bytes;
         pkt_free(sim, p);
@@ -70,12 +82,14 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     return true;
 }
 
-struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port)
+struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port, uint8_t allowed)
 {
-    struct pkt *p = pq_dequeue(&tm->ports[port].q);
+    struct pkt *p = pq_dequeue(&tm->ports[port].q, allowed);
     if (!p)
         return NULL;
     tm->buffered -= p->size_bytes;
+    if (tmgr_lossless(tm, p))
+        tm->ports[p->in_port].ingress_bytes[p->prio & 7] -= p->size_bytes;
     p->qdelay_ps += sim->now - p->t_enq;
     return p;
 }

@@ -4,6 +4,10 @@
  * Kmin/Kmax/Pmax), measured on the queue (class) the packet joins, in bytes or packets, not
  * counting the arriving packet. Counters per port and class.
  *
+ * PFC (when enabled): packets of lossless classes are accounted per (ingress port, class). They
+ * bypass the shared-buffer and queue limits, and are admitted while their ingress account stays
+ * within XOFF + headroom; the switch pauses the upstream at XOFF and resumes it at XON.
+ *
  * Occupancy counts packets waiting in the queues; the packet being serialized has left its
  * queue (as in ns-3). Ties: see evq.h (an arrival at the instant of a departure is admitted
  * against the occupancy before the departure). */
@@ -39,6 +43,11 @@ struct tmgr_cfg {
     uint64_t ecn_kmin;
     uint64_t ecn_kmax;
     double ecn_pmax;
+    bool pfc;                 /* priority flow control for the classes in pfc_classes */
+    uint8_t pfc_classes;      /* bit c: class c is lossless */
+    uint64_t pfc_xoff_bytes;  /* per ingress port and class: pause upstream at or above */
+    uint64_t pfc_xon_bytes;   /* resume at or below */
+    uint64_t pfc_headroom_bytes; /* absorbed after XOFF; 0 = from the ingress link (auto) */
 };
 
 struct tmgr_stats {
@@ -53,6 +62,9 @@ struct tmgr_stats {
 
 struct tmgr_port {
     struct pq q;
+    uint64_t ingress_bytes[PQ_MAX_PRIO]; /* lossless bytes buffered that arrived on this port */
+    uint64_t headroom_bytes;             /* lossless bytes accepted past XOFF on this port */
+    uint64_t headroom_drops;             /* lossless packets lost: headroom overflow */
     struct tmgr_stats cls[PQ_MAX_PRIO];
     uint64_t max_bytes; /* deepest the port got (all classes) */
     uint32_t max_pkts;
@@ -69,9 +81,16 @@ struct tmgr {
 
 void tmgr_init(struct tmgr *tm, const struct tmgr_cfg *cfg, uint32_t nports, gsl_rng *rng);
 void tmgr_fini(struct sim *sim, struct tmgr *tm);
-/* Admits p to port `port` or drops it (freeing it). Returns true when queued. */
+/* Admits p (arrived on p->in_port) to egress port `port` or drops it (freeing it). Returns
+ * true when queued. */
 bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p);
-/* Next packet for port `port`, or NULL. Adds its waiting time to p->qdelay_ps. */
-struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port);
+/* Next packet for port `port` from the classes set in `allowed`, or NULL. Adds its waiting
+ * time to p->qdelay_ps. */
+struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port, uint8_t allowed);
+
+static inline bool tmgr_lossless(const struct tmgr *tm, const struct pkt *p)
+{
+    return tm->cfg.pfc && ((tm->cfg.pfc_classes >> (p->prio & 7)) & 1u);
+}
 
 #endif

@@ -194,6 +194,7 @@ static struct flow *udp_create(struct sim *sim, uint32_t index, const char *name
     f->cfg = *cfg;
     f->payload_max = (uint32_t)(cfg->mtu_bytes - IPV4_HDR_LEN - UDP_HDR_LEN);
     f->source.next_pkt = burst_next;
+    f->source.prio = (uint8_t)cfg->common.priority;
     f->sink.recv = sink_recv;
     f->dst_port = host_bind(dst, &f->sink);
     f->src_port = (uint16_t)(20000 + index % 40000);

@@ -144,6 +144,28 @@ static json_t *flow_json(const struct flow *f)
     return o;
 }
 
+/* PFC counters of a port: frames it sent upstream, frames it received, time each class was held
+ * (only classes ever paused are listed). */
+static json_t *pfc_json(const struct port *port, const struct tmgr_port *tp)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "pause_frames_sent", json_integer((json_int_t)port->pfc_tx.pause_frames));
+    json_object_set_new(o, "resume_frames_sent",
+                        json_integer((json_int_t)port->pfc_tx.resume_frames));
+    json_object_set_new(o, "frames_received", json_integer((json_int_t)port->pfc_rx.frames));
+    if (tp)
+        json_object_set_new(o, "headroom_drops", json_integer((json_int_t)tp->headroom_drops));
+    json_t *paused = json_object();
+    for (int c = 0; c < PFC_NCLASSES; c++) {
+        if (port->pfc_rx.paused_ps[c] == 0)
+            continue;
+        char k[2] = {(char)('0' + c), '\0'};
+        json_object_set_new(paused, k, json_real(simtime_sec(port->pfc_rx.paused_ps[c])));
+    }
+    json_object_set_new(o, "paused_s", paused);
+    return o;
+}
+
 static json_t *port_json(const struct sw *s, uint32_t p, sim_time_t end)
 {
     const struct port *port = s->node.ports[p];
@@ -181,6 +203,8 @@ static json_t *port_json(const struct sw *s, uint32_t p, sim_time_t end)
     json_object_set_new(o, "max_queue_bytes", json_integer((json_int_t)tp->max_bytes));
     json_object_set_new(o, "max_queue_packets", json_integer(tp->max_pkts));
     json_object_set_new(o, "classes", classes);
+    if (s->tm.cfg.pfc || port->pfc_rx.frames)
+        json_object_set_new(o, "pfc", pfc_json(port, &s->tm.ports[p]));
     return o;
 }
 
@@ -228,6 +252,8 @@ static json_t *summary_json(const struct scenario *sc)
         json_object_set_new(o, "rx_packets", json_integer((json_int_t)h->rx_pkts));
         json_object_set_new(o, "nic_drops", json_integer((json_int_t)h->nic_drops));
         json_object_set_new(o, "rx_unclaimed", json_integer((json_int_t)h->rx_unclaimed));
+        if (h->node.nports && h->node.ports[0]->pfc_rx.frames)
+            json_object_set_new(o, "pfc", pfc_json(h->node.ports[0], NULL));
         total_drops += h->nic_drops;
         json_array_append_new(hosts, o);
     }

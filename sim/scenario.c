@@ -229,6 +229,31 @@ static void create_nodes(struct builder *b)
                     b->errors++;
                 }
             }
+            scfg.tm.pfc_classes = 0xff;
+            const struct cfg_node *pc = scfg.pfc_classes;
+            if (pc && pc->kind != CFG_SEQ) {
+                diag_error(b->d, pc->loc, "pfc_classes must be a list of classes 0..7");
+                b->errors++;
+            }
+            if (pc && pc->kind == CFG_SEQ) {
+                scfg.tm.pfc_classes = 0;
+                for (size_t k = 0; k < pc->n; k++) {
+                    char *end = NULL;
+                    const char *s = pc->items[k]->str;
+                    long v = s ? strtol(s, &end, 10) : -1;
+                    if (!s || *end || v < 0 || v > 7) {
+                        diag_error(b->d, pc->items[k]->loc, "a PFC class is an integer 0..7");
+                        b->errors++;
+                        continue;
+                    }
+                    scfg.tm.pfc_classes |= (uint8_t)(1u << v);
+                }
+            }
+            if (scfg.tm.pfc && scfg.tm.pfc_xon_bytes > scfg.tm.pfc_xoff_bytes) {
+                diag_error(b->d, dn->map ? dn->map->loc : dn->loc,
+                           "switch '%s': pfc_xon must not exceed pfc_xoff", dn->name);
+                b->errors++;
+            }
             if (scfg.tm.ecn_mode == TMGR_ECN_RED && scfg.tm.ecn_kmax <= scfg.tm.ecn_kmin) {
                 diag_error(b->d, dn->map ? dn->map->loc : dn->loc,
                            "switch '%s': ecn red needs ecn_kmax > ecn_kmin", dn->name);

@@ -85,13 +85,17 @@ static void test_pq_strict(void **state)
     }
     assert_int_equal(q.pkts, 6);
     /* 9 is clamped to the top queue (7), FIFO inside a class */
-    int want[6] = {2, 5, 1, 3, 0, 4};
+    /* with class 7 held (a PFC pause), class 3 goes first */
+    struct pkt *first = pq_dequeue(&q, (uint8_t)~0x80u);
+    assert_int_equal(first->seq, 1);
+    pq_enqueue(&q, first); /* back at the tail of class 3 */
+    int want[6] = {2, 5, 3, 1, 0, 4};
     for (int i = 0; i < 6; i++) {
-        struct pkt *p = pq_dequeue(&q);
+        struct pkt *p = pq_dequeue(&q, PQ_ALL);
         assert_int_equal(p->seq, want[i]);
         pkt_free(sim, p);
     }
-    assert_null(pq_dequeue(&q));
+    assert_null(pq_dequeue(&q, PQ_ALL));
     assert_int_equal(q.bytes, 0);
     pq_fini(sim, &q);
     sim_destroy(sim);
@@ -112,12 +116,17 @@ static void test_pq_drr_weights(void **state)
     }
     uint64_t bytes[2] = {0, 0};
     for (int i = 0; i < 200; i++) {
-        struct pkt *p = pq_dequeue(&q);
+        struct pkt *p = pq_dequeue(&q, PQ_ALL);
         bytes[p->prio] += p->size_bytes;
         pkt_free(sim, p);
     }
     double ratio = (double)bytes[1] / (double)bytes[0];
     assert_true(ratio > 2.7 && ratio < 3.3);
+    /* class 1 held: DRR serves class 0 only, and nothing when class 0 is held too */
+    struct pkt *p = pq_dequeue(&q, 0x01);
+    assert_int_equal(p->prio, 0);
+    pkt_free(sim, p);
+    assert_null(pq_dequeue(&q, 0x00));
     pq_fini(sim, &q);
     assert_int_equal(pkt_live(sim), 0);
     sim_destroy(sim);

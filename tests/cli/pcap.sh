@@ -25,3 +25,13 @@ grep -q '^10.0.0.1,10.0.0.2,20000,10000,612,46,2,' <<<"$fields"
 [ "$(cut -d, -f8 <<<"$fields" | sort -u)" = "1" ] || { echo "bad IPv4 checksum"; exit 1; }
 # frame times: back-to-back frames 1230.4 ns apart after the first (1 us link + first frame)
 tshark -r "$tmp/o/trace.pcap" -T fields -e frame.time_relative | head -2 | tail -1 | grep -q '0.000001230'
+# PFC frames toward a paused sender decode as MAC control PAUSE (opcode 0x0101) for class 0:
+# XOFF with 65535 quanta, then XON with 0.
+"$bin" run configs/pfc-incast.yaml --out "$tmp/pfc" --pcap s0:0 --quiet
+macc=$(tshark -r "$tmp/pfc/trace.pcap" -Y macc -T fields -E separator=, -e macc.opcode \
+    -e macc.cbfc.enbv.c0 -e macc.cbfc.pause_time.c0 2>/dev/null)
+echo "$macc" | head -3
+[ "$(head -1 <<<"$macc")" = "0x0101,1,65535" ]
+[ "$(sed -n 2p <<<"$macc")" = "0x0101,1,0" ]
+n=$(python3 -c "import json; d=json.load(open('$tmp/pfc/summary.json')); p=d['switches'][0]['ports'][0]['pfc']; print(p['pause_frames_sent'] + p['resume_frames_sent'])")
+[ "$(wc -l <<<"$macc")" -eq "$n" ]

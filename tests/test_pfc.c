@@ -1,0 +1,148 @@
+/* PFC: lossless incast, exact pause timing at a NIC, lossless vs lossy classes. */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+
+#include "models/pfc.h"
+#include "sim/scenario.h"
+#include "sim/util.h"
+
+static struct scenario *load(const char *yaml)
+{
+    struct diag d;
+    diag_init(&d, stderr);
+    struct scenario *sc = scenario_load_string("pfc.yaml", yaml, NULL, &d);
+    if (!sc)
+        fail_msg("scenario did not load");
+    return sc;
+}
+
+static const char *incast = "topology:\n"
+                            "  kind: star\n"
+                            "  hosts: 9\n"
+                            "  switch: {buffer: 256KB, pfc: %s, pfc_xoff: 20KB, pfc_xon: 10KB}\n"
+                            "flows:\n"
+                            "  - {src: h0, dst: h8, bytes: 1MB}\n"
+                            "  - {src: h1, dst: h8, bytes: 1MB}\n"
+                            "  - {src: h2, dst: h8, bytes: 1MB}\n"
+                            "  - {src: h3, dst: h8, bytes: 1MB}\n"
+                            "  - {src: h4, dst: h8, bytes: 1MB}\n"
+                            "  - {src: h5, dst: h8, bytes: 1MB}\n"
+                            "  - {src: h6, dst: h8, bytes: 1MB}\n"
+                            "  - {src: h7, dst: h8, bytes: 1MB}\n";
+
+static uint64_t drops(const struct scenario *sc)
+{
+    const struct sw *s = switch_of(scenario_node(sc, "s0"));
+    uint64_t d = 0;
+    for (uint32_t p = 0; p < s->node.nports; p++)
+        for (int c = 0; c < 8; c++)
+            d += s->tm.ports[p].cls[c].drop_pkts;
+    return d;
+}
+
+static void test_pfc_incast_lossless(void **state)
+{
+    (void)state;
+    char y[2048];
+    snprintf(y, sizeof(y), incast, "false");
+    struct scenario *lossy = load(y);
+    scenario_run(lossy);
+    assert_true(drops(lossy) > 0);
+    scenario_destroy(lossy);
+
+    snprintf(y, sizeof(y), incast, "true");
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    assert_int_equal(drops(sc), 0);
+    struct sw *s = switch_of(scenario_node(sc, "s0"));
+    uint64_t pauses = 0;
+    for (uint32_t i = 0; i < sc->nflows; i++) {
+        const struct flow *f = sc->flows[i];
+        assert_true(f->st.rx_bytes == 1000000);
+        struct port *nic = f->src->node.ports[0];
+        assert_true(nic->pfc_rx.frames > 0);
+        assert_true(nic->pfc_rx.paused_ps[0] > 0);
+        pauses += s->node.ports[i]->pfc_tx.pause_frames;
+        /* every pause was eventually lifted: XON count equals XOFF transitions */
+        assert_int_equal(s->node.ports[i]->pfc_tx.paused, 0);
+    }
+    assert_true(pauses > 0);
+    /* the bottleneck never idled: lossless, and PFC did not starve it (XON > 0) */
+    sim_time_t frame = simtime_tx_ps(1514 + 24, 10000000000ULL);
+    uint64_t frames = sc->nflows * ((1000000 + 1471) / 1472);
+    assert_true(s->node.ports[8]->tx.busy_ps >= (sim_time_t)(frames - 8) * frame);
+    scenario_destroy(sc);
+}
+
+/* A PAUSE of q quanta holds a NIC for exactly q x 512 bit times. */
+static void test_pfc_pause_timing(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("hosts: [{name: a}, {name: b}]\n"
+                               "links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
+                               "flows: [{src: a, dst: b, bytes: 10MB}]\n");
+    struct sim *sim = sc->sim;
+    struct port *nic = scenario_node(sc, "a")->ports[0];
+    sim_run(sim, SIM_US(100));
+    struct pkt *f = pkt_alloc(sim);
+    uint16_t quanta[PFC_NCLASSES] = {1000};
+    pfc_build(f, 0x01, quanta);
+    pfc_receive(sim, nic, f);
+    sim_time_t hold = 1000 * simtime_tx_ps(64, 10000000000ULL); /* 51.2 us */
+    assert_int_equal(hold, SIM_NS(51200));
+    uint64_t before = nic->tx.tx_pkts;
+    sim_run(sim, SIM_US(100) + hold - 1);
+    assert_true(nic->tx.tx_pkts <= before + 1); /* at most the frame already on the wire */
+    sim_run(sim, SIM_US(100) + hold + SIM_US(5));
+    assert_true(nic->tx.tx_pkts >= before + 3);
+    assert_int_equal(nic->pfc_rx.paused_ps[0], hold);
+    /* a resume (quanta 0) ends a pause early and counts only the time held */
+    f = pkt_alloc(sim);
+    quanta[0] = 0xffff;
+    pfc_build(f, 0x01, quanta);
+    pfc_receive(sim, nic, f);
+    sim_run(sim, sim->now + SIM_US(10));
+    f = pkt_alloc(sim);
+    quanta[0] = 0;
+    pfc_build(f, 0x01, quanta);
+    pfc_receive(sim, nic, f);
+    assert_int_equal(nic->pfc_rx.paused_ps[0], hold + SIM_US(10));
+    scenario_run(sc);
+    assert_true(sc->flows[0]->st.rx_bytes == 10000000);
+    scenario_destroy(sc);
+}
+
+/* Only the listed classes are lossless: class 3 survives the incast, class 0 loses packets. */
+static void test_pfc_classes(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology:\n"
+                               "  kind: star\n"
+                               "  hosts: 5\n"
+                               "  switch: {buffer: 128KB, pfc: true, pfc_classes: [3],\n"
+                               "           pfc_xoff: 16KB, pfc_xon: 8KB}\n"
+                               "flows:\n"
+                               "  - {name: l0, src: h0, dst: h4, bytes: 1MB, priority: 3}\n"
+                               "  - {name: l1, src: h1, dst: h4, bytes: 1MB, priority: 3}\n"
+                               "  - {name: y0, src: h2, dst: h4, bytes: 1MB, priority: 0}\n"
+                               "  - {name: y1, src: h3, dst: h4, bytes: 1MB, priority: 0}\n");
+    scenario_run(sc);
+    assert_true(scenario_flow(sc, "l0")->st.rx_bytes == 1000000);
+    assert_true(scenario_flow(sc, "l1")->st.rx_bytes == 1000000);
+    assert_true(scenario_flow(sc, "y0")->st.rx_bytes < 1000000);
+    assert_true(scenario_node(sc, "h0")->ports[0]->pfc_rx.frames > 0);
+    struct port *lossy_nic = scenario_node(sc, "h2")->ports[0];
+    assert_int_equal(lossy_nic->pfc_rx.frames, 0);
+    scenario_destroy(sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pfc_incast_lossless),
+        cmocka_unit_test(test_pfc_pause_timing),
+        cmocka_unit_test(test_pfc_classes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
