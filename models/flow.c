@@ -46,3 +46,29 @@ double flow_goodput_bps(const struct flow *f)
         return NAN;
     return (double)f->st.rx_bytes * 8.0 / simtime_sec(f->st.last_rx_ps - f->st.first_tx_ps);
 }
+
+void flow_stream_attach(struct flow *f, const struct flow_stream *s)
+{
+    SIM_ASSERT(f->ops->push != NULL);
+    f->streaming = true;
+    f->stream = *s;
+}
+
+void flow_push(struct flow *f, uint64_t bytes)
+{
+    SIM_ASSERT(f->streaming);
+    f->pushed += bytes;
+    f->ops->push(f);
+}
+
+void flow_report_delivered(struct flow *f, uint64_t total)
+{
+    if (f->streaming && f->stream.delivered)
+        f->stream.delivered(f, total, f->stream.ud);
+}
+
+void flow_report_acked(struct flow *f, uint64_t total)
+{
+    if (f->streaming && f->stream.acked)
+        f->stream.acked(f, total, f->stream.ud);
+}

@@ -66,15 +66,25 @@ struct flow_stats {
 
 struct flow;
 
+/* Byte-stream use of a flow (the message layer): the owner pushes bytes to send and hears of
+ * progress. In stream mode the flow sends what was pushed instead of `bytes`. */
+struct flow_stream {
+    /* receiver: payload bytes delivered in order so far (called when it grows) */
+    void (*delivered)(struct flow *f, uint64_t total, void *ud);
+    /* sender: payload bytes the transport is done with (acknowledged; for UDP, sent) */
+    void (*acked)(struct flow *f, uint64_t total, void *ud);
+    void *ud;
+};
+
 struct flow_ops {
     const char *type;
     const char *summary;
     const struct param_def *params;
     const size_t *nparams;
     size_t cfg_size; /* the transport's config struct, starting with struct flow_cfg */
-    /* Checks a decoded configuration; reports errors at `m` and returns their number.
-     * scenario_stop_ps is the scenario's stop time (0 = none). */
-    int (*check)(const void *cfg, const struct cfg_node *m, struct diag *d, const char *name,
+    /* Checks a decoded configuration and completes derived fields; reports errors at `m` and
+     * returns their number. scenario_stop_ps is the scenario's stop time (0 = none). */
+    int (*check)(void *cfg, const struct cfg_node *m, struct diag *d, const char *name,
                  sim_time_t scenario_stop_ps);
     /* Creates the flow (cfg already checked) and schedules its start. */
     struct flow *(*create)(struct sim *sim, uint32_t index, const char *name, const void *cfg,
@@ -82,6 +92,8 @@ struct flow_ops {
     void (*destroy)(struct sim *sim, struct flow *f);
     /* Adds transport-specific fields to the flow's summary.json object (may be NULL). */
     void (*stats_json)(const struct flow *f, json_t *obj);
+    /* Stream mode: more bytes to send (f->pushed already counts them); NULL if unsupported. */
+    void (*push)(struct flow *f);
 };
 
 struct flow {
@@ -92,7 +104,25 @@ struct flow {
     struct host *dst;
     struct flow_cfg common;
     struct flow_stats st;
+    bool streaming;            /* stream mode: send what was pushed */
+    uint64_t pushed;           /* stream mode: bytes pushed so far */
+    struct flow_stream stream; /* stream mode: progress callbacks */
 };
+
+/* Payload bytes the flow may send in total: pushed bytes in stream mode, else `bytes`
+ * (0 = unlimited). */
+static inline uint64_t flow_budget(const struct flow *f)
+{
+    return f->streaming ? f->pushed : f->common.bytes;
+}
+
+/* Puts a flow in stream mode before it starts. */
+void flow_stream_attach(struct flow *f, const struct flow_stream *s);
+/* Adds bytes to a streaming flow's budget and wakes the transport. */
+void flow_push(struct flow *f, uint64_t bytes);
+/* Called by transports: progress for the stream owner (no-ops when not streaming). */
+void flow_report_delivered(struct flow *f, uint64_t total);
+void flow_report_acked(struct flow *f, uint64_t total);
 
 /* Fills the base; the transport calls it from its create(). */
 void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, const char *name,

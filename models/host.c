@@ -11,6 +11,8 @@ const struct param_def host_params[] = {
      "NIC transmit queue limit, bytes (0 = unlimited)"},
     {"nic_priorities", PARAM_INT, HP(nic_prio), "8", "1", "8", NULL,
      "NIC transmit queues, strict priority by packet priority"},
+    {"cpu_cores", PARAM_INT, HP(cpu_cores), "1", "1", "64", NULL,
+     "CPU cores that run message-layer work (per-message overhead, copies)"},
 };
 const size_t host_nparams = ARRAY_LEN(host_params);
 
@@ -40,6 +42,7 @@ struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_
     h->ip = pkt_host_ip(index);
     h->next_port = 10000;
     pq_init(&h->nic, (uint8_t)cfg->nic_prio, PQ_SCHED_STRICT, 0);
+    hostcpu_init(&h->cpu, (uint32_t)cfg->cpu_cores);
     return h;
 }
 
@@ -47,6 +50,7 @@ static void host_destroy(struct node *n)
 {
     struct host *h = host_of(n);
     pq_fini(n->sim, &h->nic);
+    hostcpu_fini(n->sim, &h->cpu);
     node_fini(n);
     free(h);
 }

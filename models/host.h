@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/hostcpu.h"
 #include "models/node.h"
 #include "models/pq.h"
 #include "sim/param.h"
@@ -34,6 +35,7 @@ struct host_cfg {
     const char *name;
     uint64_t nic_buffer_bytes; /* 0 = unlimited */
     int64_t nic_prio;
+    int64_t cpu_cores; /* cores for message-layer software costs */
 };
 
 struct host {
@@ -42,6 +44,7 @@ struct host {
     uint32_t index; /* host number: address 10.x.y.z = index + 1 */
     uint32_t ip;
     struct pq nic;
+    struct hostcpu cpu;
     struct nic_source *src_head;
     struct nic_source *src_tail;
     struct endpoint *eps;

@@ -69,14 +69,16 @@ static bool budget_left(const struct udp_flow *f)
     const struct flow_cfg *c = &f->cfg.common;
     if (c->stop_ps && f->base.src->node.sim->now > c->stop_ps)
         return false;
-    return c->bytes == 0 || f->base.st.tx_bytes < c->bytes;
+    uint64_t budget = flow_budget(&f->base);
+    return (budget == 0 && !f->base.streaming) || f->base.st.tx_bytes < budget;
 }
 
 static uint32_t next_payload(struct udp_flow *f, uint64_t remaining_in_msg)
 {
     uint64_t n = MIN(remaining_in_msg, (uint64_t)f->payload_max);
-    if (f->cfg.common.bytes)
-        n = MIN(n, f->cfg.common.bytes - f->base.st.tx_bytes);
+    uint64_t budget = flow_budget(&f->base);
+    if (budget)
+        n = MIN(n, budget - f->base.st.tx_bytes);
     return (uint32_t)n;
 }
 
@@ -89,7 +91,10 @@ static struct pkt *burst_next(struct nic_source *s, struct host *h)
         f->done_sending = true;
         return NULL;
     }
-    return make_packet(f, next_payload(f, UINT64_MAX));
+    struct pkt *p = make_packet(f, next_payload(f, UINT64_MAX));
+    /* UDP has no acknowledgements: a byte is done with once it is handed to the NIC */
+    flow_report_acked(&f->base, f->base.st.tx_bytes);
+    return p;
 }
 
 static uint64_t draw_size(struct udp_flow *f)
@@ -158,9 +163,23 @@ static void sink_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     if (f->cfg.common.bytes && st->rx_bytes == f->cfg.common.bytes)
         st->complete_ps = sim->now;
     pkt_free(sim, p);
+    /* raw datagrams: progress is what arrived (in order unless the network reorders; a lost
+     * datagram stalls the stream — use a reliable transport for messages that must arrive) */
+    flow_report_delivered(&f->base, st->rx_bytes);
 }
 
-static int udp_check(const void *cfgp, const struct cfg_node *m, struct diag *d, const char *name,
+/* Stream mode: a burst flow sends pushed bytes at line rate. */
+static void udp_push(struct flow *fb)
+{
+    struct udp_flow *f = container_of(fb, struct udp_flow, base);
+    struct sim *sim = fb->src->node.sim;
+    f->done_sending = false;
+    if (f->cfg.pattern == UDP_BURST && sim->now >= f->cfg.common.start_ps &&
+        !evq_timer_pending(&f->timer))
+        host_activate(fb->src, &f->source);
+}
+
+static int udp_check(void *cfgp, const struct cfg_node *m, struct diag *d, const char *name,
                      sim_time_t scenario_stop_ps)
 {
     const struct udp_flow_cfg *c = cfgp;
@@ -238,4 +257,5 @@ const struct flow_ops udp_flow_ops = {
     .create = udp_create,
     .destroy = udp_destroy,
     .stats_json = udp_stats_json,
+    .push = udp_push,
 };

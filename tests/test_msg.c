@@ -1,0 +1,182 @@
+/* Message layer and host cost models: analytic times on an idle network, CPU queueing, order. */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/hostcpu.h"
+#include "models/msg.h"
+#include "models/udp_app.h"
+#include "sim/scenario.h"
+#include "sim/util.h"
+
+static struct scenario *load(const char *yaml)
+{
+    struct diag d;
+    diag_init(&d, stderr);
+    struct scenario *sc = scenario_load_string("msg.yaml", yaml, NULL, &d);
+    if (!sc)
+        fail_msg("scenario did not load");
+    return sc;
+}
+
+#define LINK "hosts: [{name: a}, {name: b}]\nlinks: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
+
+/* Wire time of `bytes` of UDP payload in 1472-byte packets on the 10 Gbps link, plus delay. */
+static sim_time_t udp_transfer_ps(uint64_t bytes)
+{
+    sim_time_t t = 0;
+    while (bytes > 0) {
+        uint64_t n = MIN(bytes, 1472);
+        t += simtime_tx_ps(n + 42 + 24, 10000000000ULL);
+        bytes -= n;
+    }
+    return t + SIM_US(1);
+}
+
+static void test_msg_cost_formulas(void **state)
+{
+    (void)state;
+    struct msg_cost c;
+    assert_string_equal(msg_preset(MSG_PRESET_GRPC_TCP, &c), "tcp");
+    /* 25 us + 2 copies of 1 MB at 5 GB/s (200 us each) */
+    assert_int_equal(msg_tx_cost_ps(&c, 1000000), SIM_US(425));
+    assert_int_equal(msg_rx_cost_ps(&c, 1000000), SIM_US(225));
+    assert_string_equal(msg_preset(MSG_PRESET_RPC_RDMA, &c), "rdma");
+    assert_true(c.control_rtt);
+    assert_int_equal(msg_tx_cost_ps(&c, 1000000), SIM_US(205));
+    assert_string_equal(msg_preset(MSG_PRESET_RDMA_ZERO_COPY, &c), "rdma");
+    assert_int_equal(msg_rx_cost_ps(&c, 1000000), SIM_NS(1500));
+    assert_null(msg_preset(MSG_PRESET_NONE, &c));
+}
+
+/* One 1 MB message: sender CPU, then the bytes on the wire, then receiver CPU. */
+static void test_msg_one_message_analytic(void **state)
+{
+    (void)state;
+    struct scenario *sc = load(LINK "flows: [{name: m, type: rpc, src: a, dst: b, transport: udp,"
+                                    " size: 1MB, tx_fixed: 25us, rx_fixed: 25us, tx_copies: 2,"
+                                    " rx_copies: 1, copy_bw: 40Gbps}]\n");
+    scenario_run(sc);
+    const struct flow *f = scenario_flow(sc, "m");
+    sim_time_t expect = SIM_US(425) + udp_transfer_ps(1000000) + SIM_US(225);
+    assert_int_equal(f->st.complete_ps, expect);
+    assert_int_equal(expect, SIM_NS(1486904));
+    scenario_destroy(sc);
+}
+
+/* The rendezvous adds one request/reply round trip of 64-byte datagrams before the payload. */
+static void test_msg_control_rtt(void **state)
+{
+    (void)state;
+    struct scenario *sc = load(LINK "flows: [{name: r, type: rpc, src: a, dst: b, transport: udp,"
+                                    " size: 1MB, control_rtt: true}]\n");
+    scenario_run(sc);
+    sim_time_t rtt = 2 * udp_transfer_ps(64);
+    assert_int_equal(scenario_flow(sc, "r")->st.complete_ps, rtt + udp_transfer_ps(1000000));
+    scenario_destroy(sc);
+}
+
+/* Closed loop, window 1: messages follow each other; each takes the same time. Open loop with a
+ * single sender core: the CPU serializes the sender costs, so message k leaves the CPU at
+ * (k+1) x cost even when they are all submitted at once. */
+static void test_msg_loops_and_cpu(void **state)
+{
+    (void)state;
+    struct scenario *sc = load(LINK "flows:\n"
+                                    "  - {name: c, type: rpc, src: a, dst: b, transport: udp,"
+                                    " size: 100KB, count: 5, tx_fixed: 10us}\n");
+    scenario_run(sc);
+    sim_time_t one = SIM_US(10) + udp_transfer_ps(100000);
+    assert_int_equal(scenario_flow(sc, "c")->st.complete_ps, 5 * one);
+    scenario_destroy(sc);
+    sc = load(LINK "flows:\n"
+                   "  - {name: w, type: rpc, src: a, dst: b, transport: udp, size: 1000,"
+                   " count: 4, window: 4, tx_fixed: 100us}\n");
+    scenario_run(sc);
+    /* four jobs of 100 us on one core; the last message leaves the CPU at 400 us */
+    assert_int_equal(scenario_flow(sc, "w")->st.complete_ps, SIM_US(400) + udp_transfer_ps(1000));
+    assert_int_equal(scenario_node(sc, "a") ? host_of(scenario_node(sc, "a"))->cpu.busy_ps : 0,
+                     SIM_US(400));
+    scenario_destroy(sc);
+    sc = load("hosts: [{name: a, cpu_cores: 2}, {name: b}]\n"
+              "links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
+              "flows:\n"
+              "  - {name: w, type: rpc, src: a, dst: b, transport: udp, size: 1000,"
+              " count: 4, window: 4, tx_fixed: 100us}\n");
+    scenario_run(sc);
+    /* two cores: messages 3 and 4 leave the CPU together at 200 us, so the last one also waits
+     * for the other's frame on the wire */
+    assert_int_equal(scenario_flow(sc, "w")->st.complete_ps,
+                     SIM_US(200) + simtime_tx_ps(1000 + 42 + 24, 10000000000ULL) +
+                         udp_transfer_ps(1000));
+    scenario_destroy(sc);
+}
+
+/* Messages of different sizes share one stream; each is delivered when its own last byte is in,
+ * in order, and the latency statistics count each once. */
+struct order_log {
+    uint64_t ids[16];
+    int n;
+};
+
+static void log_delivered(struct msg_conn *c, const struct msg *m, void *ud)
+{
+    (void)c;
+    struct order_log *l = ud;
+    l->ids[l->n++] = m->id;
+}
+
+static void test_msg_stream_boundaries(void **state)
+{
+    (void)state;
+    struct scenario *sc = load(LINK);
+    struct host *a = host_of(scenario_node(sc, "a"));
+    struct host *b = host_of(scenario_node(sc, "b"));
+    struct udp_flow_cfg ucfg;
+    param_defaults(udp_flow_ops.params, *udp_flow_ops.nparams, &ucfg);
+    struct msg_cost cost = {.copy_bps = 40000000000ULL};
+    struct order_log log = {.n = 0};
+    struct msg_conn *c = msg_conn_create(sc->sim, "t", 0, a, b, &udp_flow_ops, &ucfg, &cost,
+                                         log_delivered, NULL, &log);
+    uint64_t sizes[5] = {100, 3000, 1, 1472, 50000};
+    for (int i = 0; i < 5; i++)
+        msg_send(c, sizes[i], NULL);
+    scenario_run(sc);
+    assert_int_equal(log.n, 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(log.ids[i], i);
+    assert_int_equal(c->delivered_bytes, 54573);
+    assert_int_equal(c->latency.n, 5);
+    assert_null(c->head); /* every message acked and delivered, returned to the pool */
+    msg_conn_destroy(c);
+    scenario_destroy(sc);
+}
+
+static void test_msg_bad_transport(void **state)
+{
+    (void)state;
+    struct diag d;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    diag_init(&d, f);
+    struct scenario *sc = scenario_load_string(
+        "bad.yaml", LINK "flows: [{type: rpc, src: a, dst: b, transport: rpc}]\n", NULL, &d);
+    fflush(f);
+    assert_null(sc);
+    assert_non_null(strstr(buf, "transport 'rpc' cannot carry messages"));
+    fclose(f);
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_msg_cost_formulas),  cmocka_unit_test(test_msg_one_message_analytic),
+        cmocka_unit_test(test_msg_control_rtt),    cmocka_unit_test(test_msg_loops_and_cpu),
+        cmocka_unit_test(test_msg_stream_boundaries), cmocka_unit_test(test_msg_bad_transport),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
