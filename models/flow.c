@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/util.h"
 
@@ -15,6 +16,7 @@ void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, 
     f->dst = dst;
     f->common = *common;
     f->st = (struct flow_stats){.complete_ps = -1};
+    f->sport = (uint16_t)(20000 + index % 40000);
     stats_init(&f->st.delay, 16);
     stats_init(&f->st.qdelay, 16);
 }
@@ -71,4 +73,23 @@ void flow_report_acked(struct flow *f, uint64_t total)
 {
     if (f->streaming && f->stream.acked)
         f->stream.acked(f, total, f->stream.ud);
+}
+
+uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len, struct pkt *p)
+{
+    uint16_t n = flow_tag_bytes(f);
+    if (n == 0 || !f->stream.tag)
+        return 0;
+    SIM_ASSERT(p->hdr_len + n <= PKT_HDR_MAX);
+    uint8_t *t = p->hdr + p->hdr_len;
+    memset(t, 0, n);
+    f->stream.tag(f, offset, len, t, p, f->stream.ud);
+    p->hdr_len = (uint16_t)(p->hdr_len + n);
+    return n;
+}
+
+void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off)
+{
+    if (f->streaming && f->stream.rx_packet)
+        f->stream.rx_packet(f, p, flow_tag_bytes(f) ? p->hdr + tag_off : NULL, f->stream.ud);
 }

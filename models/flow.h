@@ -74,6 +74,14 @@ struct flow_stream {
     /* sender: payload bytes the transport is done with (acknowledged; for UDP, sent) */
     void (*acked)(struct flow *f, uint64_t total, void *ud);
     void *ud;
+    /* Optional per-packet tag (the DDL shim header): tag_bytes more header bytes follow the
+     * transport header of every data packet (counted in the frame, not in the payload);
+     * tag() writes them for the packet carrying stream bytes [offset, offset + len). */
+    uint16_t tag_bytes;
+    void (*tag)(struct flow *f, uint64_t offset, uint32_t len, uint8_t *tag, struct pkt *p,
+                void *ud);
+    /* Optional: the receiver sees each data packet (with its tag) as it arrives. */
+    void (*rx_packet)(struct flow *f, const struct pkt *p, const uint8_t *tag, void *ud);
 };
 
 struct flow_ops {
@@ -104,6 +112,7 @@ struct flow {
     struct host *dst;
     struct flow_cfg common;
     struct flow_stats st;
+    uint16_t sport;            /* transport source port (DDL streams use 0xDDxx) */
     bool streaming;            /* stream mode: send what was pushed */
     uint64_t pushed;           /* stream mode: bytes pushed so far */
     struct flow_stream stream; /* stream mode: progress callbacks */
@@ -123,6 +132,17 @@ void flow_push(struct flow *f, uint64_t bytes);
 /* Called by transports: progress for the stream owner (no-ops when not streaming). */
 void flow_report_delivered(struct flow *f, uint64_t total);
 void flow_report_acked(struct flow *f, uint64_t total);
+/* Called by transports when building a data packet whose transport header ends at
+ * p->hdr_len: appends the stream's tag (if any) for bytes [offset, offset + len). Returns the
+ * tag length added. The transport must have left room (flow_tag_bytes) in its segment size. */
+uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len, struct pkt *p);
+static inline uint16_t flow_tag_bytes(const struct flow *f)
+{
+    return f->streaming ? f->stream.tag_bytes : 0;
+}
+/* Called by transports for each data packet received, before it is freed; `tag_off` is where
+ * the tag starts in p->hdr. */
+void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off);
 
 /* Fills the base; the transport calls it from its create(). */
 void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, const char *name,

@@ -39,6 +39,30 @@ const char *msg_preset(enum msg_preset p, struct msg_cost *c)
     }
 }
 
+void msg_cost_resolve(struct msg_cost *c, enum msg_preset preset, const struct cfg_node *m)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+        size_t size;
+    } keys[] = {
+        {"tx_fixed", offsetof(struct msg_cost, tx_fixed_ps), sizeof(sim_time_t)},
+        {"rx_fixed", offsetof(struct msg_cost, rx_fixed_ps), sizeof(sim_time_t)},
+        {"tx_copies", offsetof(struct msg_cost, tx_copies), sizeof(int64_t)},
+        {"rx_copies", offsetof(struct msg_cost, rx_copies), sizeof(int64_t)},
+        {"copy_bw", offsetof(struct msg_cost, copy_bps), sizeof(uint64_t)},
+        {"serialize_bw", offsetof(struct msg_cost, serialize_bps), sizeof(uint64_t)},
+        {"control_rtt", offsetof(struct msg_cost, control_rtt), sizeof(bool)},
+        {"poll", offsetof(struct msg_cost, poll_ps), sizeof(sim_time_t)},
+    };
+    struct msg_cost given = *c;
+    msg_preset(preset, c);
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+        if (cfg_get(m, keys[i].key))
+            memcpy((char *)c + keys[i].off, (const char *)&given + keys[i].off, keys[i].size);
+    }
+}
+
 static sim_time_t bytes_at(uint64_t bytes, uint64_t bps)
 {
     return bps ? simtime_tx_ps(bytes, bps) : 0;
@@ -104,8 +128,8 @@ static void rx_done(struct sim *sim, struct hostcpu_job *job)
     c->delivered_msgs++;
     c->delivered_bytes += m->bytes;
     stats_add(&c->latency, simtime_sec(sim->now - m->t_submit));
-    if (c->on_delivered)
-        c->on_delivered(c, m, c->ud);
+    if (c->hooks.on_delivered)
+        c->hooks.on_delivered(c, m, c->hooks.ud);
     reap(c);
 }
 
@@ -130,8 +154,8 @@ static void data_acked(struct flow *f, uint64_t total, void *ud)
         struct msg *m = c->next_ack;
         c->next_ack = m->next;
         m->acked = true;
-        if (c->on_acked)
-            c->on_acked(c, m, c->ud);
+        if (c->hooks.on_acked)
+            c->hooks.on_acked(c, m, c->hooks.ud);
     }
     reap(c);
 }
@@ -152,6 +176,34 @@ static void ctrl_rep_delivered(struct flow *f, uint64_t total, void *ud)
     struct msg_conn *c = ud;
     c->ctrl_replied = total / MSG_CONTROL_BYTES;
     advance(c);
+}
+
+/* The message holding stream byte `off`: retransmissions reach back, so search from the oldest
+ * live message. */
+static struct msg *msg_at(struct msg_conn *c, uint64_t off)
+{
+    for (struct msg *m = c->head; m && m->in_stream; m = m->next) {
+        if (off < m->end)
+            return m;
+    }
+    return NULL;
+}
+
+static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, struct pkt *p,
+                     void *ud)
+{
+    (void)f;
+    struct msg_conn *c = ud;
+    struct msg *m = msg_at(c, off);
+    SIM_ASSERT(m != NULL);
+    c->hooks.tag(c, m, off - (m->end - m->bytes), len, tag, p, c->hooks.ud);
+}
+
+static void data_rx_packet(struct flow *f, const struct pkt *p, const uint8_t *tag, void *ud)
+{
+    (void)f;
+    struct msg_conn *c = ud;
+    c->hooks.rx_packet(c, p, tag, c->hooks.ud);
 }
 
 static struct flow *stream_flow(struct sim *sim, const char *name, const char *suffix,
@@ -175,26 +227,33 @@ static struct flow *stream_flow(struct sim *sim, const char *name, const char *s
 struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flow_index,
                                  struct host *src, struct host *dst, const struct flow_ops *tp,
                                  const void *tp_cfg, const struct msg_cost *cost,
-                                 msg_cb *on_delivered, msg_cb *on_acked, void *ud)
+                                 const struct msg_hooks *hooks)
 {
     struct msg_conn *c = xcalloc(1, sizeof(*c));
     c->sim = sim;
     c->src = src;
     c->dst = dst;
     c->cost = *cost;
-    c->on_delivered = on_delivered;
-    c->on_acked = on_acked;
-    c->ud = ud;
+    c->hooks = *hooks;
     pool_init(&c->msgs, sizeof(struct msg), 64);
     stats_init(&c->latency, 4);
-    struct flow_stream data_cb = {data_delivered, data_acked, c};
+    struct flow_stream data_cb = {
+        .delivered = data_delivered,
+        .acked = data_acked,
+        .ud = c,
+        .tag_bytes = hooks->tag ? hooks->tag_bytes : 0,
+        .tag = hooks->tag ? data_tag : NULL,
+        .rx_packet = hooks->rx_packet ? data_rx_packet : NULL,
+    };
     c->data = stream_flow(sim, name, "data", flow_index, src, dst, tp, tp_cfg, &data_cb);
+    if (hooks->sport)
+        c->data->sport = hooks->sport;
     if (cost->control_rtt) {
         struct udp_flow_cfg ucfg;
         param_defaults(udp_flow_ops.params, *udp_flow_ops.nparams, &ucfg);
         ucfg.common.priority = ((const struct flow_cfg *)tp_cfg)->priority;
-        struct flow_stream req_cb = {ctrl_req_delivered, NULL, c};
-        struct flow_stream rep_cb = {ctrl_rep_delivered, NULL, c};
+        struct flow_stream req_cb = {.delivered = ctrl_req_delivered, .ud = c};
+        struct flow_stream rep_cb = {.delivered = ctrl_rep_delivered, .ud = c};
         c->ctrl_req = stream_flow(sim, name, "req", flow_index, src, dst, &udp_flow_ops, &ucfg,
                                   &req_cb);
         c->ctrl_rep = stream_flow(sim, name, "rep", flow_index, dst, src, &udp_flow_ops, &ucfg,

@@ -17,6 +17,7 @@
 
 #include "models/flow.h"
 #include "models/hostcpu.h"
+#include "sim/param.h"
 #include "sim/pool.h"
 #include "sim/stats.h"
 
@@ -43,6 +44,31 @@ enum msg_preset {
 extern const char *const msg_preset_names[];
 /* The cost of a preset and the transport it runs over ("tcp", "rdma", or NULL for none). */
 const char *msg_preset(enum msg_preset p, struct msg_cost *cost);
+/* Parameter table entries for a struct msg_cost member `field` of config struct S (the keys a
+ * scenario uses to override a preset), and the function that applies a preset under them. */
+#define MSG_COST_OFF(S, field, m) (offsetof(S, field) + offsetof(struct msg_cost, m))
+#define MSG_COST_PARAMS(S, field)                                                              \
+    {"tx_fixed", PARAM_TIME, MSG_COST_OFF(S, field, tx_fixed_ps), PARAM_OPTIONAL, "0", "1s",   \
+     NULL, "sender CPU time per message (overrides the preset)"},                             \
+        {"rx_fixed", PARAM_TIME, MSG_COST_OFF(S, field, rx_fixed_ps), PARAM_OPTIONAL, "0",     \
+         "1s", NULL, "receiver CPU time per message"},                                         \
+        {"tx_copies", PARAM_INT, MSG_COST_OFF(S, field, tx_copies), PARAM_OPTIONAL, "0", "16", \
+         NULL, "sender memory copies of the payload"},                                         \
+        {"rx_copies", PARAM_INT, MSG_COST_OFF(S, field, rx_copies), PARAM_OPTIONAL, "0", "16", \
+         NULL, "receiver memory copies of the payload"},                                       \
+        {"copy_bw", PARAM_RATE, MSG_COST_OFF(S, field, copy_bps), PARAM_OPTIONAL, "1Mbps",     \
+         NULL, NULL, "memcpy bandwidth (default 40Gbps = 5 GB/s)"},                            \
+        {"serialize_bw", PARAM_RATE, MSG_COST_OFF(S, field, serialize_bps), PARAM_OPTIONAL,    \
+         "0", NULL, NULL, "(de)serialization bandwidth at each side (0 = none)"},              \
+        {"control_rtt", PARAM_BOOL, MSG_COST_OFF(S, field, control_rtt), PARAM_OPTIONAL, NULL, \
+         NULL, NULL, "a rendezvous request/reply precedes each payload"},                      \
+        {"poll", PARAM_TIME, MSG_COST_OFF(S, field, poll_ps), PARAM_OPTIONAL, "0", "1s", NULL, \
+         "receiver notices a completion this late"}
+
+/* `decoded` holds the values decoded from map `m`; the result is the preset's cost with the keys
+ * present in `m` taken from `decoded`. */
+void msg_cost_resolve(struct msg_cost *decoded, enum msg_preset preset, const struct cfg_node *m);
+
 /* CPU time of a message of `bytes` at the sender / receiver. */
 sim_time_t msg_tx_cost_ps(const struct msg_cost *c, uint64_t bytes);
 sim_time_t msg_rx_cost_ps(const struct msg_cost *c, uint64_t bytes);
@@ -70,6 +96,21 @@ struct msg {
 /* Called at the receiver when a message is delivered, and at the sender when it is acked. */
 typedef void msg_cb(struct msg_conn *c, const struct msg *m, void *ud);
 
+/* What the application hears and adds. All optional except what it uses. */
+struct msg_hooks {
+    msg_cb *on_delivered;
+    msg_cb *on_acked;
+    /* per-packet tag (the DDL shim) of tag_bytes for the packet carrying bytes
+     * [off, off + len) of message m */
+    uint16_t tag_bytes;
+    void (*tag)(struct msg_conn *c, const struct msg *m, uint64_t off, uint32_t len,
+                uint8_t *tag, struct pkt *p, void *ud);
+    /* each data packet at the receiver, with its tag */
+    void (*rx_packet)(struct msg_conn *c, const struct pkt *p, const uint8_t *tag, void *ud);
+    uint16_t sport; /* transport source port of the data flow (0: the transport's) */
+    void *ud;
+};
+
 struct msg_conn {
     struct sim *sim;
     struct host *src;
@@ -78,9 +119,7 @@ struct msg_conn {
     struct flow *data;     /* src → dst payload stream */
     struct flow *ctrl_req; /* src → dst rendezvous requests (control_rtt) */
     struct flow *ctrl_rep; /* dst → src rendezvous replies */
-    msg_cb *on_delivered;
-    msg_cb *on_acked;
-    void *ud;
+    struct msg_hooks hooks;
     struct pool msgs;
     struct msg *head; /* oldest live message */
     struct msg *tail;
@@ -102,8 +141,8 @@ struct msg_conn {
  * flows, when the cost asks for a rendezvous, are UDP. `flow_index` tags the packets. */
 struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flow_index,
                                  struct host *src, struct host *dst, const struct flow_ops *tp,
-                                 const void *tp_cfg, const struct msg_cost *cost, msg_cb *on_delivered,
-                                 msg_cb *on_acked, void *ud);
+                                 const void *tp_cfg, const struct msg_cost *cost,
+                                 const struct msg_hooks *hooks);
 void msg_conn_destroy(struct msg_conn *c);
 /* Submits a message of `bytes` (≥ 1) now. Returns its id. */
 uint64_t msg_send(struct msg_conn *c, uint64_t bytes, void *meta);

@@ -42,6 +42,9 @@ struct pkt {
     sim_time_t t_created; /* when the source made it, ps */
     sim_time_t t_enq;     /* when it entered its current queue, ps */
     sim_time_t qdelay_ps; /* time spent waiting in queues so far */
+    sim_time_t blocking_ps; /* switch-queue time while the port sent lower-priority packets */
+    sim_time_t blk_mark;    /* the port's lower-priority transmit clock at enqueue */
+    uint32_t qseen_bytes;   /* deepest egress queue (bytes, all classes) found at a switch */
     uint8_t hdr[PKT_HDR_MAX];
 };
 

@@ -34,7 +34,6 @@ struct rpc_flow {
 };
 
 #define RP(field) offsetof(struct rpc_cfg, field)
-#define RC(field) (offsetof(struct rpc_cfg, cost) + offsetof(struct msg_cost, field))
 static const struct param_def rpc_params[] = {
     FLOW_COMMON_PARAMS(struct rpc_cfg),
     {"preset", PARAM_ENUM, RP(preset), "none", NULL, NULL, msg_preset_names,
@@ -49,47 +48,9 @@ static const struct param_def rpc_params[] = {
      "time between submissions (0 = closed loop with `window` outstanding)"},
     {"window", PARAM_INT, RP(window), "1", "1", "1000000", NULL,
      "closed loop: messages outstanding"},
-    {"tx_fixed", PARAM_TIME, RC(tx_fixed_ps), PARAM_OPTIONAL, "0", "1s", NULL,
-     "sender CPU time per message (overrides the preset)"},
-    {"rx_fixed", PARAM_TIME, RC(rx_fixed_ps), PARAM_OPTIONAL, "0", "1s", NULL,
-     "receiver CPU time per message"},
-    {"tx_copies", PARAM_INT, RC(tx_copies), PARAM_OPTIONAL, "0", "16", NULL,
-     "sender memory copies of the payload"},
-    {"rx_copies", PARAM_INT, RC(rx_copies), PARAM_OPTIONAL, "0", "16", NULL,
-     "receiver memory copies of the payload"},
-    {"copy_bw", PARAM_RATE, RC(copy_bps), PARAM_OPTIONAL, "1Mbps", NULL, NULL,
-     "memcpy bandwidth (e.g. 40Gbps = 5 GB/s)"},
-    {"serialize_bw", PARAM_RATE, RC(serialize_bps), PARAM_OPTIONAL, "0", NULL, NULL,
-     "(de)serialization bandwidth at each side (0 = none)"},
-    {"control_rtt", PARAM_BOOL, RC(control_rtt), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "a rendezvous request/reply precedes each payload"},
-    {"poll", PARAM_TIME, RC(poll_ps), PARAM_OPTIONAL, "0", "1s", NULL,
-     "receiver notices a completion this late"},
+    MSG_COST_PARAMS(struct rpc_cfg, cost),
 };
 static const size_t rpc_nparams = ARRAY_LEN(rpc_params);
-
-static const char *const cost_keys[] = {"tx_fixed",     "rx_fixed",    "tx_copies", "rx_copies",
-                                        "copy_bw",      "serialize_bw", "control_rtt", "poll"};
-
-/* The preset's cost with the keys given in the flow's map applied over it. */
-static void resolve_cost(struct rpc_cfg *c, const struct cfg_node *m)
-{
-    struct msg_cost explicit_cost = c->cost;
-    msg_preset((enum msg_preset)c->preset, &c->cost);
-    if (c->preset == MSG_PRESET_NONE)
-        c->cost.copy_bps = 40000000000ULL;
-    for (size_t i = 0; i < ARRAY_LEN(cost_keys); i++) {
-        if (!cfg_get(m, cost_keys[i]))
-            continue;
-        for (size_t k = 0; k < rpc_nparams; k++) {
-            if (strcmp(rpc_params[k].name, cost_keys[i]) != 0)
-                continue;
-            size_t off = rpc_params[k].offset - offsetof(struct rpc_cfg, cost);
-            size_t n = rpc_params[k].type == PARAM_BOOL ? sizeof(bool) : sizeof(int64_t);
-            memcpy((char *)&c->cost + off, (const char *)&explicit_cost + off, n);
-        }
-    }
-}
 
 static const struct flow_ops *transport_of(const struct rpc_cfg *c)
 {
@@ -122,7 +83,7 @@ static int rpc_check(void *cfgp, const struct cfg_node *m, struct diag *d, const
 {
     (void)scenario_stop_ps;
     struct rpc_cfg *c = cfgp;
-    resolve_cost(c, m);
+    msg_cost_resolve(&c->cost, (enum msg_preset)c->preset, m);
     const struct flow_ops *tp = transport_of(c);
     if (!tp) {
         struct msg_cost tmp;
@@ -190,8 +151,8 @@ static struct flow *rpc_create(struct sim *sim, uint32_t index, const char *name
     const struct flow_ops *tp = transport_of(cfg);
     void *tcfg = transport_cfg(tp, cfg, sim->diag, name);
     SIM_ASSERT(tcfg != NULL); /* rpc_check decoded it already */
-    f->conn = msg_conn_create(sim, name, index, src, dst, tp, tcfg, &f->cfg.cost, rpc_delivered,
-                              NULL, f);
+    struct msg_hooks hooks = {.on_delivered = rpc_delivered, .ud = f};
+    f->conn = msg_conn_create(sim, name, index, src, dst, tp, tcfg, &f->cfg.cost, &hooks);
     free(tcfg);
     evq_timer_init(&f->timer, rpc_timer, EVQ_PHASE_DEFAULT);
     evq_schedule(&sim->evq, &f->timer, cfg->common.start_ps);

@@ -121,6 +121,8 @@ static struct pkt *switch_pull(struct node *n, struct port *out)
     struct sw *sw = switch_of(n);
     uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
     struct pkt *p = tmgr_dequeue(n->sim, &sw->tm, out->index, allowed);
+    if (p)
+        tmgr_note_tx(&sw->tm, out->index, p, n->sim->now, link_tx_ps(&out->tx, p->size_bytes));
     if (p && tmgr_lossless(&sw->tm, p)) {
         struct port *in = n->ports[p->in_port];
         uint8_t cls = p->prio & 7;

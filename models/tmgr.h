@@ -8,6 +8,11 @@
  * bypass the shared-buffer and queue limits, and are admitted while their ingress account stays
  * within XOFF + headroom; the switch pauses the upstream at XOFF and resumes it at XON.
  *
+ * Network blocking time (TensorExpress's metric): a packet accrues the time its egress port
+ * spends sending packets of lower priority (p->prio, whatever queue they use) while it waits.
+ * Each port keeps, per priority, a running clock of lower-priority transmission; a packet's
+ * blocking is that clock at dequeue minus the clock at enqueue.
+ *
  * Occupancy counts packets waiting in the queues; the packet being serialized has left its
  * queue (as in ns-3). Ties: see evq.h (an arrival at the instant of a departure is admitted
  * against the occupancy before the departure). */
@@ -65,6 +70,13 @@ struct tmgr_port {
     uint64_t ingress_bytes[PQ_MAX_PRIO]; /* lossless bytes buffered that arrived on this port */
     uint64_t headroom_bytes;             /* lossless bytes accepted past XOFF on this port */
     uint64_t headroom_drops;             /* lossless packets lost: headroom overflow */
+    /* network blocking: lower_tx[c] is the time the port spent sending packets of priority
+     * below c, up to the start of the current transmission (cur_*) */
+    sim_time_t lower_tx[PQ_MAX_PRIO];
+    sim_time_t cur_start;
+    sim_time_t cur_dur;
+    uint8_t cur_prio;
+    bool cur_valid;
     struct tmgr_stats cls[PQ_MAX_PRIO];
     uint64_t max_bytes; /* deepest the port got (all classes) */
     uint32_t max_pkts;
@@ -87,6 +99,9 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
 /* Next packet for port `port` from the classes set in `allowed`, or NULL. Adds its waiting
  * time to p->qdelay_ps. */
 struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port, uint8_t allowed);
+/* Records that p starts on the wire now for `dur_ps` (blocking accounting). */
+void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt *p, sim_time_t now,
+                  sim_time_t dur_ps);
 
 static inline bool tmgr_lossless(const struct tmgr *tm, const struct pkt *p)
 {

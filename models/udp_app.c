@@ -47,16 +47,18 @@ static struct pkt *make_packet(struct udp_flow *f, uint32_t payload)
     p->seq = (uint32_t)st->tx_pkts;
     p->prio = (uint8_t)c->priority;
     p->t_created = sim->now;
+    uint16_t tag = flow_tag_bytes(&f->base);
     struct pkt_udp_spec spec = {
         .src_ip = f->base.src->ip,
         .dst_ip = f->base.dst->ip,
-        .src_port = f->src_port,
+        .src_port = f->base.sport,
         .dst_port = f->dst_port,
         .dscp = (uint8_t)c->dscp,
         .ecn = c->ecn ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT,
-        .payload_bytes = payload,
+        .payload_bytes = payload + tag, /* a tag (DDL shim) starts the datagram */
     };
     pkt_build_udp(p, &spec);
+    flow_tag_packet(&f->base, st->tx_bytes, payload, p);
     if (st->tx_pkts == 0)
         st->first_tx_ps = sim->now;
     st->tx_pkts++;
@@ -75,7 +77,7 @@ static bool budget_left(const struct udp_flow *f)
 
 static uint32_t next_payload(struct udp_flow *f, uint64_t remaining_in_msg)
 {
-    uint64_t n = MIN(remaining_in_msg, (uint64_t)f->payload_max);
+    uint64_t n = MIN(remaining_in_msg, (uint64_t)(f->payload_max - flow_tag_bytes(&f->base)));
     uint64_t budget = flow_budget(&f->base);
     if (budget)
         n = MIN(n, budget - f->base.st.tx_bytes);
@@ -159,7 +161,8 @@ static void sink_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     struct sim *sim = h->node.sim;
     struct flow_stats *st = &f->base.st;
     flow_note_rx(&f->base, p, sim->now);
-    st->rx_bytes += p->size_bytes - UDP_HEADERS;
+    flow_rx_packet(&f->base, p, UDP_HEADERS);
+    st->rx_bytes += p->size_bytes - UDP_HEADERS - flow_tag_bytes(&f->base);
     if (f->cfg.common.bytes && st->rx_bytes == f->cfg.common.bytes)
         st->complete_ps = sim->now;
     pkt_free(sim, p);
@@ -216,7 +219,6 @@ static struct flow *udp_create(struct sim *sim, uint32_t index, const char *name
     f->source.prio = (uint8_t)cfg->common.priority;
     f->sink.recv = sink_recv;
     f->dst_port = host_bind(dst, &f->sink);
-    f->src_port = (uint16_t)(20000 + index % 40000);
     char stream[256];
     snprintf(stream, sizeof(stream), "flow.%s", name);
     f->rng = sim_rng(sim, stream);

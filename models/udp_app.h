@@ -50,7 +50,6 @@ struct udp_flow {
     struct endpoint sink;
     struct evq_timer timer; /* start (burst), next message (cbr, poisson) */
     gsl_rng *rng;
-    uint16_t src_port;
     uint16_t dst_port;
     uint32_t payload_max;
     sim_time_t mean_gap_ps;

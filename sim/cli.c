@@ -180,7 +180,8 @@ static int cmd_run(int argc, char **argv)
     }
     if (!a.quiet) {
         report_print(sc, stdout, wall);
-        printf("\nresults in %s/ (summary.json, flows.csv%s%s)\n", dir,
+        printf("\nresults in %s/ (summary.json, flows.csv%s%s%s)\n", dir,
+               sc->njobs ? ", tensors.csv, iterations.csv, bursts.csv" : "",
                r->sc->out.queue_interval_ps && sc->nprobes ? ", queues.csv" : "",
                r->pcap.frames || sc->npcap_ports || a.pcap ? ", trace.pcap" : "");
     }

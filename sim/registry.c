@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "models/ddl_job.h"
 #include "models/host.h"
 #include "models/link.h"
 #include "models/switch.h"
@@ -21,6 +22,7 @@ const struct registry_kind registry_kinds[] = {
     {"switch", "a switch: forwarding stage + traffic manager (entries of `switches:`)",
      switch_params, &switch_nparams},
     {"output", "what a run records (section `output:`)", output_params, &output_nparams},
+    {"job", "a distributed training job (entries of `jobs:`)", ddl_job_params, &ddl_job_nparams},
 };
 const size_t registry_nkinds = ARRAY_LEN(registry_kinds);
 

@@ -81,6 +81,21 @@ struct report *report_open(struct scenario *sc, const char *dir, const char *ext
         }
         r->tracing = true;
     }
+    if (sc->njobs) {
+        if (out_open(&r->tensors, dir, "tensors.csv", err, sizeof(err)) < 0 ||
+            out_open(&r->iterations, dir, "iterations.csv", err, sizeof(err)) < 0 ||
+            out_open(&r->bursts, dir, "bursts.csv", err, sizeof(err)) < 0) {
+            fprintf(stderr, "ddlsim: error: %s\n", err);
+            r->ddl = true;
+            goto out_fail;
+        }
+        r->ddl = true;
+        fputs(ddl_tensors_header, r->tensors.f);
+        fputs(ddl_iterations_header, r->iterations.f);
+        fputs(ddl_bursts_header, r->bursts.f);
+        for (uint32_t i = 0; i < sc->njobs; i++)
+            sc->jobs[i]->out = (struct ddl_out){r->tensors.f, r->iterations.f, r->bursts.f};
+    }
     if (sc->out.queue_interval_ps && sc->nprobes) {
         if (out_open(&r->queues, dir, "queues.csv", err, sizeof(err)) < 0) {
             fprintf(stderr, "ddlsim: error: %s\n", err);
@@ -242,6 +257,13 @@ static json_t *summary_json(const struct scenario *sc)
         json_array_append_new(sws, o);
     }
     json_object_set_new(root, "switches", sws);
+    json_t *jobs = json_array();
+    for (uint32_t i = 0; i < sc->njobs; i++) {
+        json_t *o = json_object();
+        ddl_job_json(sc->jobs[i], o);
+        json_array_append_new(jobs, o);
+    }
+    json_object_set_new(root, "jobs", jobs);
     json_t *hosts = json_array();
     for (uint32_t i = 0; i < sc->nhosts; i++) {
         const struct host *h = sc->hosts[i];
@@ -320,10 +342,29 @@ static int write_flows_csv(struct report *r, char *err, size_t errn)
     return out_commit(&o, err, errn);
 }
 
+static void detach_jobs(struct report *r)
+{
+    for (uint32_t i = 0; i < r->sc->njobs; i++)
+        r->sc->jobs[i]->out = (struct ddl_out){NULL, NULL, NULL};
+}
+
 int report_finish(struct report *r)
 {
     char err[512];
     int rc = 0;
+    if (r->ddl) {
+        detach_jobs(r);
+        r->ddl = false;
+        struct out_file *files[3] = {&r->tensors, &r->iterations, &r->bursts};
+        for (int i = 0; i < 3; i++) {
+            if (rc == 0 && out_commit(files[i], err, sizeof(err)) < 0) {
+                fprintf(stderr, "ddlsim: error: %s\n", err);
+                rc = -1;
+            } else if (rc != 0) {
+                out_abort(files[i]);
+            }
+        }
+    }
     if (r->sampling) {
         evq_cancel(&r->sc->sim->evq, &r->sample);
         r->sampling = false;
@@ -360,6 +401,12 @@ void report_free(struct report *r)
     }
     if (r->tracing)
         pcap_abort(&r->pcap);
+    if (r->ddl) {
+        detach_jobs(r);
+        out_abort(&r->tensors);
+        out_abort(&r->iterations);
+        out_abort(&r->bursts);
+    }
     for (uint32_t i = 0; i < r->sc->nnodes; i++) {
         struct node *n = r->sc->nodes[i];
         for (uint32_t p = 0; p < n->nports; p++)
@@ -407,6 +454,8 @@ void report_print(const struct scenario *sc, FILE *out, double wall_s)
                     (unsigned long long)(st->tx_pkts - st->rx_pkts), t1, t2, gp);
         }
     }
+    for (uint32_t i = 0; i < sc->njobs; i++)
+        ddl_job_print(sc->jobs[i], out);
     bool header = false;
     for (uint32_t i = 0; i < sc->nswitches; i++) {
         const struct sw *s = sc->switches[i];

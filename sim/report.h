@@ -20,6 +20,10 @@ struct report {
     struct evq_timer sample;
     struct pcap_writer pcap;
     bool tracing;
+    bool ddl; /* tensors.csv, iterations.csv, bursts.csv are open */
+    struct out_file tensors;
+    struct out_file iterations;
+    struct out_file bursts;
 };
 
 /* Prepares the output folder and the streams written during the run (queue samples, pcap).

@@ -21,6 +21,8 @@ const struct param_def scenario_params[] = {
     {"switches", PARAM_NODE, SP(switches), PARAM_OPTIONAL, NULL, NULL, NULL, "list of switches"},
     {"links", PARAM_NODE, SP(links), PARAM_OPTIONAL, NULL, NULL, NULL, "list of links"},
     {"flows", PARAM_NODE, SP(flows), PARAM_OPTIONAL, NULL, NULL, NULL, "list of traffic flows"},
+    {"jobs", PARAM_NODE, SP(jobs), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "list of distributed training jobs (ddlsim describe job)"},
     {"output", PARAM_NODE, SP(output), PARAM_OPTIONAL, NULL, NULL, NULL,
      "what to record: queue samples, pcap ports"},
 };
@@ -508,6 +510,47 @@ static void create_flows(struct builder *b)
     names_free(&fnames);
 }
 
+static struct host *job_host(void *ud, const char *name)
+{
+    struct node *n = node_by_name(ud, name);
+    return n && node_is_host(n) ? host_of(n) : NULL;
+}
+
+static void create_jobs(struct builder *b)
+{
+    struct scenario *sc = b->sc;
+    const struct cfg_node *seq = sc->cfg.jobs;
+    if (!seq)
+        return;
+    if (seq->kind != CFG_SEQ) {
+        diag_error(b->d, seq->loc, "'jobs' must be a list");
+        b->errors++;
+        return;
+    }
+    if (seq->n > 255) {
+        diag_error(b->d, seq->loc, "at most 255 jobs");
+        b->errors++;
+        return;
+    }
+    sc->jobs = xcalloc(seq->n, sizeof(*sc->jobs));
+    for (size_t i = 0; i < seq->n; i++) {
+        struct ddl_job *j = ddl_job_create(sc->sim, seq->items[i], sc->doc->file, (int64_t)i,
+                                           job_host, b, b->d);
+        if (!j) {
+            b->errors++;
+            continue;
+        }
+        for (uint32_t k = 0; k < sc->njobs; k++) {
+            if (strcmp(sc->jobs[k]->name, j->name) == 0) {
+                diag_error(b->d, cfg_key_loc(seq->items[i], "name"), "duplicate job name '%s'",
+                           j->name);
+                b->errors++;
+            }
+        }
+        sc->jobs[sc->njobs++] = j;
+    }
+}
+
 /* "name" or "name:port" → node and port (port -1 when absent). */
 static struct node *port_ref(struct builder *b, const struct cfg_node *v, long *port)
 {
@@ -625,6 +668,7 @@ static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o
         switch_finish_ports(sc->switches[i]);
     compute_routes(&b);
     create_flows(&b);
+    create_jobs(&b);
     setup_outputs(&b);
     if (b.errors || diag_count(d))
         goto out_fail;
@@ -663,6 +707,9 @@ void scenario_destroy(struct scenario *sc)
 {
     if (!sc)
         return;
+    for (uint32_t i = 0; i < sc->njobs; i++)
+        ddl_job_destroy(sc->jobs[i]);
+    free(sc->jobs);
     for (uint32_t i = 0; i < sc->nflows; i++)
         sc->flows[i]->ops->destroy(sc->sim, sc->flows[i]);
     for (uint32_t i = 0; i < sc->nnodes; i++)

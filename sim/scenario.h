@@ -4,7 +4,7 @@
  *
  * Top-level keys: name, seed, stop, defaults (link/host/switch/flow parameters applied to every
  * element that does not set them), topology (a generator), hosts, switches, links, flows,
- * output. */
+ * jobs (distributed training), output. */
 #ifndef SIM_SIM_SCENARIO_H
 #define SIM_SIM_SCENARIO_H
 
@@ -13,6 +13,7 @@
 
 #include "models/host.h"
 #include "models/switch.h"
+#include "models/ddl_job.h"
 #include "models/flow.h"
 #include "sim/cfg.h"
 #include "sim/pcap.h"
@@ -28,6 +29,7 @@ struct scenario_cfg {
     const struct cfg_node *switches;
     const struct cfg_node *links;
     const struct cfg_node *flows;
+    const struct cfg_node *jobs;
     const struct cfg_node *output;
 };
 
@@ -56,6 +58,8 @@ struct scenario {
     uint32_t nswitches;
     struct flow **flows;
     uint32_t nflows;
+    struct ddl_job **jobs;
+    uint32_t njobs;
     struct queue_probe *probes;
     uint32_t nprobes;
     const char **pcap_ports; /* "node:port" specs to trace, resolved at output setup */

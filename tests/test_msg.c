@@ -138,8 +138,9 @@ static void test_msg_stream_boundaries(void **state)
     param_defaults(udp_flow_ops.params, *udp_flow_ops.nparams, &ucfg);
     struct msg_cost cost = {.copy_bps = 40000000000ULL};
     struct order_log log = {.n = 0};
+    struct msg_hooks hooks = {.on_delivered = log_delivered, .ud = &log};
     struct msg_conn *c = msg_conn_create(sc->sim, "t", 0, a, b, &udp_flow_ops, &ucfg, &cost,
-                                         log_delivered, NULL, &log);
+                                         &hooks);
     uint64_t sizes[5] = {100, 3000, 1, 1472, 50000};
     for (int i = 0; i < 5; i++)
         msg_send(c, sizes[i], NULL);
