@@ -55,7 +55,7 @@ void dcqcn_rate_timer(struct dcqcn *d);
 /* Counts transmitted bytes; each full byte counter B makes BC += 1 and one rate increase.
  * Returns the number of byte counter events. */
 uint32_t dcqcn_on_bytes(struct dcqcn *d, uint64_t bytes);
-/* The phase the next increase event would use with the current counters. */
+/* The phase of the current counters: the one the latest increase used. */
 enum dcqcn_phase dcqcn_phase(const struct dcqcn *d);
 
 #endif
