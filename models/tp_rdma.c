@@ -63,6 +63,8 @@ static const struct param_def rdma_params[] = {
      "lowest sending rate"},
     {"max_rate", PARAM_RATE, RP(max_rate_bps), "0", "0", "100Tbps", NULL,
      "highest (and starting) rate; 0 = the sender's link rate"},
+    {"psn_start", PARAM_INT, RP(psn_start), "0", "0", "16777215", NULL,
+     "PSN of the first packet (24 bits; PSNs wrap)"},
 };
 static const size_t rdma_nparams = ARRAY_LEN(rdma_params);
 
@@ -230,10 +232,22 @@ static bool op_is_last(uint8_t op)
            op == ROCE_OP_SEND_LAST;
 }
 
+/* The request opcodes this requester sends (no immediate data, no reads or atomics). */
 static bool op_is_data(uint8_t op)
 {
-    return op <= ROCE_OP_SEND_ONLY || (op >= ROCE_OP_WRITE_FIRST && op <= ROCE_OP_WRITE_ONLY &&
-                                       op != 0x09);
+    switch (op) {
+    case ROCE_OP_SEND_FIRST:
+    case ROCE_OP_SEND_MIDDLE:
+    case ROCE_OP_SEND_LAST:
+    case ROCE_OP_SEND_ONLY:
+    case ROCE_OP_WRITE_FIRST:
+    case ROCE_OP_WRITE_MIDDLE:
+    case ROCE_OP_WRITE_LAST:
+    case ROCE_OP_WRITE_ONLY:
+        return true;
+    default:
+        return false;
+    }
 }
 
 static struct pkt *data_pkt(struct rdma_flow *f, uint64_t idx, uint32_t *payload)
@@ -276,12 +290,15 @@ static void stop_timers(struct rdma_flow *f)
     evq_cancel(q, &f->rate);
 }
 
-/* One past the last packet the requester may send now. */
+/* One past the last packet the requester may send now: after `stop`, no new message starts,
+ * but the one begun is finished. */
 static uint64_t send_limit(const struct rdma_flow *f)
 {
     const struct flow_cfg *c = &f->cfg.common;
-    if (c->stop_ps && flow_sim(f)->now >= c->stop_ps)
-        return f->snd_max;
+    if (c->stop_ps && flow_sim(f)->now >= c->stop_ps) {
+        uint64_t end = (f->snd_max + f->msg_pkts - 1) / f->msg_pkts * f->msg_pkts;
+        return MIN(end, f->total_pkts);
+    }
     return f->total_pkts;
 }
 
@@ -566,7 +583,7 @@ static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *nam
     f->link_rate_bps = lc->rate_bps;
     f->overhead_bytes = (uint32_t)lc->overhead_bytes;
     f->udp_sport = (uint16_t)(0xc000u | ((f->req.qpn ^ index) & 0x3fffu));
-    f->psn_base = 0;
+    f->psn_base = (uint32_t)cfg->psn_start;
     uint64_t mb = msg_bytes(f);
     f->msg_pkts = (mb + cfg->mtu_bytes - 1) / cfg->mtu_bytes;
     if (cfg->common.bytes) {

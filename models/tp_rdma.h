@@ -52,6 +52,7 @@ struct rdma_flow_cfg {
     int64_t f_stages;
     uint64_t min_rate_bps;
     uint64_t max_rate_bps; /* 0 = the sender's link rate */
+    int64_t psn_start;     /* PSN of the first packet */
 };
 
 struct rdma_nic;
