@@ -34,14 +34,14 @@ enum dcqcn_phase {
 
 struct dcqcn {
     struct dcqcn_cfg cfg;
-    uint64_t rc_bps;     /* current rate */
-    uint64_t rt_bps;     /* target rate */
+    uint64_t rc_bps; /* current rate */
+    uint64_t rt_bps; /* target rate */
     double alpha;
-    uint32_t t_stage;    /* rate timer events since the last cut */
-    uint32_t bc_stage;   /* byte counter events since the last cut */
-    uint64_t bc_bytes;   /* bytes sent since the last byte counter event */
-    uint64_t cuts;       /* CNPs acted on */
-    uint64_t increases;  /* rate increase events (timer or byte counter) */
+    uint32_t t_stage;   /* rate timer events since the last cut */
+    uint32_t bc_stage;  /* byte counter events since the last cut */
+    uint64_t bc_bytes;  /* bytes sent since the last byte counter event */
+    uint64_t cuts;      /* CNPs acted on */
+    uint64_t increases; /* rate increase events (timer or byte counter) */
 };
 
 void dcqcn_init(struct dcqcn *d, const struct dcqcn_cfg *cfg);

@@ -8,8 +8,8 @@ void roce_bth_write(uint8_t *b, const struct roce_bth *h)
     /* SE | M | PadCnt(2) | TVer(4) = 0 */
     b[1] = (uint8_t)((h->solicited ? 0x80 : 0) | (h->migreq ? 0x40 : 0) | ((h->pad & 3) << 4));
     pkt_wr16(b + 2, h->pkey);
-    pkt_wr32(b + 4, (h->dqpn & 0xffffffu) | (h->fecn ? 0x80000000u : 0) |
-                        (h->becn ? 0x40000000u : 0));
+    pkt_wr32(b + 4,
+             (h->dqpn & 0xffffffu) | (h->fecn ? 0x80000000u : 0) | (h->becn ? 0x40000000u : 0));
     pkt_wr32(b + 8, (h->psn & ROCE_PSN_MASK) | (h->ack_req ? 0x80000000u : 0));
 }
 

@@ -42,13 +42,13 @@ struct roce_bth {
     uint8_t opcode;
     bool solicited;
     bool migreq;
-    uint8_t pad;      /* pad bytes that align the payload to 4 B */
+    uint8_t pad; /* pad bytes that align the payload to 4 B */
     uint16_t pkey;
     bool fecn;
     bool becn;
-    uint32_t dqpn;    /* 24 bits */
-    bool ack_req;     /* the A bit: the requester asks for an acknowledgement */
-    uint32_t psn;     /* 24 bits */
+    uint32_t dqpn; /* 24 bits */
+    bool ack_req;  /* the A bit: the requester asks for an acknowledgement */
+    uint32_t psn;  /* 24 bits */
 };
 
 struct roce_aeth {

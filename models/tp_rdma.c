@@ -51,14 +51,12 @@ static const struct param_def rdma_params[] = {
     {"byte_counter", PARAM_SIZE, RP(byte_counter_bytes), "10MB", "0", NULL, NULL,
      "reaction point: a rate increase every this many bytes sent (B in DCQCN; 0 = off)"},
     {"g", PARAM_DOUBLE, RP(g), "0.00390625", "0", "1", NULL, "alpha gain (DCQCN: 1/256)"},
-    {"alpha_init", PARAM_DOUBLE, RP(alpha_init), "1", "0", "1", NULL,
-     "alpha before the first CNP"},
+    {"alpha_init", PARAM_DOUBLE, RP(alpha_init), "1", "0", "1", NULL, "alpha before the first CNP"},
     {"rate_ai", PARAM_RATE, RP(rai_bps), "40Mbps", "0", "100Tbps", NULL,
      "additive increase step R_AI"},
     {"rate_hai", PARAM_RATE, RP(rhai_bps), "400Mbps", "0", "100Tbps", NULL,
      "hyper increase step R_HAI"},
-    {"fast_recovery", PARAM_INT, RP(f_stages), "5", "0", "1000", NULL,
-     "fast recovery stages F"},
+    {"fast_recovery", PARAM_INT, RP(f_stages), "5", "0", "1000", NULL, "fast recovery stages F"},
     {"min_rate", PARAM_RATE, RP(min_rate_bps), "10Mbps", "1Kbps", "100Tbps", NULL,
      "lowest sending rate"},
     {"max_rate", PARAM_RATE, RP(max_rate_bps), "0", "0", "100Tbps", NULL,
@@ -346,8 +344,8 @@ static struct pkt *requester_next(struct nic_source *s, struct host *h)
     st->tx_bytes += payload;
     /* The rate limiter spaces packet starts by their wire time at the current rate, so at line
      * rate it never holds back a packet the link could take. */
-    f->next_tx_ps = sim->now + simtime_tx_ps((uint64_t)p->size_bytes + f->overhead_bytes,
-                                             pace_rate_bps(f));
+    f->next_tx_ps =
+        sim->now + simtime_tx_ps((uint64_t)p->size_bytes + f->overhead_bytes, pace_rate_bps(f));
     if (f->cfg.cc == RDMA_CC_DCQCN)
         dcqcn_on_bytes(&f->dcqcn, p->size_bytes);
     if (!evq_timer_pending(&f->rto))
@@ -540,8 +538,7 @@ static void nic_recv(struct endpoint *ep, struct host *h, struct pkt *p)
         struct roce_bth bth;
         roce_bth_read(p->hdr + L4_OFF, &bth);
         uint32_t slot = bth.dqpn - RDMA_QPN_BASE;
-        struct rdma_qp *qp = bth.dqpn >= RDMA_QPN_BASE && slot < nic->nqps ? nic->qps[slot]
-                                                                           : NULL;
+        struct rdma_qp *qp = bth.dqpn >= RDMA_QPN_BASE && slot < nic->nqps ? nic->qps[slot] : NULL;
         if (qp && qp->requester)
             requester_recv(container_of(qp, struct rdma_flow, req), p, &bth);
         else if (qp)
@@ -569,8 +566,8 @@ static int rdma_check(const void *cfgp, const struct cfg_node *m, struct diag *d
     return e;
 }
 
-static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *name,
-                                const void *cfgp, struct host *src, struct host *dst)
+static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *name, const void *cfgp,
+                                struct host *src, struct host *dst)
 {
     const struct rdma_flow_cfg *cfg = cfgp;
     struct rdma_flow *f = xcalloc(1, sizeof(*f));
@@ -644,7 +641,8 @@ static void rdma_stats_json(const struct flow *fb, json_t *o)
     json_object_set_new(o, "out_of_order_pkts", json_integer((json_int_t)f->ooo_pkts));
     json_object_set_new(o, "duplicate_pkts", json_integer((json_int_t)f->dup_pkts));
     json_object_set_new(o, "min_cnp_gap_s",
-                        f->min_cnp_gap_ps < 0 ? json_null() : json_real(simtime_sec(f->min_cnp_gap_ps)));
+                        f->min_cnp_gap_ps < 0 ? json_null()
+                                              : json_real(simtime_sec(f->min_cnp_gap_ps)));
     json_object_set_new(o, "sender_done_s",
                         f->done_ps < 0 ? json_null() : json_real(simtime_sec(f->done_ps)));
 }

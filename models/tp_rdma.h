@@ -40,7 +40,7 @@ struct rdma_flow_cfg {
     int cc;                 /* enum rdma_cc */
     int64_t ack_every;      /* the requester sets the A bit every this many packets */
     sim_time_t rto_ps;
-    int64_t cnp_priority;   /* traffic class of CNPs; -1 = the flow's */
+    int64_t cnp_priority; /* traffic class of CNPs; -1 = the flow's */
     sim_time_t cnp_interval_ps;
     sim_time_t alpha_timer_ps;
     sim_time_t rate_timer_ps;
@@ -70,7 +70,7 @@ struct rdma_flow {
     struct rdma_qp req;  /* on src */
     struct rdma_qp resp; /* on dst */
     struct nic_source source;
-    struct evq_timer pace;  /* start, then the rate limiter's next permitted send */
+    struct evq_timer pace; /* start, then the rate limiter's next permitted send */
     struct evq_timer rto;
     struct evq_timer alpha; /* DCQCN α decay period */
     struct evq_timer rate;  /* DCQCN rate increase period */
@@ -80,16 +80,16 @@ struct rdma_flow {
     uint16_t udp_sport;
     uint32_t psn_base;
     /* requester: packet indexes (PSN = psn_base + index mod 2^24) */
-    uint64_t total_pkts;    /* UINT64_MAX when bytes is 0 */
-    uint64_t msg_pkts;      /* packets of a full message */
-    uint64_t snd_una;       /* oldest packet not acknowledged */
-    uint64_t snd_nxt;       /* next packet to (re)send */
-    uint64_t snd_max;       /* one past the highest packet sent */
-    sim_time_t next_tx_ps;  /* rate limiter: earliest start of the next data packet */
-    sim_time_t done_ps;     /* all packets acknowledged; -1 until then */
+    uint64_t total_pkts;   /* UINT64_MAX when bytes is 0 */
+    uint64_t msg_pkts;     /* packets of a full message */
+    uint64_t snd_una;      /* oldest packet not acknowledged */
+    uint64_t snd_nxt;      /* next packet to (re)send */
+    uint64_t snd_max;      /* one past the highest packet sent */
+    sim_time_t next_tx_ps; /* rate limiter: earliest start of the next data packet */
+    sim_time_t done_ps;    /* all packets acknowledged; -1 until then */
     bool started;
     /* responder */
-    uint64_t rcv_nxt;       /* next packet expected */
+    uint64_t rcv_nxt; /* next packet expected */
     uint32_t rcv_msn;
     bool nak_sent;          /* a NAK for rcv_nxt is outstanding */
     sim_time_t last_cnp_ps; /* -1 = none yet */

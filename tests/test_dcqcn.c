@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
+
 #include "models/dcqcn.h"
 
 #define G40 40000000000ull
@@ -27,16 +29,16 @@ static struct dcqcn_cfg paper_cfg(void)
 
 static int setup(void **state)
 {
-    static struct dcqcn d;
+    struct dcqcn *d = calloc(1, sizeof(*d));
     struct dcqcn_cfg c = paper_cfg();
-    dcqcn_init(&d, &c);
-    *state = &d;
+    dcqcn_init(d, &c);
+    *state = d;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    (void)state;
+    free(*state);
     return 0;
 }
 

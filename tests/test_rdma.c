@@ -66,8 +66,8 @@ static struct rdma_flow *rflow(struct scenario *sc, const char *name)
 #define GOODPUT_10G (10e9 * 1024.0 / (1024 + 58 + 24))
 
 /* Goodput of each flow over [t0, t1], in bits/s. */
-static void measure(struct scenario *sc, struct rdma_flow **f, int n, sim_time_t t0,
-                    sim_time_t t1, double *bps)
+static void measure(struct scenario *sc, struct rdma_flow **f, int n, sim_time_t t0, sim_time_t t1,
+                    double *bps)
 {
     uint64_t b0[4];
     sim_run(sc->sim, t0);
@@ -118,10 +118,10 @@ static void check_drained(struct rdma_flow **f, int n)
     }
 }
 
-#define STAR_10G                                                                               \
-    "topology: {kind: star, hosts: 3, link: {rate: 10Gbps, delay: 1us}}\n"                     \
-    "defaults:\n"                                                                              \
-    "  switch: {buffer: 16MB, ecn: red, ecn_kmin: 5KB, ecn_kmax: 50KB, ecn_pmax: 0.01}\n"        \
+#define STAR_10G                                                                                   \
+    "topology: {kind: star, hosts: 3, link: {rate: 10Gbps, delay: 1us}}\n"                         \
+    "defaults:\n"                                                                                  \
+    "  switch: {buffer: 16MB, ecn: red, ecn_kmin: 5KB, ecn_kmax: 50KB, ecn_pmax: 0.01}\n"          \
     "  flow: {type: rdma}\n"
 
 static void report(const char *what, const double *bps, int n)
@@ -136,8 +136,7 @@ static void report(const char *what, const double *bps, int n)
 static void test_rdma_dcqcn_two_flows_converge(void **state)
 {
     struct fixture *fx = *state;
-    struct scenario *sc = load(fx, "seed: 1\n" STAR_10G
-                                   "flows:\n"
+    struct scenario *sc = load(fx, "seed: 1\n" STAR_10G "flows:\n"
                                    "  - {name: f0, src: h0, dst: h2, stop: 60ms}\n"
                                    "  - {name: f1, src: h1, dst: h2, stop: 60ms}\n");
     struct rdma_flow *f[2] = {rflow(sc, "f0"), rflow(sc, "f1")};
@@ -157,8 +156,7 @@ static void test_rdma_dcqcn_two_flows_converge(void **state)
 static void test_rdma_dcqcn_late_joiner(void **state)
 {
     struct fixture *fx = *state;
-    struct scenario *sc = load(fx, "seed: 1\n" STAR_10G
-                                   "flows:\n"
+    struct scenario *sc = load(fx, "seed: 1\n" STAR_10G "flows:\n"
                                    "  - {name: f0, src: h0, dst: h2, stop: 80ms}\n"
                                    "  - {name: f1, src: h1, dst: h2, start: 10ms, stop: 80ms}\n");
     struct rdma_flow *f[2] = {rflow(sc, "f0"), rflow(sc, "f1")};
@@ -177,6 +175,37 @@ static void test_rdma_dcqcn_late_joiner(void **state)
     assert_true(sc->sim->now < SIM_MS(85));
     check_drained(f, 2);
     check_cnps(sc, f, 2, 2);
+}
+
+/* The notification point honours cnp_interval; without DCQCN (cc: none, ecn off) data is not
+ * ECN-capable, so nothing is marked and no CNP is sent. */
+static void test_rdma_cnp_interval(void **state)
+{
+    struct fixture *fx = *state;
+    struct scenario *sc =
+        load(fx, "seed: 1\n" STAR_10G "flows:\n"
+                 "  - {name: f0, src: h0, dst: h2, stop: 10ms, cnp_interval: 200us}\n"
+                 "  - {name: f1, src: h1, dst: h2, stop: 10ms, cnp_interval: 200us}\n");
+    scenario_run(sc);
+    struct rdma_flow *f[2] = {rflow(sc, "f0"), rflow(sc, "f1")};
+    for (int i = 0; i < 2; i++) {
+        assert_true(f[i]->cnps_sent > 3);
+        assert_int_equal(f[i]->cnps_rx, f[i]->cnps_sent);
+        assert_true(f[i]->min_cnp_gap_ps >= SIM_US(200));
+        /* at most one per interval over the flow's life */
+        assert_true(f[i]->cnps_sent <= (uint64_t)(f[i]->done_ps / SIM_US(200)) + 1);
+    }
+    check_drained(f, 2);
+    scenario_destroy(sc);
+    fx->sc = load(fx, "seed: 1\n" STAR_10G "flows:\n"
+                      "  - {name: f0, src: h0, dst: h2, bytes: 2MB, cc: none}\n"
+                      "  - {name: f1, src: h1, dst: h2, bytes: 2MB, cc: none}\n");
+    scenario_run(fx->sc);
+    struct sw *s0 = switch_of(scenario_node(fx->sc, "s0"));
+    assert_true(s0->tm.ports[2].cls[0].max_bytes > 50000); /* queue past ecn_kmax */
+    assert_int_equal(s0->tm.ports[2].cls[0].mark_pkts, 0);
+    assert_int_equal(rflow(fx->sc, "f0")->cnps_sent, 0);
+    assert_int_equal(rflow(fx->sc, "f0")->base.st.rx_bytes, 2000000);
 }
 
 /* Three senders at line rate into one receiver through a 40 KB switch buffer, no ECN and no
@@ -236,12 +265,17 @@ static void test_rdma_header_codec(void **state)
 {
     (void)state;
     uint8_t b[16];
-    struct roce_bth h = {.opcode = ROCE_OP_WRITE_FIRST, .solicited = true, .pad = 3,
-                         .pkey = 0xffff, .becn = true, .dqpn = 0x123456, .ack_req = true,
+    struct roce_bth h = {.opcode = ROCE_OP_WRITE_FIRST,
+                         .solicited = true,
+                         .pad = 3,
+                         .pkey = 0xffff,
+                         .becn = true,
+                         .dqpn = 0x123456,
+                         .ack_req = true,
                          .psn = 0xabcdef};
     roce_bth_write(b, &h);
-    const uint8_t want[12] = {0x06, 0xb0, 0xff, 0xff, 0x40, 0x12, 0x34, 0x56,
-                              0x80, 0xab, 0xcd, 0xef};
+    const uint8_t want[12] = {0x06, 0xb0, 0xff, 0xff, 0x40, 0x12,
+                              0x34, 0x56, 0x80, 0xab, 0xcd, 0xef};
     assert_memory_equal(b, want, 12);
     struct roce_bth r;
     roce_bth_read(b, &r);
@@ -271,8 +305,7 @@ static void test_rdma_header_codec(void **state)
 static void test_rdma_single_flow_line_rate(void **state)
 {
     struct fixture *fx = *state;
-    struct scenario *sc = load(fx, "seed: 1\n" STAR_10G
-                                   "flows:\n"
+    struct scenario *sc = load(fx, "seed: 1\n" STAR_10G "flows:\n"
                                    "  - {name: f0, src: h0, dst: h2, bytes: 1MB, ack_every: 4}\n");
     scenario_run(sc);
     struct rdma_flow *f = rflow(sc, "f0");
@@ -297,8 +330,7 @@ static void test_rdma_single_flow_line_rate(void **state)
 static void test_rdma_until_stop(void **state)
 {
     struct fixture *fx = *state;
-    struct scenario *sc = load(fx, "seed: 1\n" STAR_10G
-                                   "flows:\n"
+    struct scenario *sc = load(fx, "seed: 1\n" STAR_10G "flows:\n"
                                    "  - {name: f0, src: h0, dst: h2, stop: 1ms, message: 64KB}\n");
     scenario_run(sc);
     struct rdma_flow *f = rflow(sc, "f0");
@@ -336,6 +368,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rdma_single_flow_line_rate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_until_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_config_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rdma_cnp_interval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_go_back_n_lossy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_dcqcn_two_flows_converge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_dcqcn_late_joiner, setup, teardown),

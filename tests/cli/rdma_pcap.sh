@@ -17,7 +17,8 @@ awk -F'\t' '$1=="10.0.0.1"' "$dir/f.tsv" >"$dir/f0.tsv"
 n=$(wc -l <"$dir/f0.tsv")
 [ "$n" -eq 250 ] || fail "expected 250 data packets of f0 (256000 B / 1024 B), got $n"
 [ "$(head -1 "$dir/f0.tsv" | cut -f2,3)" = "$(printf '6\t0')" ] || fail "first: WRITE First, PSN 0"
-[ "$(tail -1 "$dir/f0.tsv" | cut -f2,3)" = "$(printf '8\t249')" ] || fail "last: WRITE Last, PSN 249"
+[ "$(tail -1 "$dir/f0.tsv" | cut -f2,3)" = "$(printf '8\t249')" ] ||
+    fail "last: WRITE Last, PSN 249"
 awk -F'\t' 'NR > 1 && NR < 250 && $2 != 7 { exit 1 }' "$dir/f0.tsv" || fail "middle opcodes"
 awk -F'\t' '$3 != NR - 1 { exit 1 }' "$dir/f0.tsv" || fail "PSNs not consecutive from 0"
 awk -F'\t' '$4 != 2 && $4 != 3 { exit 1 }' "$dir/f0.tsv" || fail "data not ECT(0)/CE"
