@@ -78,8 +78,9 @@ static void measure(struct scenario *sc, struct rdma_flow **f, int n, sim_time_t
         bps[i] = (double)(f[i]->base.st.rx_bytes - b0[i]) * 8 / simtime_sec(t1 - t0);
 }
 
-/* After the run: every CNP a receiver sent reached its sender, a CNP needs a CE-marked packet
- * (so CNPs ≤ marks at the bottleneck), and CNPs of one flow are at least cnp_interval apart. */
+/* After the run: every CNP a receiver sent reached its sender and cut its rate, a CNP needs a
+ * CE-marked packet (so CNPs ≤ marks at the bottleneck), CNPs of one flow are at least
+ * cnp_interval apart, and the bottleneck queue stayed short. */
 static void check_cnps(struct scenario *sc, struct rdma_flow **f, int n, uint32_t port)
 {
     struct sw *s0 = switch_of(scenario_node(sc, "s0"));
@@ -94,12 +95,15 @@ static void check_cnps(struct scenario *sc, struct rdma_flow **f, int n, uint32_
         cnps += f[i]->cnps_sent;
     }
     assert_true(cnps <= marks);
+    /* the rate machine holds the queue near ecn_kmax (50 KB): no standing multi-MB queue */
+    assert_true(s0->tm.ports[port].cls[0].max_bytes < 200000);
     if (getenv("TEST_VERBOSE")) {
         for (int i = 0; i < n; i++)
             fprintf(stderr, "f%d: %lu CE received, %lu CNPs sent, %lu received, min gap %.1f us\n",
                     i, (unsigned long)f[i]->base.st.rx_ce, (unsigned long)f[i]->cnps_sent,
                     (unsigned long)f[i]->cnps_rx, simtime_sec(f[i]->min_cnp_gap_ps) * 1e6);
-        fprintf(stderr, "marks at the bottleneck: %lu, end %.3f ms\n", (unsigned long)marks,
+        fprintf(stderr, "marks at the bottleneck: %lu, peak queue %lu B, end %.3f ms\n",
+                (unsigned long)marks, (unsigned long)s0->tm.ports[port].cls[0].max_bytes,
                 simtime_sec(sc->sim->now) * 1e3);
     }
 }
@@ -248,6 +252,10 @@ static void test_rdma_go_back_n_lossy(void **state)
         assert_int_equal(f->rcv_nxt, pkts);
         assert_int_equal(f->rcv_msn, nmsg);
         assert_int_equal(f->cnps_sent, 0);
+        if (getenv("TEST_VERBOSE"))
+            fprintf(stderr, "%s: done %.3f ms, retx %lu, timeouts %lu, NAKs %lu\n", names[i],
+                    simtime_sec(f->done_ps) * 1e3, (unsigned long)st->retx_pkts,
+                    (unsigned long)st->timeouts, (unsigned long)f->naks_rx);
         retx += st->retx_pkts;
         timeouts += st->timeouts;
         assert_true(f->naks_rx <= f->naks_sent);
@@ -258,6 +266,39 @@ static void test_rdma_go_back_n_lossy(void **state)
         fprintf(stderr, "drops %lu retx %lu timeouts %lu\n",
                 (unsigned long)s0->tm.ports[3].cls[0].drop_pkts, (unsigned long)retx,
                 (unsigned long)timeouts);
+}
+
+/* NAK-driven go-back-N alone: with a 1 s retransmission timeout, recovering within
+ * milliseconds needs the responder's NAK (expected PSN) and the requester going back to it. */
+static void test_rdma_go_back_n_nak(void **state)
+{
+    struct fixture *fx = *state;
+    struct scenario *sc =
+        load(fx, "seed: 1\n"
+                 "topology: {kind: star, hosts: 3, link: {rate: 10Gbps, delay: 1us}}\n"
+                 "defaults:\n"
+                 "  switch: {buffer: 40KB}\n"
+                 "  flow: {type: rdma, cc: none, rto: 1s}\n"
+                 "flows:\n"
+                 "  - {name: f0, src: h0, dst: h2, bytes: 2MB}\n"
+                 "  - {name: f1, src: h1, dst: h2, bytes: 2MB}\n");
+    scenario_run(sc);
+    struct sw *s0 = switch_of(scenario_node(sc, "s0"));
+    assert_true(s0->tm.ports[2].cls[0].drop_pkts > 0);
+    uint64_t retx = 0;
+    uint64_t naks = 0;
+    for (int i = 0; i < 2; i++) {
+        struct rdma_flow *f = rflow(sc, i ? "f1" : "f0");
+        assert_int_equal(f->base.st.rx_bytes, 2000000);
+        assert_true(f->base.st.complete_ps < SIM_MS(10));
+        assert_int_equal(f->base.st.timeouts, 0);
+        assert_int_equal(f->base.st.tx_pkts, 1954 + f->base.st.retx_pkts);
+        assert_int_equal(f->naks_rx, f->naks_sent);
+        retx += f->base.st.retx_pkts;
+        naks += f->naks_rx;
+    }
+    assert_true(retx > 0);
+    assert_true(naks > 0);
 }
 
 /* Header codec: exact bytes of a BTH, AETH and RETH, and 24-bit PSN distance. */
@@ -369,6 +410,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rdma_until_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_config_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_cnp_interval, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rdma_go_back_n_nak, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_go_back_n_lossy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_dcqcn_two_flows_converge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_dcqcn_late_joiner, setup, teardown),
