@@ -54,6 +54,7 @@ void flow_stream_attach(struct flow *f, const struct flow_stream *s)
     SIM_ASSERT(f->ops->push != NULL);
     f->streaming = true;
     f->stream = *s;
+    f->ops->push(f); /* tells the transport it is a stream now (nothing pushed yet) */
 }
 
 void flow_push(struct flow *f, uint64_t bytes)

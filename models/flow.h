@@ -100,7 +100,8 @@ struct flow_ops {
     void (*destroy)(struct sim *sim, struct flow *f);
     /* Adds transport-specific fields to the flow's summary.json object (may be NULL). */
     void (*stats_json)(const struct flow *f, json_t *obj);
-    /* Stream mode: more bytes to send (f->pushed already counts them); NULL if unsupported. */
+    /* Stream mode: more bytes to send (f->pushed already counts them); NULL if unsupported.
+     * Also called once with nothing new when the flow becomes a stream. */
     void (*push)(struct flow *f);
 };
 

@@ -7,6 +7,7 @@
 #include "models/link.h"
 #include "models/switch.h"
 #include "models/rpc_app.h"
+#include "models/tp_rdma.h"
 #include "models/udp_app.h"
 #include "sim/scenario.h"
 #include "sim/topo.h"
@@ -37,6 +38,7 @@ const struct registry_kind *registry_find(const char *name)
 
 const struct flow_ops *const registry_flows[] = {
     &udp_flow_ops,
+    &rdma_flow_ops,
     &rpc_flow_ops,
 };
 const size_t registry_nflows = ARRAY_LEN(registry_flows);
