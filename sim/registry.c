@@ -5,6 +5,7 @@
 #include "models/host.h"
 #include "models/link.h"
 #include "models/switch.h"
+#include "models/tp_tcp.h"
 #include "models/udp_app.h"
 #include "sim/scenario.h"
 #include "sim/topo.h"
@@ -34,6 +35,7 @@ const struct registry_kind *registry_find(const char *name)
 
 const struct flow_ops *const registry_flows[] = {
     &udp_flow_ops,
+    &tcp_flow_ops,
 };
 const size_t registry_nflows = ARRAY_LEN(registry_flows);
 

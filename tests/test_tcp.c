@@ -1,0 +1,622 @@
+/* TCP NewReno / DCTCP transport: header codec, receiver (out-of-order ranges, ACK rules, ECN
+ * echo), sender (slow start, fast retransmit/recovery, RTO, DCTCP α), and scenario checks
+ * against the DCTCP paper's steady-state analysis and analytic completion-time bounds. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/tcp_hdr.h"
+#include "models/tp_tcp.h"
+#include "sim/scenario.h"
+#include "sim/util.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static struct scenario *load(const char *yaml)
+{
+    struct diag d;
+    diag_init(&d, stderr);
+    struct scenario *sc = scenario_load_string("test", yaml, NULL, &d);
+    assert_non_null(sc);
+    assert_int_equal(diag_count(&d), 0);
+    return sc;
+}
+
+static struct tcp_flow *tcp_of(struct scenario *sc, const char *name)
+{
+    struct flow *f = scenario_flow(sc, name);
+    assert_non_null(f);
+    assert_ptr_equal(f->ops, &tcp_flow_ops);
+    return container_of(f, struct tcp_flow, base);
+}
+
+/* One flow h0 -> h1 that starts late, so the test drives both ends by hand. */
+static struct scenario *load_pair(const char *flow_extra)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof(yaml),
+             "topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+             "flows:\n"
+             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 100000, mss: 1000,\n"
+             "     start: 1s, %s}\n",
+             flow_extra);
+    return load(yaml);
+}
+
+/* Delivers a data segment [off, off+len) to the receiver of f. */
+static void inject_data(struct tcp_flow *f, uint64_t off, uint32_t len, uint8_t ecn, uint8_t flags)
+{
+    struct sim *sim = f->base.src->node.sim;
+    struct pkt *p = pkt_alloc(sim);
+    struct tcp_seg s = {
+        .src_ip = f->base.src->ip,
+        .dst_ip = f->base.dst->ip,
+        .src_port = f->snd_port,
+        .dst_port = f->rcv_port,
+        .seq = f->snd_isn + (uint32_t)off,
+        .ack = f->rcv_isn,
+        .flags = (uint8_t)(TCP_ACK | flags),
+        .window = 100,
+        .ecn = ecn,
+        .payload_bytes = len,
+    };
+    tcp_hdr_build(p, &s);
+    f->rcv_ep.recv(&f->rcv_ep, f->base.dst, p);
+}
+
+/* Delivers an ACK for offset `off` to the sender of f. */
+static void inject_ack(struct tcp_flow *f, uint64_t off, bool ece)
+{
+    struct sim *sim = f->base.src->node.sim;
+    struct pkt *p = pkt_alloc(sim);
+    struct tcp_seg s = {
+        .src_ip = f->base.dst->ip,
+        .dst_ip = f->base.src->ip,
+        .src_port = f->rcv_port,
+        .dst_port = f->snd_port,
+        .seq = f->rcv_isn,
+        .ack = f->snd_isn + (uint32_t)off,
+        .flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0)),
+        .window = 100,
+    };
+    tcp_hdr_build(p, &s);
+    f->snd_ep.recv(&f->snd_ep, f->base.src, p);
+}
+
+/* Packets a host has sent while the simulation is not running: the one its link took
+ * (the link stays "busy" afterwards, so later ones wait in the NIC queue) and the queued
+ * ones, in order. Frees them; decodes up to `max` into out. */
+static int drain_host(struct host *h, struct tcp_seg *out, int max)
+{
+    struct sim *sim = h->node.sim;
+    struct link *l = &h->node.ports[0]->tx;
+    int n = 0;
+    struct pkt *p = l->serializing;
+    l->serializing = NULL;
+    if (!p)
+        p = pq_dequeue(&h->nic);
+    while (p) {
+        if (n < max) {
+            assert_true(tcp_hdr_parse(p, &out[n]));
+            n++;
+        }
+        pkt_free(sim, p);
+        p = pq_dequeue(&h->nic);
+    }
+    return n;
+}
+
+static uint64_t ack_off(const struct tcp_flow *f, const struct tcp_seg *s)
+{
+    return (uint32_t)(s->ack - f->snd_isn);
+}
+
+/* Pulls every segment the window allows, as the NIC would; returns how many. */
+static int pull_all(struct tcp_flow *f)
+{
+    int n = 0;
+    struct pkt *p;
+    while ((p = f->source.next_pkt(&f->source, f->base.src)) != NULL) {
+        pkt_free(f->base.src->node.sim, p);
+        n++;
+    }
+    return n;
+}
+
+/* -------------------------------------------------------- header codec */
+
+static void test_tcp_hdr_roundtrip(void **state)
+{
+    (void)state;
+    struct sim *sim = sim_create(1, NULL);
+    struct pkt *p = pkt_alloc(sim);
+    struct tcp_seg s = {
+        .src_ip = pkt_host_ip(0),
+        .dst_ip = pkt_host_ip(7),
+        .src_port = 10001,
+        .dst_port = 10002,
+        .seq = 0xfffffff0u,
+        .ack = 0x12345678u,
+        .flags = TCP_ACK | TCP_CWR | TCP_PSH,
+        .window = 32768,
+        .dscp = 10,
+        .ecn = PKT_ECN_ECT0,
+        .payload_bytes = 1460,
+    };
+    tcp_hdr_build(p, &s);
+    assert_int_equal(p->hdr_len, 54);
+    assert_int_equal(p->size_bytes, 1514);
+    assert_int_equal(pkt_csum16(p->hdr + ETH_HDR_LEN, IPV4_HDR_LEN), 0); /* valid checksum */
+    assert_int_equal(p->hdr[ETH_HDR_LEN + 9], 6);                     /* protocol TCP */
+    assert_int_equal(p->hdr[ETH_HDR_LEN + IPV4_HDR_LEN + 12], 0x50);  /* data offset 5 */
+    struct tcp_seg r;
+    assert_true(tcp_hdr_parse(p, &r));
+    assert_int_equal(r.src_port, 10001);
+    assert_int_equal(r.dst_port, 10002);
+    assert_int_equal(r.seq, 0xfffffff0u);
+    assert_int_equal(r.ack, 0x12345678u);
+    assert_int_equal(r.flags, TCP_ACK | TCP_CWR | TCP_PSH);
+    assert_int_equal(r.window, 32768);
+    assert_int_equal(r.ecn, PKT_ECN_ECT0);
+    assert_int_equal(r.dscp, 10);
+    assert_int_equal(r.payload_bytes, 1460);
+    /* CE set by a switch keeps the header decodable and the checksum valid */
+    pkt_set_ecn(p, PKT_ECN_CE);
+    assert_true(tcp_hdr_parse(p, &r));
+    assert_int_equal(r.ecn, PKT_ECN_CE);
+    assert_int_equal(pkt_csum16(p->hdr + ETH_HDR_LEN, IPV4_HDR_LEN), 0);
+    /* a pure ACK is padded to the Ethernet minimum on the wire only */
+    s.payload_bytes = 0;
+    tcp_hdr_build(p, &s);
+    assert_int_equal(p->size_bytes, ETH_MIN_FRAME);
+    assert_int_equal(p->hdr_len, 54);
+    assert_true(tcp_hdr_parse(p, &r));
+    assert_int_equal(r.payload_bytes, 0);
+    pkt_free(sim, p);
+    sim_destroy(sim);
+}
+
+/* ------------------------------------------------------------ receiver */
+
+static void test_tcp_receiver_out_of_order(void **state)
+{
+    (void)state;
+    struct scenario *sc = load_pair("rcv_wnd: 1MB");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct tcp_seg a[16];
+    /* segments 0, 2, 3, 1: a cumulative ACK, two duplicate ACKs, then one covering all */
+    inject_data(f, 0, 1000, PKT_ECN_NOT_ECT, 0);
+    inject_data(f, 2000, 1000, PKT_ECN_NOT_ECT, 0);
+    inject_data(f, 3000, 1000, PKT_ECN_NOT_ECT, 0);
+    assert_int_equal(f->nooo, 1); /* 2000..4000 merged into one range */
+    inject_data(f, 1000, 1000, PKT_ECN_NOT_ECT, 0);
+    assert_int_equal(drain_host(f->base.dst, a, 16), 4);
+    assert_int_equal(ack_off(f, &a[0]), 1000);
+    assert_int_equal(ack_off(f, &a[1]), 1000);
+    assert_int_equal(ack_off(f, &a[2]), 1000);
+    assert_int_equal(ack_off(f, &a[3]), 4000);
+    assert_int_equal(a[3].flags, TCP_ACK);
+    assert_int_equal(a[3].src_port, f->rcv_port);
+    assert_int_equal(a[3].dst_port, f->snd_port);
+    assert_int_equal(f->base.st.rx_bytes, 4000);
+    assert_int_equal(f->nooo, 0);
+    /* a duplicate is acknowledged again and not delivered twice */
+    inject_data(f, 1000, 1000, PKT_ECN_NOT_ECT, 0);
+    assert_int_equal(drain_host(f->base.dst, a, 16), 1);
+    assert_int_equal(ack_off(f, &a[0]), 4000);
+    assert_int_equal(f->base.st.rx_bytes, 4000);
+    /* two holes, then the later one filled: two ranges merge into one */
+    inject_data(f, 5000, 1000, PKT_ECN_NOT_ECT, 0);
+    inject_data(f, 7000, 1000, PKT_ECN_NOT_ECT, 0);
+    assert_int_equal(f->nooo, 2);
+    inject_data(f, 6000, 1000, PKT_ECN_NOT_ECT, 0);
+    assert_int_equal(f->nooo, 1);
+    assert_int_equal(f->ooo[0].start, 5000);
+    assert_int_equal(f->ooo[0].end, 8000);
+    /* a segment overlapping the delivered edge delivers only its new bytes */
+    inject_data(f, 3500, 1500, PKT_ECN_NOT_ECT, 0);
+    assert_int_equal(drain_host(f->base.dst, a, 16), 4);
+    assert_int_equal(ack_off(f, &a[3]), 8000);
+    assert_int_equal(f->base.st.rx_bytes, 8000);
+    assert_int_equal(f->ooo_max_ranges, 2);
+    scenario_destroy(sc);
+}
+
+/* DCTCP §3.1: with delayed ACKs, a change of CE state forces an immediate ACK, carrying the
+ * old state, for the segments received before the change. */
+static void test_tcp_receiver_dctcp_delack_state_machine(void **state)
+{
+    (void)state;
+    struct scenario *sc = load_pair("cc: dctcp, delayed_ack: true");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct tcp_seg a[16];
+    const uint8_t ce[] = {0, 0, 0, 1, 1, 1, 0, 0};
+    for (unsigned i = 0; i < ARRAY_LEN(ce); i++)
+        inject_data(f, i * 1000, 1000, ce[i] ? PKT_ECN_CE : PKT_ECN_ECT0, 0);
+    int n = drain_host(f->base.dst, a, 16);
+    assert_int_equal(n, 5);
+    assert_int_equal(ack_off(f, &a[0]), 2000); /* every second segment */
+    assert_int_equal(a[0].flags & TCP_ECE, 0);
+    assert_int_equal(ack_off(f, &a[1]), 3000); /* CE 0 -> 1: ack segment 3 with ECE 0 */
+    assert_int_equal(a[1].flags & TCP_ECE, 0);
+    assert_int_equal(ack_off(f, &a[2]), 5000); /* segments 4, 5 marked */
+    assert_int_equal(a[2].flags & TCP_ECE, TCP_ECE);
+    assert_int_equal(ack_off(f, &a[3]), 6000); /* CE 1 -> 0: ack segment 6 with ECE 1 */
+    assert_int_equal(a[3].flags & TCP_ECE, TCP_ECE);
+    assert_int_equal(ack_off(f, &a[4]), 8000);
+    assert_int_equal(a[4].flags & TCP_ECE, 0);
+    /* one segment is owed an ACK: the delayed-ACK timer is armed */
+    inject_data(f, 8000, 1000, PKT_ECN_ECT0, 0);
+    assert_int_equal(drain_host(f->base.dst, a, 16), 0);
+    assert_int_equal(f->unacked_segs, 1);
+    assert_true(evq_timer_pending(&f->delack_timer));
+    scenario_destroy(sc);
+}
+
+/* RFC 3168 §6.1.3: a classic ECN receiver echoes ECE on every ACK until CWR arrives. */
+static void test_tcp_receiver_classic_ece_latch(void **state)
+{
+    (void)state;
+    struct scenario *sc = load_pair("ecn: true");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct tcp_seg a[16];
+    inject_data(f, 0, 1000, PKT_ECN_ECT0, 0);
+    inject_data(f, 1000, 1000, PKT_ECN_CE, 0);
+    inject_data(f, 2000, 1000, PKT_ECN_ECT0, 0);
+    inject_data(f, 3000, 1000, PKT_ECN_ECT0, TCP_CWR);
+    assert_int_equal(drain_host(f->base.dst, a, 16), 4);
+    assert_int_equal(a[0].flags & TCP_ECE, 0);
+    assert_int_equal(a[1].flags & TCP_ECE, TCP_ECE);
+    assert_int_equal(a[2].flags & TCP_ECE, TCP_ECE);
+    assert_int_equal(a[3].flags & TCP_ECE, 0);
+    scenario_destroy(sc);
+}
+
+/* -------------------------------------------------------------- sender */
+
+static void test_tcp_sender_newreno_recovery(void **state)
+{
+    (void)state;
+    struct scenario *sc = load_pair("init_cwnd: 10");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct tcp_seg a[16];
+    const uint64_t mss = 1000;
+    assert_int_equal(pull_all(f), 10); /* initial window */
+    /* slow start: one ACK of one segment opens the window by one segment */
+    inject_ack(f, 1000, false);
+    assert_int_equal(f->cwnd_bytes, 11 * mss);
+    pull_all(f); /* the ACK restarted the idle NIC, which took one segment itself */
+    assert_int_equal(f->snd_max, 12 * mss);
+    drain_host(f->base.src, a, 16);
+    /* three duplicate ACKs: fast retransmit of segment 1, ssthresh = flight / 2 */
+    inject_ack(f, 1000, false);
+    inject_ack(f, 1000, false);
+    assert_int_equal(f->fast_retx, 0);
+    inject_ack(f, 1000, false);
+    assert_int_equal(f->fast_retx, 1);
+    assert_true(f->in_recovery);
+    assert_int_equal(f->ssthresh_bytes, 11 * mss / 2);
+    assert_int_equal(f->cwnd_bytes, 11 * mss / 2 + 3 * mss);
+    assert_int_equal(f->recover, 12 * mss);
+    assert_int_equal(drain_host(f->base.src, a, 16), 1);
+    assert_int_equal((uint32_t)(a[0].seq - f->snd_isn), 1000);
+    assert_int_equal(f->base.st.retx_pkts, 1);
+    /* each further duplicate ACK inflates the window by one segment */
+    inject_ack(f, 1000, false);
+    assert_int_equal(f->cwnd_bytes, 11 * mss / 2 + 4 * mss);
+    /* partial ACK (below recover): retransmit the next hole, stay in recovery, deflate */
+    uint64_t before = f->cwnd_bytes;
+    inject_ack(f, 4000, false);
+    assert_true(f->in_recovery);
+    assert_int_equal(f->base.st.retx_pkts, 2);
+    assert_int_equal(f->cwnd_bytes, before - 3 * mss + mss);
+    assert_int_equal(drain_host(f->base.src, a, 16), 1);
+    assert_int_equal((uint32_t)(a[0].seq - f->snd_isn), 4000);
+    /* full ACK: leave recovery with cwnd = min(ssthresh, flight + mss) */
+    pull_all(f);
+    inject_ack(f, 12 * mss, false);
+    assert_false(f->in_recovery);
+    assert_true(f->cwnd_bytes <= f->ssthresh_bytes);
+    assert_int_equal(f->base.st.timeouts, 0);
+    scenario_destroy(sc);
+}
+
+/* RFC 6298: timeout collapses the window, backs off, and goes back to snd_una. */
+static void test_tcp_sender_rto_backoff(void **state)
+{
+    (void)state;
+    struct scenario *sc = load_pair("rto_init: 3ms, rto_min: 1ms");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct sim *sim = sc->sim;
+    assert_int_equal(pull_all(f), 10); /* all ten segments are lost */
+    assert_true(evq_timer_pending(&f->rto_timer));
+    sim_run(sim, SIM_US(2999));
+    assert_int_equal(f->base.st.timeouts, 0);
+    sim_run(sim, SIM_MS(3));
+    assert_int_equal(f->base.st.timeouts, 1);
+    assert_int_equal(f->rto_ps, SIM_MS(6)); /* backed off */
+    assert_int_equal(f->cwnd_bytes, 1000);
+    assert_int_equal(f->ssthresh_bytes, 5000);
+    /* the recovery completes over the real network; Karn's rule keeps the backed-off value
+     * until an unambiguous sample arrives */
+    sim_run(sim, SIM_MS(900));
+    assert_int_equal(f->base.st.rx_bytes, 100000);
+    assert_true(f->base.st.complete_ps > 0);
+    assert_int_equal(f->base.st.timeouts, 1);
+    assert_true(f->base.st.retx_pkts >= 9);
+    assert_true(f->srtt_ps > 0);
+    assert_int_equal(f->rto_ps, SIM_MS(1)); /* a tiny RTT: clamped at rto_min */
+    scenario_destroy(sc);
+}
+
+/* DCTCP sender: α ← (1−g)α + g·F once per window; W ← W(1 − α/2) at most once per window. */
+static void test_tcp_sender_dctcp_alpha(void **state)
+{
+    (void)state;
+    struct scenario *sc = load_pair("cc: dctcp, dctcp_alpha_init: 0");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    const uint64_t mss = 1000;
+    const double g = 1.0 / 16;
+    assert_int_equal(pull_all(f), 10);
+    /* first window (ends at 0): updated by the first ACK with F = 0 */
+    inject_ack(f, 1000, false);
+    assert_true(fabs(f->alpha) < 1e-12);
+    assert_int_equal(f->win_end, 10 * mss);
+    /* next window: 4 of 9 segments marked, F = 4/9 */
+    uint64_t cwnd = f->cwnd_bytes;
+    inject_ack(f, 2000, true); /* ECE: a cut by α/2 = 0 keeps the window (and no growth) */
+    assert_int_equal(f->ecn_cuts, 1);
+    assert_int_equal(f->cwnd_bytes, cwnd);
+    assert_true(f->cwr_pending);
+    inject_ack(f, 5000, true); /* second ECE in the same window: no second cut */
+    assert_int_equal(f->ecn_cuts, 1);
+    inject_ack(f, 10000, false);
+    double want = g * 4.0 / 9.0;
+    assert_true(fabs(f->alpha - want) < 1e-12);
+    /* the next marked window cuts by α/2 */
+    pull_all(f);
+    uint64_t w = f->cwnd_bytes;
+    inject_ack(f, f->snd_max, true);
+    assert_int_equal(f->ecn_cuts, 2);
+    double alpha = f->alpha;
+    assert_int_equal(f->cwnd_bytes, MAX((uint64_t)((double)w * (1 - alpha / 2)), 2 * mss));
+    assert_int_equal(f->ssthresh_bytes, f->cwnd_bytes);
+    /* the CWR flag goes on the next new data segment, which is ECT(0) */
+    struct pkt *p = f->source.next_pkt(&f->source, f->base.src);
+    assert_non_null(p);
+    struct tcp_seg s;
+    assert_true(tcp_hdr_parse(p, &s));
+    assert_int_equal(s.flags & TCP_CWR, TCP_CWR);
+    assert_int_equal(s.ecn, PKT_ECN_ECT0);
+    pkt_free(sc->sim, p);
+    scenario_destroy(sc);
+}
+
+/* ----------------------------------------------------------- scenarios */
+
+struct conv {
+    double util;         /* bottleneck busy fraction over the window */
+    double jain;         /* Jain's index of per-flow goodput over the window */
+    uint32_t max_q;      /* packets, deepest after warmup */
+    uint32_t min_q;      /* packets, shallowest sample after warmup */
+    double avg_q;        /* packets, time average (1 us samples) */
+    uint64_t drops;      /* over the window */
+    uint64_t marks;      /* over the window */
+};
+
+static void port_counts(const struct tmgr_port *tp, uint64_t *drops, uint64_t *marks)
+{
+    *drops = *marks = 0;
+    for (unsigned k = 0; k < PQ_MAX_PRIO; k++) {
+        *drops += tp->cls[k].drop_pkts;
+        *marks += tp->cls[k].mark_pkts;
+    }
+}
+
+/* N long flows h0..h(N-1) -> hN through one 10 Gbps port, 5 us links. Runs warmup_ms, then
+ * measures for measure_ms. */
+static struct conv run_long_flows(int n, const char *flow_kv, const char *switch_kv,
+                                  int warmup_ms, int measure_ms)
+{
+    size_t cap = 4096 + (size_t)n * 80;
+    char *yaml = xcalloc(1, cap);
+    size_t len = (size_t)snprintf(
+        yaml, cap,
+        "stop: %dms\n"
+        "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 5us}}\n"
+        "defaults:\n"
+        "  switch: {%s}\n"
+        "  flow: {type: tcp, rto_min: 1ms, rto_init: 1ms, %s}\n"
+        "flows:\n",
+        warmup_ms + measure_ms, n + 1, switch_kv, flow_kv);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(yaml + len, cap - len, "  - {name: f%d, src: h%d, dst: h%d}\n", i,
+                                i, n);
+    struct scenario *sc = load(yaml);
+    free(yaml);
+    struct sim *sim = sc->sim;
+    struct sw *sw = switch_of(scenario_node(sc, "s0"));
+    struct tmgr_port *tp = &sw->tm.ports[n];
+    struct link *bott = &sw->node.ports[n]->tx;
+
+    sim_time_t t0 = SIM_MS(warmup_ms);
+    sim_time_t t1 = SIM_MS(warmup_ms + measure_ms);
+    sim_run(sim, t0);
+    uint64_t *rx0 = xcalloc((size_t)n, sizeof(*rx0));
+    for (int i = 0; i < n; i++)
+        rx0[i] = sc->flows[i]->st.rx_bytes;
+    sim_time_t busy0 = bott->busy_ps;
+    tp->max_pkts = 0;
+    uint64_t drops0, marks0;
+    port_counts(tp, &drops0, &marks0);
+    struct conv c = {.min_q = UINT32_MAX};
+    double qsum = 0;
+    uint64_t samples = 0;
+    for (sim_time_t t = t0 + SIM_US(1); t <= t1; t += SIM_US(1)) {
+        sim_run(sim, t);
+        uint32_t q = tp->q.pkts;
+        c.min_q = MIN(c.min_q, q);
+        qsum += q;
+        samples++;
+    }
+    c.avg_q = qsum / (double)samples;
+    c.max_q = tp->max_pkts;
+    c.util = (double)(bott->busy_ps - busy0) / (double)(t1 - t0);
+    double s = 0, s2 = 0;
+    for (int i = 0; i < n; i++) {
+        double x = (double)(sc->flows[i]->st.rx_bytes - rx0[i]);
+        s += x;
+        s2 += x * x;
+    }
+    c.jain = s * s / ((double)n * s2);
+    port_counts(tp, &c.drops, &c.marks);
+    c.drops -= drops0;
+    c.marks -= marks0;
+    free(rx0);
+    scenario_destroy(sc);
+    return c;
+}
+
+#define DCTCP_SWITCH "buffer: 1MB, ecn: threshold, ecn_unit: packets, ecn_kmin: 65"
+
+/* DCTCP paper §3.3 (steady state, N synchronized flows, window sawtooth):
+ *   W* = (C·RTT + K)/N, α ≈ sqrt(2/W*), queue amplitude A = N·W*·α/2 = ½·sqrt(2N(C·RTT + K)),
+ *   Q_max = K + N, Q_min = Q_max − A.
+ * Here C·RTT = 10 Gbps × 20 µs propagation / 1538 B frames on the wire ≈ 16 packets, K = 65.
+ *   N = 2:  A ≈ 9,  Q_max = 67, Q_min ≈ 58
+ *   N = 8:  A ≈ 18, Q_max = 73, Q_min ≈ 55
+ *   N = 16: A ≈ 26, Q_max = 81, Q_min ≈ 55
+ * Desynchronized flows only shrink the amplitude. We allow 4 packets above K + N for the
+ * one-packet-per-ACK cwnd steps of slow ACK clocking, and require the queue never to empty
+ * (Q_min > 0, the paper's condition K > C·RTT/7 ≈ 2.3 holds), hence 100% utilisation. */
+static void check_dctcp(int n)
+{
+    const int k = 65;
+    struct conv c = run_long_flows(n, "cc: dctcp", DCTCP_SWITCH, 5, 30);
+    double cr = 10e9 * 20e-6 / (1538 * 8);
+    double amp = 0.5 * sqrt(2.0 * n * (cr + k));
+    printf("dctcp N=%d: util %.4f jain %.5f queue max %u min %u avg %.1f (K+N %d, A %.1f) "
+           "marks %lu drops %lu\n",
+           n, c.util, c.jain, c.max_q, c.min_q, c.avg_q, k + n, amp, (unsigned long)c.marks,
+           (unsigned long)c.drops);
+    assert_true(c.util >= 0.95);
+    assert_true(c.jain >= 0.99);
+    assert_true(c.max_q <= (uint32_t)(k + n + 4));
+    assert_true(c.min_q > 0);
+    assert_true(c.avg_q >= k + n - amp - 2 && c.avg_q <= k + n);
+    assert_int_equal(c.drops, 0);
+    assert_true(c.marks > 0);
+}
+
+static void test_tcp_dctcp_2_flows(void **state)
+{
+    (void)state;
+    check_dctcp(2);
+}
+
+static void test_tcp_dctcp_8_flows(void **state)
+{
+    (void)state;
+    check_dctcp(8);
+}
+
+static void test_tcp_dctcp_16_flows(void **state)
+{
+    (void)state;
+    check_dctcp(16);
+}
+
+/* NewReno without ECN on the same switch: its packets are not ECN-capable, so loss is its
+ * only signal; the queue reaches the buffer (1 MB = 10^6 B shared, 660 frames of 1514 B, a few
+ * ACKs elsewhere) and packets are dropped. */
+static void test_tcp_newreno_fills_buffer(void **state)
+{
+    (void)state;
+    struct conv c = run_long_flows(8, "cc: newreno", DCTCP_SWITCH, 5, 80);
+    printf("newreno N=8: util %.4f jain %.5f queue max %u min %u avg %.1f drops %lu\n", c.util,
+           c.jain, c.max_q, c.min_q, c.avg_q, (unsigned long)c.drops);
+    assert_true(c.max_q >= 1000000 / 1514 - 2);
+    assert_true(c.drops > 0);
+    assert_int_equal(c.marks, 0);
+    assert_true(c.util >= 0.95);
+}
+
+/* Incast: 16 senders, 128 KB each, into one port with a 64 KB buffer. Every byte must be
+ * delivered exactly once despite drops, and the last completion cannot beat the wire:
+ * total frame bits / C plus the two-hop propagation and the first frame's first hop. */
+static void test_tcp_incast_exactly_once(void **state)
+{
+    (void)state;
+    const int n = 16;
+    const uint64_t bytes = 131072;
+    char yaml[4096];
+    size_t len = (size_t)snprintf(
+        yaml, sizeof(yaml),
+        "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
+        "defaults:\n"
+        "  switch: {buffer: 64KB}\n"
+        "  flow: {type: tcp, bytes: %lu, rto_min: 1ms, rto_init: 1ms}\n"
+        "flows:\n",
+        n + 1, (unsigned long)bytes);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(yaml + len, sizeof(yaml) - len,
+                                "  - {name: f%d, src: h%d, dst: h%d}\n", i, i, n);
+    struct scenario *sc = load(yaml);
+    scenario_run(sc);
+    struct sw *sw = switch_of(scenario_node(sc, "s0"));
+    uint64_t drops = 0;
+    for (unsigned k = 0; k < PQ_MAX_PRIO; k++)
+        drops += sw->tm.ports[n].cls[k].drop_pkts;
+    uint64_t retx = 0, timeouts = 0, ooo = 0;
+    sim_time_t last = 0;
+    for (int i = 0; i < n; i++) {
+        struct tcp_flow *f = container_of(sc->flows[i], struct tcp_flow, base);
+        assert_int_equal(f->base.st.rx_bytes, bytes);
+        assert_int_equal(f->rcv_nxt, bytes);
+        assert_int_equal(f->snd_una, bytes);
+        assert_true(f->base.st.complete_ps > 0);
+        assert_true(f->base.st.tx_bytes >= bytes);
+        retx += f->base.st.retx_pkts;
+        timeouts += f->base.st.timeouts;
+        ooo += f->ooo_segs;
+        last = MAX(last, f->base.st.complete_ps);
+    }
+    uint64_t segs = (bytes + 1459) / 1460;
+    uint64_t frame_bits = ((bytes + segs * 54) + segs * 24) * 8 * (uint64_t)n;
+    sim_time_t bound = (sim_time_t)(frame_bits * 100) /* ps per bit at 10 Gbps */ + SIM_US(2) +
+                       (sim_time_t)(1538 * 8 * 100);
+    printf("incast: drops %lu retx %lu timeouts %lu ooo %lu, done %.1f us, bound %.1f us\n",
+           (unsigned long)drops, (unsigned long)retx, (unsigned long)timeouts,
+           (unsigned long)ooo, (double)last / 1e6, (double)bound / 1e6);
+    assert_true(drops > 0);
+    assert_true(retx > 0);
+    assert_true(retx >= drops); /* every dropped segment was sent again */
+    assert_true(last >= bound);
+    scenario_destroy(sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tcp_hdr_roundtrip),
+        cmocka_unit_test(test_tcp_receiver_out_of_order),
+        cmocka_unit_test(test_tcp_receiver_dctcp_delack_state_machine),
+        cmocka_unit_test(test_tcp_receiver_classic_ece_latch),
+        cmocka_unit_test(test_tcp_sender_newreno_recovery),
+        cmocka_unit_test(test_tcp_sender_rto_backoff),
+        cmocka_unit_test(test_tcp_sender_dctcp_alpha),
+        cmocka_unit_test(test_tcp_dctcp_2_flows),
+        cmocka_unit_test(test_tcp_dctcp_8_flows),
+        cmocka_unit_test(test_tcp_dctcp_16_flows),
+        cmocka_unit_test(test_tcp_newreno_fills_buffer),
+        cmocka_unit_test(test_tcp_incast_exactly_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
