@@ -312,12 +312,13 @@ static void on_new_ack(struct tcp_flow *f, uint64_t ack, bool ece)
     }
 
     /* RFC 6298 §5.2/5.3: stop the timer when all is acknowledged, else restart it. */
-    if (f->snd_una >= f->snd_max)
+    if (f->snd_una >= f->snd_max) {
+        /* cancel rather than leave a stale entry: the run ends when the last event does */
         f->rto_deadline_ps = SIM_TIME_NEVER;
-    else
+        evq_cancel(&sim->evq, &f->rto_timer);
+    } else {
         f->rto_deadline_ps = sim->now + f->rto_ps;
-    if (f->snd_una >= f->total_bytes)
-        f->done_sending = true;
+    }
     maybe_activate(f);
 }
 
@@ -422,7 +423,10 @@ static void send_ack(struct tcp_flow *f, bool ece)
     tcp_hdr_build(p, &s);
     f->acks_sent++;
     f->unacked_segs = 0;
-    f->delack_deadline_ps = SIM_TIME_NEVER;
+    if (f->delack_deadline_ps != SIM_TIME_NEVER) {
+        f->delack_deadline_ps = SIM_TIME_NEVER;
+        evq_cancel(&sim->evq, &f->delack_timer);
+    }
     host_send(f->base.dst, p);
 }
 

@@ -14,7 +14,8 @@
  * bytes are counted delivered once, when rcv_nxt passes them.
  *
  * Timers are lazy: a deadline field moves on every ACK and the heap entry is only moved when it
- * fires early, so the per-ACK cost is a store, not a heap operation. */
+ * fires early, so the per-ACK cost is a store, not a heap operation. A timer with nothing left
+ * to guard is cancelled, so a finished run ends at its last real event. */
 #ifndef SIM_MODELS_TP_TCP_H
 #define SIM_MODELS_TP_TCP_H
 
@@ -76,7 +77,6 @@ struct tcp_flow {
     uint64_t recover;         /* RFC 6582 `recover`, exclusive: snd_max at loss detection */
     uint32_t dupacks;
     bool in_recovery;
-    bool done_sending;        /* `stop` passed or all bytes sent once */
     bool cwr_pending;         /* set CWR on the next new data segment (RFC 3168 §6.1.2) */
     uint64_t ecn_cut_end;     /* no ECN window reduction until snd_una passes this */
     /* RTT (one timed segment at a time, Karn's rule) and RTO, ps */

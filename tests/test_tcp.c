@@ -548,6 +548,84 @@ static void test_tcp_newreno_fills_buffer(void **state)
     assert_true(c.util >= 0.95);
 }
 
+/* DCTCP with delayed ACKs (one ACK per two segments; the receiver's CE state machine keeps the
+ * echo exact). ACKs now release two segments at a time, so the queue peaks up to a couple of
+ * packets per flow above K + N; short-term fairness is looser (0.97-0.98 over 30 ms here,
+ * 0.998 over 300 ms), so the bound is 0.95. */
+static void test_tcp_dctcp_delayed_ack(void **state)
+{
+    (void)state;
+    const int n = 8, k = 65;
+    struct conv c = run_long_flows(n, "cc: dctcp, delayed_ack: true, delack_timeout: 200us",
+                                   DCTCP_SWITCH, 5, 30);
+    printf("dctcp+delack N=%d: util %.4f jain %.5f queue max %u min %u avg %.1f drops %lu\n", n,
+           c.util, c.jain, c.max_q, c.min_q, c.avg_q, (unsigned long)c.drops);
+    assert_true(c.util >= 0.95);
+    assert_true(c.jain >= 0.95);
+    assert_true(c.max_q <= (uint32_t)(k + 2 * n + 4));
+    assert_true(c.min_q > 0);
+    assert_int_equal(c.drops, 0);
+}
+
+/* Classic ECN (RFC 3168) NewReno on the DCTCP switch: it halves once per marked window, so no
+ * packet is lost and the queue stays near K, but swings by about half the window:
+ * amplitude ≈ (C·RTT + K)/2 ≈ 40 packets, still above zero since K > C·RTT here. */
+static void test_tcp_newreno_ecn(void **state)
+{
+    (void)state;
+    const int n = 8, k = 65;
+    struct conv c = run_long_flows(n, "cc: newreno, ecn: true", DCTCP_SWITCH, 5, 30);
+    printf("newreno+ecn N=%d: util %.4f jain %.5f queue max %u min %u avg %.1f drops %lu\n", n,
+           c.util, c.jain, c.max_q, c.min_q, c.avg_q, (unsigned long)c.drops);
+    assert_int_equal(c.drops, 0);
+    assert_true(c.marks > 0);
+    assert_true(c.max_q <= (uint32_t)(k + n + 4));
+    assert_true(c.util >= 0.95);
+}
+
+/* A flow with only a `stop` time: no new data after it, everything sent is acknowledged and
+ * delivered, and the simulation then runs out of events (no timer left behind). */
+static void test_tcp_stop_time(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+                               "flows:\n"
+                               "  - {name: f0, type: tcp, src: h0, dst: h1, stop: 2ms,\n"
+                               "     delayed_ack: true, delack_timeout: 1ms}\n");
+    scenario_run(sc);
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    assert_true(f->snd_max > 1000000); /* ~2.4 MB at line rate */
+    assert_int_equal(f->snd_una, f->snd_max);
+    assert_int_equal(f->rcv_nxt, f->snd_max);
+    assert_int_equal(f->base.st.rx_bytes, f->snd_max);
+    assert_int_equal(f->base.st.complete_ps, -1); /* no `bytes`: never "complete" */
+    assert_true(sc->sim->now < SIM_MS(4));
+    assert_int_equal(evq_len(&sc->sim->evq), 0);
+    scenario_destroy(sc);
+}
+
+/* Sequence numbers wrap at 2^32 on the wire; the 64-bit offsets inside do not. */
+static void test_tcp_seq_wrap(void **state)
+{
+    (void)state;
+    struct scenario *sc = load_pair("rcv_wnd: 1MB");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct tcp_seg a[16];
+    f->snd_isn = 0xfffff000u; /* offset 4096 is wire sequence 0 */
+    assert_int_equal(pull_all(f), 10);
+    inject_data(f, 0, 1000, PKT_ECN_NOT_ECT, 0);
+    inject_data(f, 4000, 1000, PKT_ECN_NOT_ECT, 0); /* straddles the wrap, out of order */
+    inject_data(f, 1000, 3000, PKT_ECN_NOT_ECT, 0);
+    assert_int_equal(drain_host(f->base.dst, a, 16), 3);
+    assert_int_equal(a[2].ack, 5000u - 4096u);
+    assert_int_equal(f->base.st.rx_bytes, 5000);
+    inject_ack(f, 5000, false);
+    assert_int_equal(f->snd_una, 5000);
+    inject_ack(f, 9000, false);
+    assert_int_equal(f->snd_una, 9000);
+    scenario_destroy(sc);
+}
+
 /* Incast: 16 senders, 128 KB each, into one port with a 64 KB buffer. Every byte must be
  * delivered exactly once despite drops, and the last completion cannot beat the wire:
  * total frame bits / C plus the two-hop propagation and the first frame's first hop. */
@@ -616,6 +694,10 @@ int main(void)
         cmocka_unit_test(test_tcp_dctcp_8_flows),
         cmocka_unit_test(test_tcp_dctcp_16_flows),
         cmocka_unit_test(test_tcp_newreno_fills_buffer),
+        cmocka_unit_test(test_tcp_dctcp_delayed_ack),
+        cmocka_unit_test(test_tcp_newreno_ecn),
+        cmocka_unit_test(test_tcp_stop_time),
+        cmocka_unit_test(test_tcp_seq_wrap),
         cmocka_unit_test(test_tcp_incast_exactly_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
