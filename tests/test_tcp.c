@@ -629,9 +629,8 @@ static void test_tcp_seq_wrap(void **state)
 /* Incast: 16 senders, 128 KB each, into one port with a 64 KB buffer. Every byte must be
  * delivered exactly once despite drops, and the last completion cannot beat the wire:
  * total frame bits / C plus the two-hop propagation and the first frame's first hop. */
-static void test_tcp_incast_exactly_once(void **state)
+static void run_incast(const char *cc, const char *switch_kv, bool expect_timeouts)
 {
-    (void)state;
     const int n = 16;
     const uint64_t bytes = 131072;
     char yaml[4096];
@@ -639,20 +638,19 @@ static void test_tcp_incast_exactly_once(void **state)
         yaml, sizeof(yaml),
         "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
         "defaults:\n"
-        "  switch: {buffer: 64KB}\n"
-        "  flow: {type: tcp, bytes: %lu, rto_min: 1ms, rto_init: 1ms}\n"
+        "  switch: {buffer: 64KB, %s}\n"
+        "  flow: {type: tcp, cc: %s, bytes: %lu, rto_min: 1ms, rto_init: 1ms}\n"
         "flows:\n",
-        n + 1, (unsigned long)bytes);
+        n + 1, switch_kv, cc, (unsigned long)bytes);
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(yaml + len, sizeof(yaml) - len,
                                 "  - {name: f%d, src: h%d, dst: h%d}\n", i, i, n);
     struct scenario *sc = load(yaml);
     scenario_run(sc);
     struct sw *sw = switch_of(scenario_node(sc, "s0"));
-    uint64_t drops = 0;
-    for (unsigned k = 0; k < PQ_MAX_PRIO; k++)
-        drops += sw->tm.ports[n].cls[k].drop_pkts;
-    uint64_t retx = 0, timeouts = 0, ooo = 0;
+    uint64_t drops, marks;
+    port_counts(&sw->tm.ports[n], &drops, &marks);
+    uint64_t retx = 0, timeouts = 0, ooo = 0, rx_payload = 0;
     sim_time_t last = 0;
     for (int i = 0; i < n; i++) {
         struct tcp_flow *f = container_of(sc->flows[i], struct tcp_flow, base);
@@ -664,20 +662,40 @@ static void test_tcp_incast_exactly_once(void **state)
         retx += f->base.st.retx_pkts;
         timeouts += f->base.st.timeouts;
         ooo += f->ooo_segs;
+        rx_payload += f->base.st.rx_pkts; /* segments that arrived, duplicates included */
         last = MAX(last, f->base.st.complete_ps);
     }
     uint64_t segs = (bytes + 1459) / 1460;
     uint64_t frame_bits = ((bytes + segs * 54) + segs * 24) * 8 * (uint64_t)n;
     sim_time_t bound = (sim_time_t)(frame_bits * 100) /* ps per bit at 10 Gbps */ + SIM_US(2) +
                        (sim_time_t)(1538 * 8 * 100);
-    printf("incast: drops %lu retx %lu timeouts %lu ooo %lu, done %.1f us, bound %.1f us\n",
-           (unsigned long)drops, (unsigned long)retx, (unsigned long)timeouts,
-           (unsigned long)ooo, (double)last / 1e6, (double)bound / 1e6);
+    printf("incast %s: drops %lu marks %lu retx %lu timeouts %lu ooo %lu, done %.1f us, "
+           "bound %.1f us\n",
+           cc, (unsigned long)drops, (unsigned long)marks, (unsigned long)retx,
+           (unsigned long)timeouts, (unsigned long)ooo, (double)last / 1e6,
+           (double)bound / 1e6);
     assert_true(drops > 0);
     assert_true(retx > 0);
     assert_true(retx >= drops); /* every dropped segment was sent again */
+    assert_true(rx_payload >= (uint64_t)n * segs);
     assert_true(last >= bound);
+    if (expect_timeouts)
+        assert_true(timeouts > 0);
     scenario_destroy(sc);
+}
+
+static void test_tcp_incast_exactly_once(void **state)
+{
+    (void)state;
+    run_incast("newreno", "ecn: none", true);
+}
+
+/* The same with DCTCP (K = 20 packets, below the 43-frame buffer): the initial windows
+ * (16 × 10 segments) still overflow the buffer before any mark is echoed. */
+static void test_tcp_incast_dctcp(void **state)
+{
+    (void)state;
+    run_incast("dctcp", "ecn: threshold, ecn_unit: packets, ecn_kmin: 20", false);
 }
 
 int main(void)
@@ -699,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_tcp_stop_time),
         cmocka_unit_test(test_tcp_seq_wrap),
         cmocka_unit_test(test_tcp_incast_exactly_once),
+        cmocka_unit_test(test_tcp_incast_dctcp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
