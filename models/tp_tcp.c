@@ -35,6 +35,8 @@ static const struct param_def tcp_params[] = {
      "DCTCP: weight of the newest marked fraction in alpha"},
     {"dctcp_alpha_init", PARAM_DOUBLE, FP(dctcp_alpha_init), "1", "0", "1", NULL,
      "DCTCP: alpha before the first window is observed"},
+    {"cwnd_interval", PARAM_TIME, FP(cwnd_interval_ps), "0", "0", NULL, NULL,
+     "sample cwnd, flight and alpha this often into summary.json (0 = off)"},
 };
 static const size_t tcp_nparams = ARRAY_LEN(tcp_params);
 
@@ -390,6 +392,24 @@ static void rto_fire(struct sim *sim, struct evq_timer *t)
     maybe_activate(f);
 }
 
+static void sample_fire(struct sim *sim, struct evq_timer *t)
+{
+    struct tcp_flow *f = container_of(t, struct tcp_flow, sample_timer);
+    if (f->nsamples == f->samples_cap) {
+        f->samples_cap = f->samples_cap ? 2 * f->samples_cap : 256;
+        f->samples = xrealloc(f->samples, f->samples_cap * sizeof(*f->samples));
+    }
+    f->samples[f->nsamples++] = (struct tcp_sample){
+        .t_ps = sim->now,
+        .cwnd_bytes = f->cwnd_bytes,
+        .flight_bytes = f->snd_max - f->snd_una,
+        .alpha = f->alpha,
+    };
+    check_stop(f);
+    if (f->snd_una < f->total_bytes)
+        evq_schedule(&sim->evq, t, sim->now + f->cfg.cwnd_interval_ps);
+}
+
 static void start_fire(struct sim *sim, struct evq_timer *t)
 {
     (void)sim;
@@ -617,6 +637,9 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     evq_timer_init(&f->rto_timer, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->delack_timer, delack_fire, EVQ_PHASE_DEFAULT);
     evq_schedule(&sim->evq, &f->start, cfg->common.start_ps);
+    evq_timer_init(&f->sample_timer, sample_fire, EVQ_PHASE_DEFAULT);
+    if (cfg->cwnd_interval_ps)
+        evq_schedule(&sim->evq, &f->sample_timer, cfg->common.start_ps);
     return &f->base;
 }
 
@@ -626,6 +649,8 @@ static void tcp_destroy(struct sim *sim, struct flow *fb)
     evq_cancel(&sim->evq, &f->start);
     evq_cancel(&sim->evq, &f->rto_timer);
     evq_cancel(&sim->evq, &f->delack_timer);
+    evq_cancel(&sim->evq, &f->sample_timer);
+    free(f->samples);
     free(f->ooo);
     flow_base_fini(fb);
     free(f);
@@ -646,6 +671,26 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
     json_object_set_new(o, "dupacks_rx", json_integer((json_int_t)f->dupacks_rx));
     json_object_set_new(o, "ooo_segments", json_integer((json_int_t)f->ooo_segs));
     json_object_set_new(o, "ooo_max_ranges", json_integer((json_int_t)f->ooo_max_ranges));
+    if (f->cfg.cwnd_interval_ps) {
+        json_t *t = json_array();
+        json_t *cw = json_array();
+        json_t *fl = json_array();
+        json_t *al = json_array();
+        for (uint32_t i = 0; i < f->nsamples; i++) {
+            const struct tcp_sample *x = &f->samples[i];
+            json_array_append_new(t, json_real(simtime_sec(x->t_ps)));
+            json_array_append_new(cw, json_integer((json_int_t)x->cwnd_bytes));
+            json_array_append_new(fl, json_integer((json_int_t)x->flight_bytes));
+            json_array_append_new(al, json_real(x->alpha));
+        }
+        json_t *smp = json_object();
+        json_object_set_new(smp, "interval_s", json_real(simtime_sec(f->cfg.cwnd_interval_ps)));
+        json_object_set_new(smp, "t_s", t);
+        json_object_set_new(smp, "cwnd_bytes", cw);
+        json_object_set_new(smp, "flight_bytes", fl);
+        json_object_set_new(smp, "alpha", al);
+        json_object_set_new(o, "cwnd_samples", smp);
+    }
 }
 
 const struct flow_ops tcp_flow_ops = {

@@ -43,6 +43,15 @@ struct tcp_flow_cfg {
     int64_t dupack_thresh;
     double dctcp_g;
     double dctcp_alpha_init;
+    sim_time_t cwnd_interval_ps; /* 0 = no cwnd samples */
+};
+
+/* One sample of the sender's state (cwnd_interval). */
+struct tcp_sample {
+    sim_time_t t_ps;
+    uint64_t cwnd_bytes;
+    uint64_t flight_bytes; /* snd_max - snd_una */
+    double alpha;
 };
 
 /* Byte range [start, end) held out of order by the receiver. */
@@ -60,6 +69,7 @@ struct tcp_flow {
     struct evq_timer start;
     struct evq_timer rto_timer;
     struct evq_timer delack_timer;
+    struct evq_timer sample_timer;
     uint16_t snd_port;
     uint16_t rcv_port;
     uint32_t snd_isn;
@@ -104,6 +114,10 @@ struct tcp_flow {
     bool ece_latched;         /* RFC 3168 receiver: echo ECE until CWR arrives */
     sim_time_t delack_deadline_ps; /* SIM_TIME_NEVER = no ACK owed */
     sim_time_t delack_timer_at_ps;
+
+    struct tcp_sample *samples; /* grows geometrically; only with cwnd_interval */
+    uint32_t nsamples;
+    uint32_t samples_cap;
 
     /* counters */
     uint64_t fast_retx;

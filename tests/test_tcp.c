@@ -604,6 +604,41 @@ static void test_tcp_stop_time(void **state)
     scenario_destroy(sc);
 }
 
+/* cwnd_interval: samples every interval from the start until everything is acknowledged, and
+ * summary.json carries them. */
+static void test_tcp_cwnd_samples(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+                               "flows:\n"
+                               "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 1MB,\n"
+                               "     start: 10us, cwnd_interval: 50us}\n");
+    scenario_run(sc);
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    sim_time_t done = f->base.st.complete_ps;
+    assert_true(done > 0);
+    assert_true(f->nsamples >= 2);
+    assert_int_equal(f->samples[0].t_ps, SIM_US(10));
+    assert_int_equal(f->samples[0].cwnd_bytes, 10 * 1460);
+    assert_true(f->samples[0].flight_bytes <= 1460); /* the idle NIC took one segment */
+    for (uint32_t i = 1; i < f->nsamples; i++)
+        assert_int_equal(f->samples[i].t_ps - f->samples[i - 1].t_ps, SIM_US(50));
+    /* slow start without loss: cwnd only grows */
+    assert_true(f->samples[f->nsamples - 1].cwnd_bytes > f->samples[1].cwnd_bytes);
+    /* the last sample is the first one taken after the final ACK */
+    sim_time_t last = f->samples[f->nsamples - 1].t_ps;
+    assert_true(last >= done && last < done + SIM_US(60));
+    assert_int_equal(evq_len(&sc->sim->evq), 0);
+    json_t *o = json_object();
+    f->base.ops->stats_json(&f->base, o);
+    json_t *smp = json_object_get(o, "cwnd_samples");
+    assert_non_null(smp);
+    assert_int_equal(json_array_size(json_object_get(smp, "cwnd_bytes")), f->nsamples);
+    assert_int_equal(json_integer_value(json_object_get(o, "cwnd_bytes")), (json_int_t)f->cwnd_bytes);
+    json_decref(o);
+    scenario_destroy(sc);
+}
+
 /* Sequence numbers wrap at 2^32 on the wire; the 64-bit offsets inside do not. */
 static void test_tcp_seq_wrap(void **state)
 {
@@ -716,6 +751,7 @@ int main(void)
         cmocka_unit_test(test_tcp_newreno_ecn),
         cmocka_unit_test(test_tcp_stop_time),
         cmocka_unit_test(test_tcp_seq_wrap),
+        cmocka_unit_test(test_tcp_cwnd_samples),
         cmocka_unit_test(test_tcp_incast_exactly_once),
         cmocka_unit_test(test_tcp_incast_dctcp),
     };
