@@ -35,6 +35,8 @@ static const struct param_def tcp_params[] = {
      "DCTCP: weight of the newest marked fraction in alpha"},
     {"dctcp_alpha_init", PARAM_DOUBLE, FP(dctcp_alpha_init), "1", "0", "1", NULL,
      "DCTCP: alpha before the first window is observed"},
+    {"handshake", PARAM_BOOL, FP(handshake), "false", NULL, NULL, NULL,
+     "exchange SYN / SYN-ACK before data (else the connection starts established)"},
     {"cwnd_interval", PARAM_TIME, FP(cwnd_interval_ps), "0", "0", NULL, NULL,
      "sample cwnd, flight and alpha this often into summary.json (0 = off)"},
 };
@@ -57,6 +59,12 @@ static uint64_t unwrap(uint32_t wire_off, uint64_t ref)
     if (d < 0 && (uint64_t)-d > ref)
         return 0;
     return (uint64_t)((int64_t)ref + d);
+}
+
+/* Wire sequence number of data offset `off`: the SYN took the ISN. */
+static uint32_t wire_seq(uint32_t isn, uint64_t off)
+{
+    return isn + 1 + (uint32_t)off;
 }
 
 /* Lazy timers: the heap entry may sit earlier than the deadline; the handler moves it. */
@@ -97,8 +105,8 @@ static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, 
         .dst_ip = f->base.dst->ip,
         .src_port = f->snd_port,
         .dst_port = f->rcv_port,
-        .seq = f->snd_isn + (uint32_t)seq,
-        .ack = f->rcv_isn,
+        .seq = wire_seq(f->snd_isn, seq),
+        .ack = wire_seq(f->rcv_isn, 0),
         .flags = flags,
         .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes >> f->wscale, 0xffff),
         .dscp = (uint8_t)c->dscp,
@@ -142,6 +150,8 @@ static uint64_t send_window(const struct tcp_flow *f)
 /* Length of the next segment at snd_nxt if the window allows it, else 0. */
 static uint32_t next_len(struct tcp_flow *f)
 {
+    if (f->state != TCP_STATE_ESTABLISHED)
+        return 0;
     check_stop(f);
     if (f->snd_nxt >= f->total_bytes)
         return 0;
@@ -344,6 +354,56 @@ static void on_dupack(struct tcp_flow *f, bool ece)
         ecn_react(f);
 }
 
+/* Handshake segments: SYN (sender) and SYN-ACK (receiver), no payload, not ECT. With ECN the
+ * SYN carries ECE + CWR and the SYN-ACK ECE (RFC 3168 §6.1.1, ECN setup). */
+static void send_syn(struct tcp_flow *f, bool synack)
+{
+    struct sim *sim = flow_sim(f);
+    struct pkt *p = pkt_alloc(sim);
+    p->flow = f->base.index;
+    p->prio = (uint8_t)f->cfg.common.priority;
+    p->t_created = sim->now;
+    struct tcp_seg s = {
+        .src_ip = synack ? f->base.dst->ip : f->base.src->ip,
+        .dst_ip = synack ? f->base.src->ip : f->base.dst->ip,
+        .src_port = synack ? f->rcv_port : f->snd_port,
+        .dst_port = synack ? f->snd_port : f->rcv_port,
+        .seq = synack ? f->rcv_isn : f->snd_isn,
+        .ack = synack ? wire_seq(f->snd_isn, 0) : 0,
+        .flags = (uint8_t)(TCP_SYN | (synack ? TCP_ACK : 0)),
+        .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes, 0xffff), /* unscaled in a SYN */
+        .dscp = (uint8_t)f->cfg.common.dscp,
+        .ecn = PKT_ECN_NOT_ECT,
+    };
+    if (ecn_on(f))
+        s.flags |= (uint8_t)(synack ? TCP_ECE : TCP_ECE | TCP_CWR);
+    tcp_hdr_build(p, &s);
+    host_send(synack ? f->base.dst : f->base.src, p);
+}
+
+static void send_syn_timed(struct tcp_flow *f)
+{
+    struct sim *sim = flow_sim(f);
+    send_syn(f, false);
+    f->syn_sent_ps = sim->now;
+    f->rto_deadline_ps = sim->now + f->rto_ps;
+    timer_arm(sim, &f->rto_timer, &f->rto_timer_at_ps, f->rto_deadline_ps);
+}
+
+/* SYN-ACK for our SYN: established. */
+static void on_synack(struct tcp_flow *f)
+{
+    struct sim *sim = flow_sim(f);
+    f->state = TCP_STATE_ESTABLISHED;
+    if (f->syn_retx)
+        f->cwnd_bytes = f->cfg.mss_bytes; /* RFC 6928 §2: IW = 1 MSS after a lost SYN */
+    else
+        rtt_sample(f, sim->now - f->syn_sent_ps);
+    f->rto_deadline_ps = SIM_TIME_NEVER;
+    evq_cancel(&sim->evq, &f->rto_timer);
+    maybe_activate(f);
+}
+
 static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 {
     struct tcp_flow *f = container_of(ep, struct tcp_flow, snd_ep);
@@ -352,10 +412,17 @@ static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     pkt_free(h->node.sim, p);
     if (!ok || !(s.flags & TCP_ACK))
         return;
+    if (s.flags & TCP_SYN) {
+        if (f->state == TCP_STATE_SYN_SENT && s.ack == wire_seq(f->snd_isn, 0))
+            on_synack(f);
+        return; /* a duplicate SYN-ACK (our SYN was retransmitted) */
+    }
+    if (f->state != TCP_STATE_ESTABLISHED)
+        return;
     bool ece = (s.flags & TCP_ECE) != 0;
     if (ece)
         f->ece_acks++;
-    uint64_t ack = unwrap(s.ack - f->snd_isn, f->snd_una);
+    uint64_t ack = unwrap(s.ack - wire_seq(f->snd_isn, 0), f->snd_una);
     if (ack > f->snd_max || ack < f->snd_una)
         return; /* acknowledges nothing we sent, or old */
     if (ack > f->snd_una)
@@ -371,6 +438,14 @@ static void rto_fire(struct sim *sim, struct evq_timer *t)
         return;
     if (sim->now < f->rto_deadline_ps) {
         timer_arm(sim, t, &f->rto_timer_at_ps, f->rto_deadline_ps);
+        return;
+    }
+    if (f->state == TCP_STATE_SYN_SENT) {
+        /* RFC 6298 §5.5: back off and send the SYN again */
+        f->base.st.timeouts++;
+        f->syn_retx = true;
+        f->rto_ps = MIN(2 * f->rto_ps, f->cfg.rto_max_ps);
+        send_syn_timed(f);
         return;
     }
     /* RFC 6298 §5.4–5.6 and RFC 5681 §3.1 eq. 4: back off, collapse to one segment, go back
@@ -414,6 +489,12 @@ static void start_fire(struct sim *sim, struct evq_timer *t)
 {
     (void)sim;
     struct tcp_flow *f = container_of(t, struct tcp_flow, start);
+    if (f->cfg.handshake) {
+        f->state = TCP_STATE_SYN_SENT;
+        send_syn_timed(f);
+        return;
+    }
+    f->state = TCP_STATE_ESTABLISHED;
     maybe_activate(f);
 }
 
@@ -432,8 +513,8 @@ static void send_ack(struct tcp_flow *f, bool ece)
         .dst_ip = f->base.src->ip,
         .src_port = f->rcv_port,
         .dst_port = f->snd_port,
-        .seq = f->rcv_isn,
-        .ack = f->snd_isn + (uint32_t)f->rcv_nxt,
+        .seq = wire_seq(f->rcv_isn, 0),
+        .ack = wire_seq(f->snd_isn, f->rcv_nxt),
         .flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0)),
         .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes >> f->wscale, 0xffff),
         .dscp = (uint8_t)f->cfg.common.dscp,
@@ -508,11 +589,17 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     struct flow_stats *st = &f->base.st;
     struct tcp_seg s;
     bool ok = tcp_hdr_parse(p, &s);
-    if (ok)
+    if (ok && s.payload_bytes > 0)
         flow_note_rx(&f->base, p, sim->now);
     pkt_free(sim, p);
     if (!ok)
         return;
+    if (s.flags & TCP_SYN) {
+        /* answer every SYN: a repeated one means our SYN-ACK was lost */
+        f->syns_rx++;
+        send_syn(f, true);
+        return;
+    }
     bool ce = s.ecn == PKT_ECN_CE;
 
     if (ecn_on(f) && f->cfg.cc == TCP_CC_DCTCP && ce != f->ce_state) {
@@ -530,7 +617,7 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
             f->ece_latched = true;
     }
 
-    uint64_t seq = unwrap(s.seq - f->snd_isn, f->rcv_nxt);
+    uint64_t seq = unwrap(s.seq - wire_seq(f->snd_isn, 0), f->rcv_nxt);
     uint64_t end = seq + s.payload_bytes;
     bool ack_now = !f->cfg.delayed_ack;
     if (s.payload_bytes == 0)
@@ -668,6 +755,7 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
     json_object_set_new(o, "srtt_us", json_real((double)f->srtt_ps / 1e6));
     json_object_set_new(o, "rto_us", json_real((double)f->rto_ps / 1e6));
     json_object_set_new(o, "acks_sent", json_integer((json_int_t)f->acks_sent));
+    json_object_set_new(o, "syns_rx", json_integer((json_int_t)f->syns_rx));
     json_object_set_new(o, "dupacks_rx", json_integer((json_int_t)f->dupacks_rx));
     json_object_set_new(o, "ooo_segments", json_integer((json_int_t)f->ooo_segs));
     json_object_set_new(o, "ooo_max_ranges", json_integer((json_int_t)f->ooo_max_ranges));

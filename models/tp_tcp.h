@@ -1,11 +1,13 @@
 /* TCP NewReno (RFC 5681 congestion control, RFC 6582 fast recovery with partial ACKs, RFC 6298
  * retransmission timer) with DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257) as an option.
  *
- * One flow = a sender on `src` and a receiver on `dst`, each bound to its own port. The
- * connection starts established (no SYN/SYN-ACK; both ends know the parameters, including the
- * window scale). Segments carry real Eth/IPv4/TCP headers (models/tcp_hdr.h); ACKs are real
- * packets flowing back through the network. Sequence numbers are 64-bit byte offsets inside the
- * model and ISN + offset (mod 2^32) on the wire.
+ * One flow = a sender on `src` and a receiver on `dst`, each bound to its own port. By default
+ * the connection starts established; with `handshake` the sender first exchanges SYN/SYN-ACK
+ * (ECN setup flags, RTT sample, SYN retransmission with backoff). Both ends know the parameters
+ * (MSS, window scale: no options are carried). Segments carry real Eth/IPv4/TCP headers
+ * (models/tcp_hdr.h); ACKs are real packets flowing back through the network. Sequence numbers
+ * are 64-bit byte offsets inside the model and ISN + 1 + offset (mod 2^32) on the wire, the
+ * SYN having taken ISN, whether or not it was modelled.
  *
  * The sender keeps no packets: a (re)transmission is rebuilt from its byte range. New data is
  * pulled by the NIC (struct nic_source) when the link is idle and the window allows, so nothing
@@ -23,6 +25,12 @@
 #include <stdint.h>
 
 #include "models/flow.h"
+
+enum tcp_state {
+    TCP_STATE_IDLE = 0,     /* before `start` */
+    TCP_STATE_SYN_SENT = 1, /* handshake: waiting for the SYN-ACK */
+    TCP_STATE_ESTABLISHED = 2,
+};
 
 enum tcp_cc {
     TCP_CC_NEWRENO = 0,
@@ -44,6 +52,7 @@ struct tcp_flow_cfg {
     double dctcp_g;
     double dctcp_alpha_init;
     sim_time_t cwnd_interval_ps; /* 0 = no cwnd samples */
+    bool handshake;              /* SYN / SYN-ACK before data */
 };
 
 /* One sample of the sender's state (cwnd_interval). */
@@ -74,7 +83,10 @@ struct tcp_flow {
     uint16_t rcv_port;
     uint32_t snd_isn;
     uint32_t rcv_isn;
-    uint8_t wscale;           /* window scale both ends assume (no handshake) */
+    uint8_t wscale;           /* window scale both ends assume (not negotiated) */
+    uint8_t state;            /* enum tcp_state, sender side */
+    bool syn_retx;            /* the SYN was retransmitted: no RTT sample, IW = 1 MSS */
+    sim_time_t syn_sent_ps;
     uint64_t total_bytes;     /* bytes to send; UINT64_MAX until `stop` */
 
     /* sender, byte offsets */
@@ -124,6 +136,7 @@ struct tcp_flow {
     uint64_t ece_acks;        /* ACKs received with ECE */
     uint64_t ecn_cuts;        /* window reductions caused by ECE */
     uint64_t acks_sent;
+    uint64_t syns_rx;         /* SYNs the receiver answered */
     uint64_t dupacks_rx;
     uint64_t ooo_segs;
     uint32_t ooo_max_ranges;

@@ -47,7 +47,10 @@ static struct scenario *load_pair(const char *flow_extra)
              "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 100000, mss: 1000,\n"
              "     start: 1s, %s}\n",
              flow_extra);
-    return load(yaml);
+    struct scenario *sc = load(yaml);
+    /* as if started: the tests below play the network's part by hand */
+    tcp_of(sc, "f0")->state = TCP_STATE_ESTABLISHED;
+    return sc;
 }
 
 /* Delivers a data segment [off, off+len) to the receiver of f. */
@@ -60,8 +63,8 @@ static void inject_data(struct tcp_flow *f, uint64_t off, uint32_t len, uint8_t 
         .dst_ip = f->base.dst->ip,
         .src_port = f->snd_port,
         .dst_port = f->rcv_port,
-        .seq = f->snd_isn + (uint32_t)off,
-        .ack = f->rcv_isn,
+        .seq = f->snd_isn + 1 + (uint32_t)off, /* the SYN took the ISN */
+        .ack = f->rcv_isn + 1,
         .flags = (uint8_t)(TCP_ACK | flags),
         .window = 100,
         .ecn = ecn,
@@ -81,8 +84,8 @@ static void inject_ack(struct tcp_flow *f, uint64_t off, bool ece)
         .dst_ip = f->base.src->ip,
         .src_port = f->rcv_port,
         .dst_port = f->snd_port,
-        .seq = f->rcv_isn,
-        .ack = f->snd_isn + (uint32_t)off,
+        .seq = f->rcv_isn + 1,
+        .ack = f->snd_isn + 1 + (uint32_t)off,
         .flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0)),
         .window = 100,
     };
@@ -115,7 +118,7 @@ static int drain_host(struct host *h, struct tcp_seg *out, int max)
 
 static uint64_t ack_off(const struct tcp_flow *f, const struct tcp_seg *s)
 {
-    return (uint32_t)(s->ack - f->snd_isn);
+    return (uint32_t)(s->ack - f->snd_isn - 1);
 }
 
 /* Pulls every segment the window allows, as the NIC would; returns how many. */
@@ -306,7 +309,7 @@ static void test_tcp_sender_newreno_recovery(void **state)
     assert_int_equal(f->cwnd_bytes, 11 * mss / 2 + 3 * mss);
     assert_int_equal(f->recover, 12 * mss);
     assert_int_equal(drain_host(f->base.src, a, 16), 1);
-    assert_int_equal((uint32_t)(a[0].seq - f->snd_isn), 1000);
+    assert_int_equal((uint32_t)(a[0].seq - f->snd_isn - 1), 1000);
     assert_int_equal(f->base.st.retx_pkts, 1);
     /* each further duplicate ACK inflates the window by one segment */
     inject_ack(f, 1000, false);
@@ -318,7 +321,7 @@ static void test_tcp_sender_newreno_recovery(void **state)
     assert_int_equal(f->base.st.retx_pkts, 2);
     assert_int_equal(f->cwnd_bytes, before - 3 * mss + mss);
     assert_int_equal(drain_host(f->base.src, a, 16), 1);
-    assert_int_equal((uint32_t)(a[0].seq - f->snd_isn), 4000);
+    assert_int_equal((uint32_t)(a[0].seq - f->snd_isn - 1), 4000);
     /* full ACK: leave recovery with cwnd = min(ssthresh, flight + mss) */
     pull_all(f);
     inject_ack(f, 12 * mss, false);
@@ -639,6 +642,82 @@ static void test_tcp_cwnd_samples(void **state)
     scenario_destroy(sc);
 }
 
+/* With `handshake`, data waits for the SYN-ACK: without loss the whole transfer shifts by
+ * exactly the handshake's round trip, 4 × (60 B + 24 B framing at 10 Gbps + 1 µs) = 4268.8 ns,
+ * and the SYN gives the first RTT sample. */
+static void test_tcp_handshake(void **state)
+{
+    (void)state;
+    sim_time_t fct[2];
+    for (int hs = 0; hs < 2; hs++) {
+        char yaml[512];
+        snprintf(yaml, sizeof(yaml),
+                 "topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+                 "flows:\n"
+                 "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 300KB, cc: dctcp,\n"
+                 "     handshake: %s}\n",
+                 hs ? "true" : "false");
+        struct scenario *sc = load(yaml);
+        struct tcp_flow *f = tcp_of(sc, "f0");
+        if (hs) {
+            /* run until the SYN-ACK: the sample is exactly the handshake round trip */
+            for (sim_time_t t = 0; f->state != TCP_STATE_ESTABLISHED && t < SIM_US(100);
+                 t += SIM_NS(100))
+                sim_run(sc->sim, t);
+            assert_int_equal(f->state, TCP_STATE_ESTABLISHED);
+            assert_int_equal(f->srtt_ps, 4268800);
+            assert_int_equal(f->syns_rx, 1);
+        }
+        scenario_run(sc);
+        assert_int_equal(f->base.st.rx_bytes, 300000);
+        assert_int_equal(f->base.st.timeouts, 0);
+        fct[hs] = f->base.st.complete_ps;
+        scenario_destroy(sc);
+    }
+    assert_int_equal(fct[1] - fct[0], 4268800);
+}
+
+/* A lost SYN is sent again after the (initial) RTO, backed off; the window then starts at one
+ * segment (RFC 6928 §2) and no RTT sample is taken from the handshake (Karn). */
+static void test_tcp_handshake_syn_loss(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+                               "flows:\n"
+                               "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 100KB,\n"
+                               "     handshake: true, start: 1ms, rto_init: 3ms, rto_min: 1ms}\n");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct sim *sim = sc->sim;
+    sim_run(sim, SIM_MS(1));
+    assert_int_equal(f->state, TCP_STATE_SYN_SENT);
+    /* lose the SYN: readdress it to a port nobody listens on */
+    struct pkt *syn = f->base.src->node.ports[0]->tx.serializing;
+    assert_non_null(syn);
+    struct tcp_seg s;
+    assert_true(tcp_hdr_parse(syn, &s));
+    assert_int_equal(s.flags, TCP_SYN);
+    pkt_wr16(syn->hdr + ETH_HDR_LEN + IPV4_HDR_LEN + 2, 1);
+    sim_run(sim, SIM_US(3999));
+    assert_int_equal(f->base.st.timeouts, 0);
+    assert_int_equal(f->base.dst->rx_unclaimed, 1);
+    sim_run(sim, SIM_MS(4));
+    assert_int_equal(f->base.st.timeouts, 1);
+    assert_true(f->syn_retx);
+    assert_int_equal(f->rto_ps, SIM_MS(6));
+    for (sim_time_t t = SIM_MS(4); f->state != TCP_STATE_ESTABLISHED && t < SIM_MS(5);
+         t += SIM_NS(100))
+        sim_run(sim, t);
+    assert_int_equal(f->state, TCP_STATE_ESTABLISHED);
+    assert_int_equal(f->syns_rx, 1);
+    assert_int_equal(f->cwnd_bytes, 1460); /* initial window: one segment */
+    assert_int_equal(f->snd_max, 1460);
+    assert_int_equal(f->srtt_ps, 0);       /* no sample from a retransmitted SYN */
+    scenario_run(sc);
+    assert_int_equal(f->base.st.rx_bytes, 100000);
+    assert_true(f->srtt_ps > 0);
+    scenario_destroy(sc);
+}
+
 /* Sequence numbers wrap at 2^32 on the wire; the 64-bit offsets inside do not. */
 static void test_tcp_seq_wrap(void **state)
 {
@@ -646,13 +725,14 @@ static void test_tcp_seq_wrap(void **state)
     struct scenario *sc = load_pair("rcv_wnd: 1MB");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
-    f->snd_isn = 0xfffff000u; /* offset 4096 is wire sequence 0 */
+    f->snd_isn = 0xffffefffu; /* data offset 4096 is wire sequence 0 */
     assert_int_equal(pull_all(f), 10);
     inject_data(f, 0, 1000, PKT_ECN_NOT_ECT, 0);
     inject_data(f, 4000, 1000, PKT_ECN_NOT_ECT, 0); /* straddles the wrap, out of order */
     inject_data(f, 1000, 3000, PKT_ECN_NOT_ECT, 0);
     assert_int_equal(drain_host(f->base.dst, a, 16), 3);
     assert_int_equal(a[2].ack, 5000u - 4096u);
+    assert_int_equal(a[0].ack, 0xfffff000u + 1000u);
     assert_int_equal(f->base.st.rx_bytes, 5000);
     inject_ack(f, 5000, false);
     assert_int_equal(f->snd_una, 5000);
@@ -751,6 +831,8 @@ int main(void)
         cmocka_unit_test(test_tcp_newreno_ecn),
         cmocka_unit_test(test_tcp_stop_time),
         cmocka_unit_test(test_tcp_seq_wrap),
+        cmocka_unit_test(test_tcp_handshake),
+        cmocka_unit_test(test_tcp_handshake_syn_loss),
         cmocka_unit_test(test_tcp_cwnd_samples),
         cmocka_unit_test(test_tcp_incast_exactly_once),
         cmocka_unit_test(test_tcp_incast_dctcp),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A TCP (DCTCP) run traced with --pcap decodes in tshark with the right sequence and
 # acknowledgment numbers and ECN fields: data ECT(0) or CE, CWR on some data, pure ACKs
-# not-ECT with ECE echoed, every byte of flow f0 acknowledged at the end.
+# not-ECT with ECE echoed, every byte of flow f0 acknowledged at the end; with handshake: true
+# the SYN / SYN-ACK carry the ECN setup flags and tshark's relative numbers line up.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -71,4 +72,20 @@ awk -F, -v isn="$isn" -v ece_want="$ece_f0" '
         printf "acks: %d, %d with ECE, last at %d\n", NR, ece, last
         exit bad
     }' "$out/acks" || fail "acknowledgments"
+# With the handshake: SYN with ECE+CWR (ECN setup), SYN-ACK with ECE acknowledging ISN+1, and
+# tshark's relative numbers (which need the SYNs) start at 1 and end at 200001.
+"$BUILD/ddlsim" run configs/tcp-pcap.yaml --set defaults.flow.handshake=true --pcap s0:2,s0:0 \
+    --out "$out/hs" --quiet >/dev/null
+hs() {
+    tshark -r "$out/hs/trace.pcap" -T fields -E separator=, "$@" 2>/dev/null
+}
+first=$(hs -Y 'ip.src==10.0.0.1' -e tcp.flags -e tcp.seq_raw -e tcp.len | head -1)
+[ "$first" = "0x00c2,$((isn - 1)),0" ] || fail "first h0 frame '$first', expected SYN+ECE+CWR at ISN $((isn - 1))"
+synack=$(hs -Y 'ip.src==10.0.0.3 && ip.dst==10.0.0.1' -e tcp.flags -e tcp.ack_raw | head -1)
+[ "$synack" = "0x0052,$isn" ] || fail "SYN-ACK '$synack', expected 0x0052,$isn"
+data1=$(hs -Y 'ip.src==10.0.0.1 && tcp.len>0' -e tcp.seq -e tcp.ack -e tcp.flags.syn | head -1)
+[ "$data1" = "1,1,0" ] || [ "$data1" = "1,1,False" ] || fail "first data relative seq,ack '$data1'"
+lastack=$(hs -Y 'ip.src==10.0.0.3 && ip.dst==10.0.0.1' -e tcp.ack | tail -1)
+[ "$lastack" = "200001" ] || fail "last relative ACK $lastack"
+echo "handshake: SYN $first, SYN-ACK $synack, last ack $lastack"
 echo "tcp_pcap: ok"
