@@ -34,12 +34,12 @@ struct tcp_seg {
     uint32_t dst_ip;
     uint16_t src_port;
     uint16_t dst_port;
-    uint32_t seq;     /* wire sequence number */
-    uint32_t ack;     /* wire acknowledgment number */
-    uint8_t flags;    /* enum tcp_flag bits */
-    uint16_t window;  /* advertised window field (scaled) */
+    uint32_t seq;    /* wire sequence number */
+    uint32_t ack;    /* wire acknowledgment number */
+    uint8_t flags;   /* enum tcp_flag bits */
+    uint16_t window; /* advertised window field (scaled) */
     uint8_t dscp;
-    uint8_t ecn;      /* enum pkt_ecn, IPv4 codepoint */
+    uint8_t ecn; /* enum pkt_ecn, IPv4 codepoint */
     uint32_t payload_bytes;
 };
 

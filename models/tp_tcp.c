@@ -299,8 +299,8 @@ static void on_new_ack(struct tcp_flow *f, uint64_t ack, bool ece)
         if (ack >= f->recover) {
             /* full ACK: RFC 6582 §3.2 step 5, option (1) */
             uint64_t flight = f->snd_max - f->snd_una;
-            f->cwnd_bytes = MIN(f->ssthresh_bytes, MAX(flight, f->cfg.mss_bytes) +
-                                                       f->cfg.mss_bytes);
+            f->cwnd_bytes =
+                MIN(f->ssthresh_bytes, MAX(flight, f->cfg.mss_bytes) + f->cfg.mss_bytes);
             f->in_recovery = false;
             f->dupacks = 0;
         } else {
@@ -696,8 +696,8 @@ static uint32_t isn_of(uint32_t index, uint32_t salt)
     return (uint32_t)(h ^ (h >> 32));
 }
 
-static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name,
-                               const void *cfgp, struct host *src, struct host *dst)
+static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name, const void *cfgp,
+                               struct host *src, struct host *dst)
 {
     const struct tcp_flow_cfg *cfg = cfgp;
     struct tcp_flow *f = xcalloc(1, sizeof(*f));

@@ -39,10 +39,10 @@ enum tcp_cc {
 
 struct tcp_flow_cfg {
     struct flow_cfg common;
-    int cc;                     /* enum tcp_cc */
-    uint64_t mss_bytes;         /* payload bytes per segment */
+    int cc;             /* enum tcp_cc */
+    uint64_t mss_bytes; /* payload bytes per segment */
     int64_t init_cwnd_segs;
-    uint64_t rcv_wnd_bytes;     /* receiver window = cap on cwnd */
+    uint64_t rcv_wnd_bytes; /* receiver window = cap on cwnd */
     sim_time_t rto_min_ps;
     sim_time_t rto_max_ps;
     sim_time_t rto_init_ps;
@@ -83,47 +83,47 @@ struct tcp_flow {
     uint16_t rcv_port;
     uint32_t snd_isn;
     uint32_t rcv_isn;
-    uint8_t wscale;           /* window scale both ends assume (not negotiated) */
-    uint8_t state;            /* enum tcp_state, sender side */
-    bool syn_retx;            /* the SYN was retransmitted: no RTT sample, IW = 1 MSS */
+    uint8_t wscale; /* window scale both ends assume (not negotiated) */
+    uint8_t state;  /* enum tcp_state, sender side */
+    bool syn_retx;  /* the SYN was retransmitted: no RTT sample, IW = 1 MSS */
     sim_time_t syn_sent_ps;
-    uint64_t total_bytes;     /* bytes to send; UINT64_MAX until `stop` */
+    uint64_t total_bytes; /* bytes to send; UINT64_MAX until `stop` */
 
     /* sender, byte offsets */
     uint64_t snd_una;
     uint64_t snd_nxt;
-    uint64_t snd_max;         /* highest offset ever sent + 1 */
+    uint64_t snd_max; /* highest offset ever sent + 1 */
     uint64_t cwnd_bytes;
     uint64_t ssthresh_bytes;
-    uint64_t ca_acked_bytes;  /* congestion avoidance byte counter (RFC 3465) */
-    uint64_t recover;         /* RFC 6582 `recover`, exclusive: snd_max at loss detection */
+    uint64_t ca_acked_bytes; /* congestion avoidance byte counter (RFC 3465) */
+    uint64_t recover;        /* RFC 6582 `recover`, exclusive: snd_max at loss detection */
     uint32_t dupacks;
     bool in_recovery;
-    bool cwr_pending;         /* set CWR on the next new data segment (RFC 3168 §6.1.2) */
-    uint64_t ecn_cut_end;     /* no ECN window reduction until snd_una passes this */
+    bool cwr_pending;     /* set CWR on the next new data segment (RFC 3168 §6.1.2) */
+    uint64_t ecn_cut_end; /* no ECN window reduction until snd_una passes this */
     /* RTT (one timed segment at a time, Karn's rule) and RTO, ps */
     bool rtt_timing;
     uint64_t rtt_seq;
     sim_time_t rtt_sent_ps;
-    sim_time_t srtt_ps;       /* 0 = no sample yet */
+    sim_time_t srtt_ps; /* 0 = no sample yet */
     sim_time_t rttvar_ps;
-    sim_time_t rto_ps;        /* current, backoff included */
+    sim_time_t rto_ps;          /* current, backoff included */
     sim_time_t rto_deadline_ps; /* SIM_TIME_NEVER = timer stopped */
     sim_time_t rto_timer_at_ps; /* where the heap entry sits while pending */
     /* DCTCP sender */
     double alpha;
-    uint64_t win_end;         /* α is updated when snd_una passes this */
+    uint64_t win_end; /* α is updated when snd_una passes this */
     uint64_t win_acked_bytes;
     uint64_t win_marked_bytes;
 
     /* receiver */
     uint64_t rcv_nxt;
-    struct tcp_range *ooo;    /* sorted, disjoint, none touching rcv_nxt */
+    struct tcp_range *ooo; /* sorted, disjoint, none touching rcv_nxt */
     uint32_t nooo;
     uint32_t ooo_cap;
-    uint32_t unacked_segs;    /* delayed ACK: in-order segments not yet acknowledged */
-    bool ce_state;            /* DCTCP receiver: CE of the last data segment */
-    bool ece_latched;         /* RFC 3168 receiver: echo ECE until CWR arrives */
+    uint32_t unacked_segs;         /* delayed ACK: in-order segments not yet acknowledged */
+    bool ce_state;                 /* DCTCP receiver: CE of the last data segment */
+    bool ece_latched;              /* RFC 3168 receiver: echo ECE until CWR arrives */
     sim_time_t delack_deadline_ps; /* SIM_TIME_NEVER = no ACK owed */
     sim_time_t delack_timer_at_ps;
 
@@ -133,10 +133,10 @@ struct tcp_flow {
 
     /* counters */
     uint64_t fast_retx;
-    uint64_t ece_acks;        /* ACKs received with ECE */
-    uint64_t ecn_cuts;        /* window reductions caused by ECE */
+    uint64_t ece_acks; /* ACKs received with ECE */
+    uint64_t ecn_cuts; /* window reductions caused by ECE */
     uint64_t acks_sent;
-    uint64_t syns_rx;         /* SYNs the receiver answered */
+    uint64_t syns_rx; /* SYNs the receiver answered */
     uint64_t dupacks_rx;
     uint64_t ooo_segs;
     uint32_t ooo_max_ranges;

@@ -157,8 +157,8 @@ static void test_tcp_hdr_roundtrip(void **state)
     assert_int_equal(p->hdr_len, 54);
     assert_int_equal(p->size_bytes, 1514);
     assert_int_equal(pkt_csum16(p->hdr + ETH_HDR_LEN, IPV4_HDR_LEN), 0); /* valid checksum */
-    assert_int_equal(p->hdr[ETH_HDR_LEN + 9], 6);                     /* protocol TCP */
-    assert_int_equal(p->hdr[ETH_HDR_LEN + IPV4_HDR_LEN + 12], 0x50);  /* data offset 5 */
+    assert_int_equal(p->hdr[ETH_HDR_LEN + 9], 6);                        /* protocol TCP */
+    assert_int_equal(p->hdr[ETH_HDR_LEN + IPV4_HDR_LEN + 12], 0x50);     /* data offset 5 */
     struct tcp_seg r;
     assert_true(tcp_hdr_parse(p, &r));
     assert_int_equal(r.src_port, 10001);
@@ -405,13 +405,13 @@ static void test_tcp_sender_dctcp_alpha(void **state)
 /* ----------------------------------------------------------- scenarios */
 
 struct conv {
-    double util;         /* bottleneck busy fraction over the window */
-    double jain;         /* Jain's index of per-flow goodput over the window */
-    uint32_t max_q;      /* packets, deepest after warmup */
-    uint32_t min_q;      /* packets, shallowest sample after warmup */
-    double avg_q;        /* packets, time average (1 us samples) */
-    uint64_t drops;      /* over the window */
-    uint64_t marks;      /* over the window */
+    double util;    /* bottleneck busy fraction over the window */
+    double jain;    /* Jain's index of per-flow goodput over the window */
+    uint32_t max_q; /* packets, deepest after warmup */
+    uint32_t min_q; /* packets, shallowest sample after warmup */
+    double avg_q;   /* packets, time average (1 us samples) */
+    uint64_t drops; /* over the window */
+    uint64_t marks; /* over the window */
 };
 
 static void port_counts(const struct tmgr_port *tp, uint64_t *drops, uint64_t *marks)
@@ -425,20 +425,20 @@ static void port_counts(const struct tmgr_port *tp, uint64_t *drops, uint64_t *m
 
 /* N long flows h0..h(N-1) -> hN through one 10 Gbps port, 5 us links. Runs warmup_ms, then
  * measures for measure_ms. */
-static struct conv run_long_flows(int n, const char *flow_kv, const char *switch_kv,
-                                  int warmup_ms, int measure_ms)
+static struct conv run_long_flows(int n, const char *flow_kv, const char *switch_kv, int warmup_ms,
+                                  int measure_ms)
 {
     size_t cap = 4096 + (size_t)n * 80;
     char *yaml = xcalloc(1, cap);
-    size_t len = (size_t)snprintf(
-        yaml, cap,
-        "stop: %dms\n"
-        "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 5us}}\n"
-        "defaults:\n"
-        "  switch: {%s}\n"
-        "  flow: {type: tcp, rto_min: 1ms, rto_init: 1ms, %s}\n"
-        "flows:\n",
-        warmup_ms + measure_ms, n + 1, switch_kv, flow_kv);
+    size_t len =
+        (size_t)snprintf(yaml, cap,
+                         "stop: %dms\n"
+                         "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 5us}}\n"
+                         "defaults:\n"
+                         "  switch: {%s}\n"
+                         "  flow: {type: tcp, rto_min: 1ms, rto_init: 1ms, %s}\n"
+                         "flows:\n",
+                         warmup_ms + measure_ms, n + 1, switch_kv, flow_kv);
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(yaml + len, cap - len, "  - {name: f%d, src: h%d, dst: h%d}\n", i,
                                 i, n);
@@ -591,10 +591,11 @@ static void test_tcp_newreno_ecn(void **state)
 static void test_tcp_stop_time(void **state)
 {
     (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-                               "flows:\n"
-                               "  - {name: f0, type: tcp, src: h0, dst: h1, stop: 2ms,\n"
-                               "     delayed_ack: true, delack_timeout: 1ms}\n");
+    struct scenario *sc =
+        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+             "flows:\n"
+             "  - {name: f0, type: tcp, src: h0, dst: h1, stop: 2ms,\n"
+             "     delayed_ack: true, delack_timeout: 1ms}\n");
     scenario_run(sc);
     struct tcp_flow *f = tcp_of(sc, "f0");
     assert_true(f->snd_max > 1000000); /* ~2.4 MB at line rate */
@@ -612,10 +613,11 @@ static void test_tcp_stop_time(void **state)
 static void test_tcp_cwnd_samples(void **state)
 {
     (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-                               "flows:\n"
-                               "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 1MB,\n"
-                               "     start: 10us, cwnd_interval: 50us}\n");
+    struct scenario *sc =
+        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+             "flows:\n"
+             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 1MB,\n"
+             "     start: 10us, cwnd_interval: 50us}\n");
     scenario_run(sc);
     struct tcp_flow *f = tcp_of(sc, "f0");
     sim_time_t done = f->base.st.complete_ps;
@@ -637,7 +639,8 @@ static void test_tcp_cwnd_samples(void **state)
     json_t *smp = json_object_get(o, "cwnd_samples");
     assert_non_null(smp);
     assert_int_equal(json_array_size(json_object_get(smp, "cwnd_bytes")), f->nsamples);
-    assert_int_equal(json_integer_value(json_object_get(o, "cwnd_bytes")), (json_int_t)f->cwnd_bytes);
+    assert_int_equal(json_integer_value(json_object_get(o, "cwnd_bytes")),
+                     (json_int_t)f->cwnd_bytes);
     json_decref(o);
     scenario_destroy(sc);
 }
@@ -682,10 +685,11 @@ static void test_tcp_handshake(void **state)
 static void test_tcp_handshake_syn_loss(void **state)
 {
     (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-                               "flows:\n"
-                               "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 100KB,\n"
-                               "     handshake: true, start: 1ms, rto_init: 3ms, rto_min: 1ms}\n");
+    struct scenario *sc =
+        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+             "flows:\n"
+             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 100KB,\n"
+             "     handshake: true, start: 1ms, rto_init: 3ms, rto_min: 1ms}\n");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct sim *sim = sc->sim;
     sim_run(sim, SIM_MS(1));
@@ -711,7 +715,7 @@ static void test_tcp_handshake_syn_loss(void **state)
     assert_int_equal(f->syns_rx, 1);
     assert_int_equal(f->cwnd_bytes, 1460); /* initial window: one segment */
     assert_int_equal(f->snd_max, 1460);
-    assert_int_equal(f->srtt_ps, 0);       /* no sample from a retransmitted SYN */
+    assert_int_equal(f->srtt_ps, 0); /* no sample from a retransmitted SYN */
     scenario_run(sc);
     assert_int_equal(f->base.st.rx_bytes, 100000);
     assert_true(f->srtt_ps > 0);
@@ -749,14 +753,14 @@ static void run_incast(const char *cc, const char *switch_kv, bool expect_timeou
     const int n = 16;
     const uint64_t bytes = 131072;
     char yaml[4096];
-    size_t len = (size_t)snprintf(
-        yaml, sizeof(yaml),
-        "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
-        "defaults:\n"
-        "  switch: {buffer: 64KB, %s}\n"
-        "  flow: {type: tcp, cc: %s, bytes: %lu, rto_min: 1ms, rto_init: 1ms}\n"
-        "flows:\n",
-        n + 1, switch_kv, cc, (unsigned long)bytes);
+    size_t len =
+        (size_t)snprintf(yaml, sizeof(yaml),
+                         "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
+                         "defaults:\n"
+                         "  switch: {buffer: 64KB, %s}\n"
+                         "  flow: {type: tcp, cc: %s, bytes: %lu, rto_min: 1ms, rto_init: 1ms}\n"
+                         "flows:\n",
+                         n + 1, switch_kv, cc, (unsigned long)bytes);
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(yaml + len, sizeof(yaml) - len,
                                 "  - {name: f%d, src: h%d, dst: h%d}\n", i, i, n);
@@ -787,8 +791,7 @@ static void run_incast(const char *cc, const char *switch_kv, bool expect_timeou
     printf("incast %s: drops %lu marks %lu retx %lu timeouts %lu ooo %lu, done %.1f us, "
            "bound %.1f us\n",
            cc, (unsigned long)drops, (unsigned long)marks, (unsigned long)retx,
-           (unsigned long)timeouts, (unsigned long)ooo, (double)last / 1e6,
-           (double)bound / 1e6);
+           (unsigned long)timeouts, (unsigned long)ooo, (double)last / 1e6, (double)bound / 1e6);
     assert_true(drops > 0);
     assert_true(retx > 0);
     assert_true(retx >= drops); /* every dropped segment was sent again */

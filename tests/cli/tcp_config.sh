@@ -31,7 +31,10 @@ $tmp/bad.yaml:4:5: error: flow 'f1' never ends: give 'bytes' or 'stop', or a sce
 $tmp/bad.yaml:5:5: error: flow 'f2': rcv_wnd must be at least one mss
 $tmp/bad.yaml:6:5: error: flow 'f3': rto_min is above rto_max
 $tmp/bad.yaml: 4 errors"
-[ "$msg" = "$expect" ] || { echo "got:"; echo "$msg"; echo "expected:"; echo "$expect"; fail "messages"; }
+if [ "$msg" != "$expect" ]; then
+    printf 'got:\n%s\nexpected:\n%s\n' "$msg" "$expect"
+    fail "messages"
+fi
 
 "$BUILD/ddlsim" check configs/tcp-dctcp.yaml >/dev/null || fail "tcp-dctcp.yaml does not check"
 "$BUILD/ddlsim" check configs/tcp-pcap.yaml >/dev/null || fail "tcp-pcap.yaml does not check"

@@ -29,9 +29,11 @@ fields -Y 'ip.src==10.0.0.1 && tcp.len>0' -e tcp.seq_raw -e tcp.len -e ip.dsfiel
     -e tcp.flags.cwr -e tcp.hdr_len -e ip.proto >"$out/data"
 fields -Y 'ip.src==10.0.0.3 && ip.dst==10.0.0.1' -e tcp.ack_raw -e tcp.len -e ip.dsfield.ecn \
     -e tcp.flags.ece -e tcp.flags.ack >"$out/acks"
-summary=$(tr -d ' \n' <"$out/summary.json")
-ce_f0=$(echo "$summary" | sed 's/.*"name":"f0"//; s/"name":"f1".*//' | grep -o '"ce_marked":[0-9]*' | cut -d: -f2)
-ece_f0=$(echo "$summary" | sed 's/.*"name":"f0"//; s/"name":"f1".*//' | grep -o '"ece_acks":[0-9]*' | cut -d: -f2)
+# f0's counters from summary.json (flows appear in order f0, f1)
+f0_json=$(tr -d ' \n' <"$out/summary.json" | sed 's/.*"name":"f0"//; s/"name":"f1".*//')
+f0_field() { echo "$f0_json" | grep -o "\"$1\":[0-9]*" | cut -d: -f2; }
+ce_f0=$(f0_field ce_marked)
+ece_f0=$(f0_field ece_acks)
 
 awk -F, -v ce_want="$ce_f0" '
     NR == 1 { isn = $1 }
@@ -68,7 +70,9 @@ awk -F, -v isn="$isn" -v ece_want="$ece_f0" '
     }
     END {
         if (last != 200000) { print "last ACK at " last ", expected 200000"; bad = 1 }
-        if (ece == 0 || ece != ece_want) { print "ACKs with ECE: " ece ", summary " ece_want; bad = 1 }
+        if (ece == 0 || ece != ece_want) {
+            print "ACKs with ECE: " ece ", summary " ece_want; bad = 1
+        }
         printf "acks: %d, %d with ECE, last at %d\n", NR, ece, last
         exit bad
     }' "$out/acks" || fail "acknowledgments"
@@ -80,7 +84,8 @@ hs() {
     tshark -r "$out/hs/trace.pcap" -T fields -E separator=, "$@" 2>/dev/null
 }
 first=$(hs -Y 'ip.src==10.0.0.1' -e tcp.flags -e tcp.seq_raw -e tcp.len | head -1)
-[ "$first" = "0x00c2,$((isn - 1)),0" ] || fail "first h0 frame '$first', expected SYN+ECE+CWR at ISN $((isn - 1))"
+[ "$first" = "0x00c2,$((isn - 1)),0" ] ||
+    fail "first h0 frame '$first', expected SYN+ECE+CWR at ISN $((isn - 1))"
 synack=$(hs -Y 'ip.src==10.0.0.3 && ip.dst==10.0.0.1' -e tcp.flags -e tcp.ack_raw | head -1)
 [ "$synack" = "0x0052,$isn" ] || fail "SYN-ACK '$synack', expected 0x0052,$isn"
 data1=$(hs -Y 'ip.src==10.0.0.1 && tcp.len>0' -e tcp.seq -e tcp.ack -e tcp.flags.syn | head -1)
