@@ -37,6 +37,8 @@ static const struct param_def tcp_params[] = {
      "DCTCP: alpha before the first window is observed"},
     {"handshake", PARAM_BOOL, FP(handshake), "false", NULL, NULL, NULL,
      "exchange SYN / SYN-ACK before data (else the connection starts established)"},
+    {"limited_transmit", PARAM_BOOL, FP(limited_transmit), "true", NULL, NULL, NULL,
+     "send a new segment on each of the first two duplicate ACKs (RFC 3042)"},
     {"cwnd_interval", PARAM_TIME, FP(cwnd_interval_ps), "0", "0", NULL, NULL,
      "sample cwnd, flight and alpha this often into summary.json (0 = off)"},
 };
@@ -158,7 +160,10 @@ static uint32_t next_len(struct tcp_flow *f)
     uint64_t len = MIN(f->cfg.mss_bytes, f->total_bytes - f->snd_nxt);
     if (f->snd_nxt < f->snd_max)
         len = MIN(len, f->snd_max - f->snd_nxt);
-    if (f->snd_nxt + len > f->snd_una + send_window(f))
+    uint64_t limit = f->snd_una + send_window(f);
+    if (f->lt_bytes && f->snd_nxt >= f->snd_max) /* RFC 3042: new data only */
+        limit = f->snd_una + MIN(f->cwnd_bytes + f->lt_bytes, f->cfg.rcv_wnd_bytes);
+    if (f->snd_nxt + len > limit)
         return 0;
     return (uint32_t)len;
 }
@@ -171,6 +176,8 @@ static struct pkt *source_next(struct nic_source *s, struct host *h)
     if (len == 0)
         return NULL;
     uint64_t seq = f->snd_nxt;
+    if (f->lt_bytes && seq + len > f->snd_una + send_window(f))
+        f->lt_sent_bytes += len;
     struct pkt *p = make_segment(f, seq, len, seq < f->snd_max);
     f->snd_nxt += len;
     if (f->snd_nxt > f->snd_max)
@@ -216,7 +223,11 @@ static void rtt_sample(struct tcp_flow *f, sim_time_t r)
 /* RFC 6582 §3.2 step 2: enter fast retransmit / fast recovery. */
 static void enter_recovery(struct tcp_flow *f)
 {
+    /* RFC 5681 §3.2 note: segments sent by limited transmit do not count in FlightSize here */
     uint64_t flight = f->snd_max - f->snd_una;
+    flight -= MIN(flight, f->lt_sent_bytes);
+    f->lt_bytes = 0;
+    f->lt_sent_bytes = 0;
     f->ssthresh_bytes = MAX(flight / 2, min_cwnd(f));
     f->recover = f->snd_max;
     f->in_recovery = true;
@@ -289,6 +300,8 @@ static void on_new_ack(struct tcp_flow *f, uint64_t ack, bool ece)
     if (ece)
         f->win_marked_bytes += acked;
     f->snd_una = ack;
+    f->lt_bytes = 0;
+    f->lt_sent_bytes = 0;
     if (f->snd_nxt < ack)
         f->snd_nxt = ack; /* after a timeout the receiver may hold data beyond snd_nxt */
     /* α first, so a cut on this ACK uses the estimate that includes it */
@@ -352,6 +365,10 @@ static void on_dupack(struct tcp_flow *f, bool ece)
     }
     if (ece && ecn_on(f))
         ecn_react(f);
+    if (f->cfg.limited_transmit && f->dupacks < (uint32_t)f->cfg.dupack_thresh && f->dupacks <= 2) {
+        f->lt_bytes = f->dupacks * f->cfg.mss_bytes;
+        maybe_activate(f);
+    }
 }
 
 /* Handshake segments: SYN (sender) and SYN-ACK (receiver), no payload, not ECT. With ECN the
@@ -457,6 +474,8 @@ static void rto_fire(struct sim *sim, struct evq_timer *t)
     f->recover = f->snd_max;
     f->in_recovery = false;
     f->dupacks = 0;
+    f->lt_bytes = 0;
+    f->lt_sent_bytes = 0;
     f->snd_nxt = f->snd_una;
     f->rtt_timing = false;
     f->rto_ps = MIN(2 * f->rto_ps, f->cfg.rto_max_ps);

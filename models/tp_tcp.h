@@ -53,6 +53,7 @@ struct tcp_flow_cfg {
     double dctcp_alpha_init;
     sim_time_t cwnd_interval_ps; /* 0 = no cwnd samples */
     bool handshake;              /* SYN / SYN-ACK before data */
+    bool limited_transmit;       /* RFC 3042 */
 };
 
 /* One sample of the sender's state (cwnd_interval). */
@@ -98,6 +99,8 @@ struct tcp_flow {
     uint64_t ca_acked_bytes; /* congestion avoidance byte counter (RFC 3465) */
     uint64_t recover;        /* RFC 6582 `recover`, exclusive: snd_max at loss detection */
     uint32_t dupacks;
+    uint64_t lt_bytes;      /* RFC 3042: window beyond cwnd opened by the 1st/2nd dupACK */
+    uint64_t lt_sent_bytes; /* sent through that extra window (left out of ssthresh) */
     bool in_recovery;
     bool cwr_pending;     /* set CWR on the next new data segment (RFC 3168 §6.1.2) */
     uint64_t ecn_cut_end; /* no ECN window reduction until snd_una passes this */

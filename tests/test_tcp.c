@@ -331,6 +331,34 @@ static void test_tcp_sender_newreno_recovery(void **state)
     scenario_destroy(sc);
 }
 
+/* RFC 3042 limited transmit: each of the first two duplicate ACKs lets one new segment out
+ * beyond cwnd; they are left out of FlightSize when the third sets ssthresh. */
+static void test_tcp_sender_limited_transmit(void **state)
+{
+    (void)state;
+    struct tcp_seg a[16];
+    const uint64_t mss = 1000;
+    for (int lt = 0; lt < 2; lt++) {
+        struct scenario *sc =
+            load_pair(lt ? "init_cwnd: 4" : "init_cwnd: 4, limited_transmit: false");
+        struct tcp_flow *f = tcp_of(sc, "f0");
+        assert_int_equal(pull_all(f), 4);
+        inject_ack(f, 1000, false); /* opens one more: 1000..6000 in flight */
+        pull_all(f);
+        drain_host(f->base.src, a, 16);
+        assert_int_equal(f->snd_max, 6 * mss);
+        inject_ack(f, 1000, false);
+        assert_int_equal(pull_all(f), lt ? 1 : 0);
+        inject_ack(f, 1000, false);
+        assert_int_equal(pull_all(f), lt ? 1 : 0);
+        assert_int_equal(f->snd_max, (lt ? 8 : 6) * mss);
+        inject_ack(f, 1000, false);
+        assert_int_equal(f->fast_retx, 1);
+        assert_int_equal(f->ssthresh_bytes, 5 * mss / 2); /* FlightSize 5 segments either way */
+        scenario_destroy(sc);
+    }
+}
+
 /* RFC 6298: timeout collapses the window, backs off, and goes back to snd_una. */
 static void test_tcp_sender_rto_backoff(void **state)
 {
@@ -833,6 +861,7 @@ int main(void)
         cmocka_unit_test(test_tcp_receiver_dctcp_delack_state_machine),
         cmocka_unit_test(test_tcp_receiver_classic_ece_latch),
         cmocka_unit_test(test_tcp_sender_newreno_recovery),
+        cmocka_unit_test(test_tcp_sender_limited_transmit),
         cmocka_unit_test(test_tcp_sender_rto_backoff),
         cmocka_unit_test(test_tcp_sender_dctcp_alpha),
         cmocka_unit_test(test_tcp_dctcp_2_flows),
