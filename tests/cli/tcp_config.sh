@@ -36,6 +36,7 @@ if [ "$msg" != "$expect" ]; then
     fail "messages"
 fi
 
-"$BUILD/ddlsim" check configs/tcp-dctcp.yaml >/dev/null || fail "tcp-dctcp.yaml does not check"
-"$BUILD/ddlsim" check configs/tcp-pcap.yaml >/dev/null || fail "tcp-pcap.yaml does not check"
+for c in configs/tcp-*.yaml; do
+    "$BUILD/ddlsim" check "$c" >/dev/null || fail "$c does not check"
+done
 echo "tcp_config: ok"
