@@ -441,7 +441,7 @@ static struct msg_conn *connect(struct ddl_job *job, const char *what, uint32_t 
         .tag_bytes = DDL_SHIM_BYTES,
         .tag = tag,
         .rx_packet = rx_packet,
-        .sport = (uint16_t)(DDL_PORT_BASE | (job->cfg.id & 0xff)),
+        .ddl_port = true,
         .ud = job,
     };
     uint32_t index = (uint32_t)(0x80000000u | ((uint32_t)job->cfg.id << 20) | (a << 10) | b);

@@ -1,7 +1,7 @@
 /* The DDL shim header: 16 bytes that every DDL data packet carries right after its transport
  * header (after UDP; after TCP in every segment; after the BTH for RDMA), so switches — P4
  * programs such as TensorExpress's — can read which tensor a packet belongs to. Packets of DDL
- * streams also use transport source port 0xDD00 | (job & 0xff), so a parser can select on the
+ * streams also use a transport source port in 0xDD00..0xDDFF, so a parser can select on the
  * port's high byte (p4/include/ddl_shim.p4 declares the header for P4 programs).
  *
  *   offset  field      bits  meaning

@@ -49,6 +49,13 @@ double flow_goodput_bps(const struct flow *f)
     return (double)f->st.rx_bytes * 8.0 / simtime_sec(f->st.last_rx_ps - f->st.first_tx_ps);
 }
 
+void flow_set_sport(struct flow *f, uint16_t port)
+{
+    f->sport = port;
+    if (f->ops->set_sport)
+        f->ops->set_sport(f, port);
+}
+
 void flow_stream_attach(struct flow *f, const struct flow_stream *s)
 {
     SIM_ASSERT(f->ops->push != NULL);

@@ -103,6 +103,8 @@ struct flow_ops {
     /* Stream mode: more bytes to send (f->pushed already counts them); NULL if unsupported.
      * Also called once with nothing new when the flow becomes a stream. */
     void (*push)(struct flow *f);
+    /* Changes the source port before the flow starts (NULL: f->sport is simply used). */
+    void (*set_sport)(struct flow *f, uint16_t port);
 };
 
 struct flow {
@@ -126,6 +128,8 @@ static inline uint64_t flow_budget(const struct flow *f)
     return f->streaming ? f->pushed : f->common.bytes;
 }
 
+/* Sets the transport source port before the flow starts. */
+void flow_set_sport(struct flow *f, uint16_t port);
 /* Puts a flow in stream mode before it starts. */
 void flow_stream_attach(struct flow *f, const struct flow_stream *s);
 /* Adds bytes to a streaming flow's budget and wakes the transport. */

@@ -100,6 +100,12 @@ uint16_t host_bind(struct host *h, struct endpoint *ep)
     return ep->port;
 }
 
+uint16_t host_ddl_port(struct host *h)
+{
+    SIM_ASSERT(h->next_ddl_port < 256); /* builders keep DDL connections per host below this */
+    return (uint16_t)(0xDD00 + h->next_ddl_port++);
+}
+
 static struct pkt *host_pull(struct node *n, struct port *out)
 {
     struct host *h = host_of(n);

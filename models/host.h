@@ -49,6 +49,7 @@ struct host {
     struct nic_source *src_tail;
     struct endpoint *eps;
     uint16_t next_port;
+    uint16_t next_ddl_port; /* DDL streams' source ports: 0xDD00 + n */
     uint64_t nic_drops;
     uint64_t rx_pkts;
     uint64_t rx_unclaimed; /* no endpoint on the destination port */
@@ -71,5 +72,7 @@ void host_send(struct host *h, struct pkt *p);
 void host_activate(struct host *h, struct nic_source *s);
 /* Binds an endpoint to a free port (from 10000 up) and returns the port. */
 uint16_t host_bind(struct host *h, struct endpoint *ep);
+/* The next source port of the DDL range 0xDD00..0xDDFF (ddl_shim.h); at most 256 per host. */
+uint16_t host_ddl_port(struct host *h);
 
 #endif

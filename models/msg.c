@@ -246,8 +246,8 @@ struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flo
         .rx_packet = hooks->rx_packet ? data_rx_packet : NULL,
     };
     c->data = stream_flow(sim, name, "data", flow_index, src, dst, tp, tp_cfg, &data_cb);
-    if (hooks->sport)
-        c->data->sport = hooks->sport;
+    if (hooks->ddl_port)
+        flow_set_sport(c->data, host_ddl_port(src));
     if (cost->control_rtt) {
         struct udp_flow_cfg ucfg;
         param_defaults(udp_flow_ops.params, *udp_flow_ops.nparams, &ucfg);

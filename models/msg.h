@@ -107,7 +107,7 @@ struct msg_hooks {
                 uint8_t *tag, struct pkt *p, void *ud);
     /* each data packet at the receiver, with its tag */
     void (*rx_packet)(struct msg_conn *c, const struct pkt *p, const uint8_t *tag, void *ud);
-    uint16_t sport; /* transport source port of the data flow (0: the transport's) */
+    bool ddl_port; /* the data flow's source port comes from the DDL range (host_ddl_port) */
     void *ud;
 };
 

@@ -8,6 +8,7 @@
 #include "models/switch.h"
 #include "models/rpc_app.h"
 #include "models/tp_rdma.h"
+#include "models/tp_tcp.h"
 #include "models/udp_app.h"
 #include "sim/scenario.h"
 #include "sim/topo.h"
@@ -40,6 +41,7 @@ const struct flow_ops *const registry_flows[] = {
     &udp_flow_ops,
     &rdma_flow_ops,
     &rpc_flow_ops,
+    &tcp_flow_ops,
 };
 const size_t registry_nflows = ARRAY_LEN(registry_flows);
 

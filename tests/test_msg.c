@@ -155,6 +155,52 @@ static void test_msg_stream_boundaries(void **state)
     scenario_destroy(sc);
 }
 
+/* The issue's check: a 1 MB message over each preset on an idle 10 Gbps link takes what the cost
+ * model predicts. Network part, per transport: frames at line rate (every window covers the
+ * bandwidth-delay product here) plus one propagation delay. */
+static sim_time_t frames_ps(uint64_t bytes, uint64_t per_pkt, uint32_t headers, uint32_t first_extra)
+{
+    sim_time_t t = 0;
+    bool first = true;
+    while (bytes > 0) {
+        uint64_t n = MIN(bytes, per_pkt);
+        uint32_t pad = headers == 58 ? (uint32_t)((4 - n % 4) % 4) : 0; /* RoCE pads to 4 B */
+        t += simtime_tx_ps(n + pad + headers + (first ? first_extra : 0) + 24, 10000000000ULL);
+        bytes -= n;
+        first = false;
+    }
+    return t + SIM_US(1);
+}
+
+static void test_msg_presets_analytic(void **state)
+{
+    (void)state;
+    struct scenario *sc = load(LINK "flows:\n"
+                                    "  - {name: g, type: rpc, src: a, dst: b, preset: grpc-tcp}\n"
+                                    "  - {name: r, type: rpc, src: a, dst: b, preset: rpc-rdma,"
+                                    " start: 3ms}\n"
+                                    "  - {name: z, type: rpc, src: a, dst: b,"
+                                    " preset: rdma-zero-copy, start: 6ms}\n");
+    scenario_run(sc);
+    struct msg_cost c;
+    /* gRPC: TCP segments of 1460 B (54 B of headers) */
+    msg_preset(MSG_PRESET_GRPC_TCP, &c);
+    sim_time_t grpc = msg_tx_cost_ps(&c, 1000000) + frames_ps(1000000, 1460, 54, 0) +
+                      msg_rx_cost_ps(&c, 1000000);
+    assert_int_equal(scenario_flow(sc, "g")->st.complete_ps, grpc);
+    /* RoCE: 1024 B payload, 58 B of headers (Eth, IPv4, UDP, BTH, ICRC), RETH on the first */
+    msg_preset(MSG_PRESET_RPC_RDMA, &c);
+    sim_time_t rpc = msg_tx_cost_ps(&c, 1000000) + 2 * udp_transfer_ps(MSG_CONTROL_BYTES) +
+                     frames_ps(1000000, 1024, 58, 16) + msg_rx_cost_ps(&c, 1000000);
+    assert_int_equal(scenario_flow(sc, "r")->st.complete_ps - SIM_MS(3), rpc);
+    msg_preset(MSG_PRESET_RDMA_ZERO_COPY, &c);
+    sim_time_t zc = msg_tx_cost_ps(&c, 1000000) + frames_ps(1000000, 1024, 58, 16) +
+                    msg_rx_cost_ps(&c, 1000000);
+    assert_int_equal(scenario_flow(sc, "z")->st.complete_ps - SIM_MS(6), zc);
+    assert_true(grpc > rpc && rpc > zc);
+    scenario_destroy(sc);
+}
+
 static void test_msg_bad_transport(void **state)
 {
     (void)state;
@@ -178,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_msg_cost_formulas),  cmocka_unit_test(test_msg_one_message_analytic),
         cmocka_unit_test(test_msg_control_rtt),    cmocka_unit_test(test_msg_loops_and_cpu),
         cmocka_unit_test(test_msg_stream_boundaries), cmocka_unit_test(test_msg_bad_transport),
+        cmocka_unit_test(test_msg_presets_analytic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
