@@ -149,12 +149,14 @@ void ddl_record_tensor(struct ddl_job *job, uint32_t worker, uint32_t iter, uint
                 simtime_sec(now), simtime_sec(now - ready), simtime_sec(blk));
 }
 
-static void record_iteration(struct ddl_worker *w, sim_time_t end)
+/* Iteration t of a worker runs from the start of its forward pass (layer 0 computing) to the
+ * start of iteration t+1's forward pass; the last one ends when its parameters have all arrived. */
+static void record_iteration(struct ddl_worker *w, uint32_t iter, sim_time_t end)
 {
     struct ddl_job *job = w->job;
     stats_add(&job->iter_time, simtime_sec(end - w->iter_start));
     if (job->out.iterations)
-        fprintf(job->out.iterations, "%s,%u,%u,%.9f,%.9f,%.9f\n", job->name, w->idx, w->iter,
+        fprintf(job->out.iterations, "%s,%u,%u,%.9f,%.9f,%.9f\n", job->name, w->idx, iter,
                 simtime_sec(w->iter_start), simtime_sec(end), simtime_sec(end - w->iter_start));
 }
 
@@ -191,7 +193,7 @@ static void worker_check_done(struct ddl_worker *w)
             return;
     }
     w->done = true;
-    record_iteration(w, job->sim->now);
+    record_iteration(w, w->iter, job->sim->now);
     job->workers_done++;
     if (job->workers_done == job->nworkers)
         job->end_ps = job->sim->now;
@@ -250,10 +252,8 @@ static void gpu_done(struct sim *sim, struct evq_timer *t)
             worker_check_done(w);
             return;
         } else {
-            /* the next iteration's forward pass starts (its first layer may wait) */
-            record_iteration(w, job->sim->now);
+            /* the next iteration's forward pass (its first layer may wait for parameters) */
             w->iter++;
-            w->iter_start = job->sim->now;
             w->backward = false;
             w->layer = 0;
         }
@@ -269,6 +269,10 @@ static void worker_step(struct ddl_worker *w)
     const struct dnn_layer *l = &job->model->layers[w->layer];
     if (!w->backward && w->params_iter[w->layer] < w->iter)
         return; /* waiting for this layer's parameters */
+    if (!w->backward && w->layer == 0 && w->iter > 0) {
+        record_iteration(w, w->iter - 1, job->sim->now);
+        w->iter_start = job->sim->now;
+    }
     w->computing = true;
     evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + (w->backward ? l->bwd_ps : l->fwd_ps));
 }

@@ -51,6 +51,7 @@ static void host_destroy(struct node *n)
     struct host *h = host_of(n);
     pq_fini(n->sim, &h->nic);
     hostcpu_fini(n->sim, &h->cpu);
+    free(h->ep_tab);
     node_fini(n);
     free(h);
 }
@@ -92,12 +93,75 @@ void host_activate(struct host *h, struct nic_source *s)
     host_kick(h);
 }
 
+static uint32_t ep_slot(uint16_t port, uint32_t cap)
+{
+    return ((uint32_t)port * 2654435761u) & (cap - 1);
+}
+
+struct endpoint *host_endpoint(const struct host *h, uint16_t port)
+{
+    if (h->ep_cap == 0)
+        return NULL;
+    for (uint32_t i = ep_slot(port, h->ep_cap);; i = (i + 1) & (h->ep_cap - 1)) {
+        struct endpoint *ep = h->ep_tab[i];
+        if (!ep || ep->port == port)
+            return ep;
+    }
+}
+
+static void ep_insert(struct endpoint **tab, uint32_t cap, struct endpoint *ep)
+{
+    uint32_t i = ep_slot(ep->port, cap);
+    while (tab[i])
+        i = (i + 1) & (cap - 1);
+    tab[i] = ep;
+}
+
+bool host_bind_port(struct host *h, struct endpoint *ep, uint16_t port)
+{
+    if (host_endpoint(h, port))
+        return false;
+    if (2 * (h->nep + 1) > h->ep_cap) { /* keep the load at most one half */
+        uint32_t cap = h->ep_cap ? 2 * h->ep_cap : 16;
+        struct endpoint **tab = xcalloc(cap, sizeof(*tab));
+        for (uint32_t i = 0; i < h->ep_cap; i++) {
+            if (h->ep_tab[i])
+                ep_insert(tab, cap, h->ep_tab[i]);
+        }
+        free(h->ep_tab);
+        h->ep_tab = tab;
+        h->ep_cap = cap;
+    }
+    ep->port = port;
+    ep_insert(h->ep_tab, h->ep_cap, ep);
+    h->nep++;
+    return true;
+}
+
 uint16_t host_bind(struct host *h, struct endpoint *ep)
 {
-    ep->port = h->next_port++;
-    ep->next = h->eps;
-    h->eps = ep;
-    return ep->port;
+    while (!host_bind_port(h, ep, h->next_port))
+        h->next_port++;
+    return h->next_port++;
+}
+
+void host_unbind(struct host *h, struct endpoint *ep)
+{
+    if (h->ep_cap == 0)
+        return;
+    uint32_t i = ep_slot(ep->port, h->ep_cap);
+    while (h->ep_tab[i] && h->ep_tab[i] != ep)
+        i = (i + 1) & (h->ep_cap - 1);
+    if (!h->ep_tab[i])
+        return;
+    h->ep_tab[i] = NULL;
+    h->nep--;
+    /* re-insert the rest of the probe run so lookups still find them */
+    for (uint32_t j = (i + 1) & (h->ep_cap - 1); h->ep_tab[j]; j = (j + 1) & (h->ep_cap - 1)) {
+        struct endpoint *e = h->ep_tab[j];
+        h->ep_tab[j] = NULL;
+        ep_insert(h->ep_tab, h->ep_cap, e);
+    }
 }
 
 uint16_t host_ddl_port(struct host *h)
@@ -134,10 +198,24 @@ static struct pkt *host_pull(struct node *n, struct port *out)
         }
         s->active = false;
         p = s->next_pkt(s, h);
-        if (p) {
+        if (!p)
+            continue;
+        /* a source's packets may change class (a stream tags each message): follow it, and
+         * park a packet whose class is paused in its NIC queue rather than send it */
+        s->prio = p->prio;
+        if ((allowed >> (p->prio & 7)) & 1u) {
             enlist(h, s); /* back of the rotation; the link is about to be busy */
             break;
         }
+        p->t_enq = n->sim->now;
+        pq_enqueue(&h->nic, p);
+        p = NULL;
+        s->active = true;
+        if (held_tail)
+            held_tail->next = s;
+        else
+            held_head = s;
+        held_tail = s;
     }
     if (held_head) { /* the held sources go first next time */
         held_tail->next = h->src_head;
@@ -158,12 +236,10 @@ static void host_receive(struct node *n, struct port *in, struct pkt *p)
     h->rx_pkts++;
     const size_t l4 = ETH_HDR_LEN + IPV4_HDR_LEN;
     if (pkt_is_ipv4(p) && pkt_ipv4_dst(p) == h->ip && p->hdr_len >= l4 + 4) {
-        uint16_t dport = pkt_rd16(p->hdr + l4 + 2);
-        for (struct endpoint *ep = h->eps; ep; ep = ep->next) {
-            if (ep->port == dport) {
-                ep->recv(ep, h, p);
-                return;
-            }
+        struct endpoint *ep = host_endpoint(h, pkt_rd16(p->hdr + l4 + 2));
+        if (ep) {
+            ep->recv(ep, h, p);
+            return;
         }
     }
     h->rx_unclaimed++;

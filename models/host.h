@@ -26,7 +26,6 @@ struct nic_source {
 };
 
 struct endpoint {
-    struct endpoint *next;
     uint16_t port;
     void (*recv)(struct endpoint *ep, struct host *h, struct pkt *p); /* takes ownership */
 };
@@ -47,7 +46,9 @@ struct host {
     struct hostcpu cpu;
     struct nic_source *src_head;
     struct nic_source *src_tail;
-    struct endpoint *eps;
+    struct endpoint **ep_tab; /* open addressing by port; capacity a power of two */
+    uint32_t ep_cap;
+    uint32_t nep;
     uint16_t next_port;
     uint16_t next_ddl_port; /* DDL streams' source ports: 0xDD00 + n */
     uint64_t nic_drops;
@@ -72,6 +73,12 @@ void host_send(struct host *h, struct pkt *p);
 void host_activate(struct host *h, struct nic_source *s);
 /* Binds an endpoint to a free port (from 10000 up) and returns the port. */
 uint16_t host_bind(struct host *h, struct endpoint *ep);
+/* Binds an endpoint to a given port (e.g. RoCEv2's 4791); false when the port is taken. */
+bool host_bind_port(struct host *h, struct endpoint *ep, uint16_t port);
+/* Removes an endpoint (no-op if it is not bound). */
+void host_unbind(struct host *h, struct endpoint *ep);
+/* The endpoint bound to `port`, or NULL. */
+struct endpoint *host_endpoint(const struct host *h, uint16_t port);
 /* The next source port of the DDL range 0xDD00..0xDDFF (ddl_shim.h); at most 256 per host. */
 uint16_t host_ddl_port(struct host *h);
 

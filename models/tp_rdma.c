@@ -72,30 +72,8 @@ static void nic_recv(struct endpoint *ep, struct host *h, struct pkt *p);
 
 static struct rdma_nic *nic_find(struct host *h)
 {
-    for (struct endpoint *ep = h->eps; ep; ep = ep->next) {
-        if (ep->port == ROCE_UDP_PORT && ep->recv == nic_recv)
-            return container_of(ep, struct rdma_nic, ep);
-    }
-    return NULL;
-}
-
-/* host_bind hands out ports from 10000 up; RoCEv2 needs the well-known port 4791. This stands
- * in for a host_bind_port(h, ep, port) that host.c does not have yet. */
-static void bind_port(struct host *h, struct endpoint *ep, uint16_t port)
-{
-    ep->port = port;
-    ep->next = h->eps;
-    h->eps = ep;
-}
-
-static void unbind(struct host *h, struct endpoint *ep)
-{
-    for (struct endpoint **pp = &h->eps; *pp; pp = &(*pp)->next) {
-        if (*pp == ep) {
-            *pp = ep->next;
-            return;
-        }
-    }
+    struct endpoint *ep = host_endpoint(h, ROCE_UDP_PORT);
+    return ep && ep->recv == nic_recv ? container_of(ep, struct rdma_nic, ep) : NULL;
 }
 
 static void qp_register(struct host *h, struct rdma_qp *qp, bool requester)
@@ -105,7 +83,8 @@ static void qp_register(struct host *h, struct rdma_qp *qp, bool requester)
         nic = xcalloc(1, sizeof(*nic));
         nic->host = h;
         nic->ep.recv = nic_recv;
-        bind_port(h, &nic->ep, ROCE_UDP_PORT);
+        bool bound = host_bind_port(h, &nic->ep, ROCE_UDP_PORT);
+        SIM_ASSERT(bound); /* nothing else binds 4791 */
     }
     if (nic->nqps == nic->cap) {
         nic->cap = nic->cap ? 2 * nic->cap : 8;
@@ -127,7 +106,7 @@ static void qp_release(struct rdma_qp *qp)
     nic->qps[qp->qpn - RDMA_QPN_BASE] = NULL;
     qp->nic = NULL;
     if (--nic->live == 0) {
-        unbind(nic->host, &nic->ep);
+        host_unbind(nic->host, &nic->ep);
         free(nic->qps);
         free(nic);
     }
