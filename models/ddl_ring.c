@@ -8,6 +8,7 @@ struct ddl_ring_worker {
     uint32_t *recv;   /* [pieces]: steps received from the predecessor this iteration */
     uint32_t *sent;   /* [pieces]: steps sent */
     uint8_t *own;     /* [pieces]: own gradient ready */
+    uint32_t *iter;   /* [pieces]: the iteration that gradient is from */
     uint32_t *left;   /* [L]: pieces of the layer not yet complete here */
 };
 
@@ -57,6 +58,7 @@ void ddl_ring_init(struct ddl_job *job)
         rw->recv = xcalloc(r->total, sizeof(*rw->recv));
         rw->sent = xcalloc(r->total, sizeof(*rw->sent));
         rw->own = xcalloc(r->total, sizeof(*rw->own));
+        rw->iter = xcalloc(r->total, sizeof(*rw->iter));
         rw->left = xcalloc(L, sizeof(*rw->left));
         for (uint32_t l = 0; l < L; l++)
             rw->left[l] = r->npieces[l];
@@ -73,6 +75,7 @@ void ddl_ring_fini(struct ddl_job *job)
         free(r->w[i].recv);
         free(r->w[i].sent);
         free(r->w[i].own);
+        free(r->w[i].iter);
         free(r->w[i].left);
     }
     free(r->w);
@@ -102,7 +105,7 @@ static void try_send(struct ddl_job *job, uint32_t w, uint32_t piece)
         it->layer = layer;
         it->chunk = p;
         it->worker = w;
-        it->iter = job->workers[w].iter;
+        it->iter = rw->iter[piece]; /* the worker may be computing the next one already */
         it->step = k;
         it->prio = job->prio_of[layer];
         it->conn = job->workers[w].push[0];
@@ -120,6 +123,7 @@ void ddl_ring_grad_ready(struct ddl_worker *w, uint32_t layer)
     for (uint32_t p = 0; p < r->npieces[layer]; p++) {
         uint32_t piece = r->base[layer] + p;
         r->w[w->idx].own[piece] = 1;
+        r->w[w->idx].iter[piece] = w->iter;
         try_send(job, w->idx, piece);
     }
 }

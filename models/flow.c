@@ -101,3 +101,11 @@ void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off)
     if (f->streaming && f->stream.rx_packet)
         f->stream.rx_packet(f, p, flow_tag_bytes(f) ? p->hdr + tag_off : NULL, f->stream.ud);
 }
+
+uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len)
+{
+    if (!f->streaming || !f->stream.msg_end)
+        return len;
+    uint64_t end = f->stream.msg_end(f, off, f->stream.ud);
+    return end > off ? MIN(len, end - off) : len;
+}

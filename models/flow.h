@@ -80,6 +80,9 @@ struct flow_stream {
     uint16_t tag_bytes;
     void (*tag)(struct flow *f, uint64_t offset, uint32_t len, uint8_t *tag, struct pkt *p,
                 void *ud);
+    /* Optional: where the message holding stream byte `off` ends; transports cut segments
+     * there, so a packet (and its tag) never spans two messages. */
+    uint64_t (*msg_end)(struct flow *f, uint64_t off, void *ud);
     /* Optional: the receiver sees each data packet (with its tag) as it arrives. */
     void (*rx_packet)(struct flow *f, const struct pkt *p, const uint8_t *tag, void *ud);
 };
@@ -137,6 +140,8 @@ void flow_push(struct flow *f, uint64_t bytes);
 /* Called by transports: progress for the stream owner (no-ops when not streaming). */
 void flow_report_delivered(struct flow *f, uint64_t total);
 void flow_report_acked(struct flow *f, uint64_t total);
+/* At most `len` bytes from stream offset `off` that stay inside one message. */
+uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len);
 /* Called by transports when building a data packet whose transport header ends at
  * p->hdr_len: appends the stream's tag (if any) for bytes [offset, offset + len). Returns the
  * tag length added. The transport must have left room (flow_tag_bytes) in its segment size. */

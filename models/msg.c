@@ -199,6 +199,13 @@ static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, s
     c->hooks.tag(c, m, off - (m->end - m->bytes), len, tag, p, c->hooks.ud);
 }
 
+static uint64_t data_msg_end(struct flow *f, uint64_t off, void *ud)
+{
+    (void)f;
+    struct msg *m = msg_at(ud, off);
+    return m ? m->end : off;
+}
+
 static void data_rx_packet(struct flow *f, const struct pkt *p, const uint8_t *tag, void *ud)
 {
     (void)f;
@@ -244,6 +251,7 @@ struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flo
         .tag_bytes = hooks->tag ? hooks->tag_bytes : 0,
         .tag = hooks->tag ? data_tag : NULL,
         .rx_packet = hooks->rx_packet ? data_rx_packet : NULL,
+        .msg_end = data_msg_end,
     };
     c->data = stream_flow(sim, name, "data", flow_index, src, dst, tp, tp_cfg, &data_cb);
     if (hooks->ddl_port)

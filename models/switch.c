@@ -171,10 +171,13 @@ void switch_finish_ports(struct sw *sw)
         const struct link_cfg *l = &sw->node.ports[i]->tx.cfg;
         uint64_t h = sw->cfg.tm.pfc_headroom_bytes;
         if (h == 0) {
-            /* bytes the upstream still sends after XOFF: the PAUSE's own wire time, a frame it
-             * has started, both propagation delays at line rate, and a frame in our pipeline */
+            /* bytes the upstream may still send after XOFF: while the PAUSE waits behind a frame
+             * already on our wire (one frame), crosses the link (its own time and one
+             * propagation delay) and the upstream finishes the frame it started (one frame),
+             * plus what is on the wire toward us (one propagation delay), plus one frame of
+             * response time, as 802.1Qbb headroom sizing counts */
             unsigned __int128 bdp = (unsigned __int128)l->rate_bps * (uint64_t)l->delay_ps * 2;
-            h = (uint64_t)(bdp / 8 / 1000000000000ULL) + 2 * (1514 + l->overhead_bytes) +
+            h = (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * (1514 + l->overhead_bytes) +
                 PFC_FRAME_BYTES + l->overhead_bytes;
         }
         sw->tm.ports[i].headroom_bytes = h;

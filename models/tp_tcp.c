@@ -168,6 +168,7 @@ static uint32_t next_len(struct tcp_flow *f)
     if (f->snd_nxt >= f->total_bytes)
         return 0;
     uint64_t len = MIN(seg_max(f), f->total_bytes - f->snd_nxt);
+    len = flow_segment_limit(&f->base, f->snd_nxt, len);
     if (f->snd_nxt < f->snd_max)
         len = MIN(len, f->snd_max - f->snd_nxt);
     uint64_t limit = f->snd_una + send_window(f);
@@ -205,6 +206,7 @@ static void maybe_activate(struct tcp_flow *f)
 static void retransmit_head(struct tcp_flow *f)
 {
     uint64_t len = MIN(seg_max(f), f->snd_max - f->snd_una);
+    len = flow_segment_limit(&f->base, f->snd_una, len);
     if (len == 0)
         return;
     host_send(f->base.src, make_segment(f, f->snd_una, (uint32_t)len, true));

@@ -81,7 +81,7 @@ static uint32_t next_payload(struct udp_flow *f, uint64_t remaining_in_msg)
     uint64_t budget = flow_budget(&f->base);
     if (budget)
         n = MIN(n, budget - f->base.st.tx_bytes);
-    return (uint32_t)n;
+    return (uint32_t)flow_segment_limit(&f->base, f->base.st.tx_bytes, n);
 }
 
 /* Burst: one packet each time the NIC asks. */

@@ -1,0 +1,280 @@
+/* DDL workloads with analytic expectations: one worker and one PS on an idle network, the
+ * bandwidth share of several workers, priority scheduling, blocking time, ring all-reduce. */
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/ddl_shim.h"
+#include "sim/scenario.h"
+#include "sim/util.h"
+
+#define RATE 10000000000ULL
+#define D SIM_US(1)
+#define PAYLOAD (1472 - DDL_SHIM_BYTES) /* UDP payload per DDL packet */
+#define FRAME_EXTRA (42 + DDL_SHIM_BYTES + 24)
+
+static struct scenario *load(const char *yaml)
+{
+    struct diag d;
+    diag_init(&d, stderr);
+    struct scenario *sc = scenario_load_string("ddl.yaml", yaml, NULL, &d);
+    if (!sc)
+        fail_msg("scenario did not load");
+    return sc;
+}
+
+/* Serialization of a message of `bytes` in DDL/UDP packets on one 10 Gbps link. */
+static sim_time_t ser(uint64_t bytes)
+{
+    sim_time_t t = 0;
+    for (uint64_t left = bytes; left > 0;) {
+        uint64_t n = MIN(left, PAYLOAD);
+        t += simtime_tx_ps(n + FRAME_EXTRA, RATE);
+        left -= n;
+    }
+    return t;
+}
+
+/* Host → switch → host, store and forward: packet i leaves the switch at
+ * max(its arrival, the previous packet's departure) + its own time, so a short last packet
+ * queues behind the full one before it: the second hop ends one *largest* packet (the first)
+ * and one propagation delay after the first hop. */
+static sim_time_t two_hops(sim_time_t start, uint64_t bytes)
+{
+    sim_time_t largest = simtime_tx_ps(MIN(bytes, PAYLOAD) + FRAME_EXTRA, RATE);
+    return start + ser(bytes) + D + largest + D;
+}
+
+/* One worker, one PS, two layers (forward order L0, L1), whole tensors, no software costs.
+ *   T1 = f0 + f1 + b1: gradient of L1; T0 = T1 + b0: gradient of L0 (queued behind L1's push).
+ *   P1, P0: pushes complete at the PS; pulls leave the PS in that order.
+ *   W1, W0: pulls complete at the worker. The next forward starts at W0 (L0's parameters), and
+ *   every iteration repeats the first, so each iteration takes W0. */
+static void test_ddl_one_worker_analytic(void **state)
+{
+    (void)state;
+    const uint64_t B0 = 100000;
+    const uint64_t B1 = 1000000;
+    const sim_time_t f0 = SIM_US(50), f1 = SIM_US(30), b0 = SIM_US(100), b1 = SIM_US(60);
+    struct scenario *sc = load("topology: {kind: star, hosts: 2}\n"
+                               "jobs:\n"
+                               "  - name: j\n"
+                               "    model:\n"
+                               "      name: tiny\n"
+                               "      batch: 32\n"
+                               "      layers:\n"
+                               "        - {name: l0, bytes: 100000, forward: 50us, backward: 100us}\n"
+                               "        - {name: l1, bytes: 1000000, forward: 30us, backward: 60us}\n"
+                               "    workers: [h0]\n"
+                               "    servers: [h1]\n"
+                               "    iterations: 3\n"
+                               "    chunk: 0\n");
+    scenario_run(sc);
+    sim_time_t T1 = f0 + f1 + b1;
+    sim_time_t T0 = T1 + b0;
+    assert_true(T0 < T1 + ser(B1)); /* L0 waits behind L1 in the stream */
+    sim_time_t P1 = two_hops(T1, B1);
+    sim_time_t P0 = two_hops(T1 + ser(B1), B0);
+    sim_time_t W1 = two_hops(P1, B1);
+    sim_time_t W0 = two_hops(MAX(P0, P1 + ser(B1)), B0);
+    (void)W1;
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->workers_done == 1);
+    assert_int_equal(job->iter_time.n, 3);
+    assert_true(job->iter_time.min == simtime_sec(W0));
+    assert_true(job->iter_time.max == simtime_sec(W0));
+    assert_int_equal(job->end_ps, 3 * W0);
+    /* push latency of L1: ready at T1, complete at P1 */
+    assert_true(fabs(job->push_lat[1].min - simtime_sec(P1 - T1)) < 1e-15);
+    /* samples/s: one worker, batch 32 */
+    assert_true(job->bytes_sent == 3 * 2 * (B0 + B1));
+    scenario_destroy(sc);
+}
+
+/* N workers share the PS's link: with whole tensors the pushes of all workers cross the PS
+ * downlink one after the other, then the PS sends N copies on its uplink, so an iteration takes
+ * about 2 N x ser(B) (plus latencies and the tiny compute). */
+static double iteration_for(int n)
+{
+    char y[2048];
+    char workers[256] = "";
+    for (int i = 0; i < n; i++) {
+        char w[16];
+        snprintf(w, sizeof(w), "%sh%d", i ? ", " : "", i);
+        strncat(workers, w, sizeof(workers) - strlen(workers) - 1);
+    }
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: %d}\n"
+             "jobs:\n"
+             "  - model: {name: one, layers: [{name: big, bytes: 4MB, forward: 1us, backward: 1us}]}\n"
+             "    workers: [%s]\n"
+             "    servers: [h%d]\n"
+             "    iterations: 2\n"
+             "    chunk: 0\n",
+             n + 1, workers, n);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    double it = stats_mean(&sc->jobs[0]->iter_time);
+    assert_true(sc->jobs[0]->workers_done == (uint32_t)n);
+    scenario_destroy(sc);
+    return it;
+}
+
+static void test_ddl_bandwidth_share(void **state)
+{
+    (void)state;
+    double s = simtime_sec(ser(4000000));
+    for (int n = 1; n <= 4; n *= 2) {
+        double it = iteration_for(n);
+        double expect = 2.0 * n * s;
+        printf("  %d workers: iteration %.6f s, 2 N ser(B) = %.6f s\n", n, it, expect);
+        assert_true(fabs(it - expect) / expect < 0.01);
+    }
+}
+
+static const char *vgg = "topology: {kind: star, hosts: 5, switch: {pfc: true}}\n"
+                         "jobs:\n"
+                         "  - name: v\n"
+                         "    model: vgg16\n"
+                         "    workers: [h0, h1, h2, h3]\n"
+                         "    servers: [h4]\n"
+                         "    iterations: 2\n"
+                         "    chunk: 4MB\n"
+                         "    scheduler: %s\n";
+
+/* P3/ByteScheduler-style priority: the first layer's parameters come back far sooner. */
+static void test_ddl_priority_first_layer(void **state)
+{
+    (void)state;
+    char y[1024];
+    double pull0[2];
+    const char *scheds[2] = {"fifo", "priority"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(y, sizeof(y), vgg, scheds[i]);
+        struct scenario *sc = load(y);
+        scenario_run(sc);
+        assert_true(sc->jobs[0]->workers_done == 4);
+        pull0[i] = stats_mean(&sc->jobs[0]->pull_lat[0]);
+        scenario_destroy(sc);
+    }
+    printf("  VGG-16 first-layer pull latency: fifo %.4f s, priority %.4f s\n", pull0[0], pull0[1]);
+    assert_true(pull0[1] < pull0[0] / 10);
+}
+
+/* Blocking time: zero when every DDL packet has one priority, positive when a FIFO switch sends
+ * lower-priority packets ahead of waiting higher-priority ones. */
+static double blocking(int levels, int switch_queues)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 4, switch: {priorities: %d, pfc: true}}\n"
+             "jobs:\n"
+             "  - model: {name: m, layers: [{name: a, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: b, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: c, bytes: 2MB, forward: 10us, backward: 10us}]}\n"
+             "    workers: [h0, h1, h2]\n"
+             "    servers: [h3]\n"
+             "    iterations: 2\n"
+             "    chunk: 500KB\n"
+             "    priorities: %d\n",
+             switch_queues, levels);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->workers_done == 3);
+    double total = 0;
+    for (uint32_t l = 0; l < job->L; l++)
+        total += job->push_blk[l].sum + job->pull_blk[l].sum;
+    scenario_destroy(sc);
+    return total;
+}
+
+static void test_ddl_blocking_time(void **state)
+{
+    (void)state;
+    assert_true(blocking(1, 1) == 0.0);
+    assert_true(blocking(1, 8) == 0.0);
+    double fifo = blocking(8, 1);
+    double strict = blocking(8, 8);
+    printf("  blocking: FIFO switch %.6f s, strict-priority switch %.6f s\n", fifo, strict);
+    assert_true(fifo > 0.0);
+    /* strict priority leaves only non-preemption (one frame at a time) */
+    assert_true(strict < fifo / 10);
+}
+
+/* Ring all-reduce of S bytes over N workers: each worker sends 2(N-1)/N S, and with no compute
+ * the iteration is 2(N-1) steps of one segment over two hops, which is within the latency terms
+ * of the bandwidth-optimal 2(N-1)/N S / rate. */
+static void test_ddl_ring_allreduce(void **state)
+{
+    (void)state;
+    const int N = 4;
+    const uint64_t S = 4000000;
+    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
+                               "jobs:\n"
+                               "  - arch: allreduce\n"
+                               "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
+                               "    workers: [h0, h1, h2, h3]\n"
+                               "    iterations: 2\n"
+                               "    chunk: 0\n");
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->workers_done == (uint32_t)N);
+    for (int w = 0; w < N; w++)
+        assert_true(job->worker_bytes[w] == 2 * 2 * (N - 1) * S / N); /* two iterations */
+    sim_time_t step = two_hops(0, S / N);
+    assert_true(job->iter_time.max == simtime_sec(2 * (N - 1) * step));
+    assert_true(job->iter_time.min == simtime_sec(2 * (N - 1) * step));
+    double optimal = 2.0 * (N - 1) / N * (double)S * 8 / (double)RATE;
+    double wire = (double)(PAYLOAD + FRAME_EXTRA) / PAYLOAD; /* header and framing bytes */
+    double it = stats_mean(&job->iter_time);
+    printf("  ring: iteration %.6f s, bandwidth-optimal %.6f s x wire overhead %.4f = %.6f s\n",
+           it, optimal, wire, optimal * wire);
+    assert_true(fabs(it - optimal * wire) / (optimal * wire) < 0.005);
+    scenario_destroy(sc);
+}
+
+/* Every DDL packet carries a shim the switch can read, and the source port marks DDL traffic. */
+static void test_ddl_shim_roundtrip(void **state)
+{
+    (void)state;
+    uint8_t b[DDL_SHIM_BYTES];
+    struct ddl_shim s = {.flags = DDL_FLAG_PULL | DDL_FLAG_BURST_FIRST,
+                         .job = 3,
+                         .layer = 513,
+                         .chunk = 7,
+                         .worker = 12,
+                         .priority = 6,
+                         .iteration = 70000};
+    ddl_shim_write(b, &s);
+    assert_int_equal(b[0], DDL_SHIM_MAGIC);
+    assert_int_equal(b[4], 2); /* layer 513 big-endian */
+    assert_int_equal(b[5], 1);
+    struct ddl_shim r;
+    assert_true(ddl_shim_read(b, &r));
+    assert_int_equal(r.flags, s.flags);
+    assert_int_equal(r.job, s.job);
+    assert_int_equal(r.layer, s.layer);
+    assert_int_equal(r.chunk, s.chunk);
+    assert_int_equal(r.worker, s.worker);
+    assert_int_equal(r.priority, s.priority);
+    assert_int_equal(r.iteration, s.iteration);
+    b[0] = 0;
+    assert_false(ddl_shim_read(b, &r));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ddl_shim_roundtrip),
+        cmocka_unit_test(test_ddl_one_worker_analytic),
+        cmocka_unit_test(test_ddl_bandwidth_share),
+        cmocka_unit_test(test_ddl_priority_first_layer),
+        cmocka_unit_test(test_ddl_blocking_time),
+        cmocka_unit_test(test_ddl_ring_allreduce),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
