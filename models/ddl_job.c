@@ -604,6 +604,7 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
 {
     struct ddl_job *job = xcalloc(1, sizeof(*job));
     job->sim = sim;
+    evq_timer_init(&job->start, job_start, EVQ_PHASE_DEFAULT); /* idle until the end */
     pool_init(&job->items, sizeof(struct ddl_item), 256);
     pool_init(&job->aggs, sizeof(struct ddl_agg), 64);
     char what[64];
@@ -695,7 +696,6 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
         stats_init(&job->pull_blk[l], 4);
     }
     job->end_ps = -1;
-    evq_timer_init(&job->start, job_start, EVQ_PHASE_DEFAULT);
     evq_schedule(&sim->evq, &job->start, job->cfg.start_ps);
     return job;
 out_fail:

@@ -77,6 +77,12 @@ void flow_report_delivered(struct flow *f, uint64_t total)
         f->stream.delivered(f, total, f->stream.ud);
 }
 
+void flow_report_range(struct flow *f, uint64_t off, uint64_t len)
+{
+    if (f->streaming && f->stream.delivered_range)
+        f->stream.delivered_range(f, off, len, f->stream.ud);
+}
+
 void flow_report_acked(struct flow *f, uint64_t total)
 {
     if (f->streaming && f->stream.acked)

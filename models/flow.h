@@ -69,8 +69,11 @@ struct flow;
 /* Byte-stream use of a flow (the message layer): the owner pushes bytes to send and hears of
  * progress. In stream mode the flow sends what was pushed instead of `bytes`. */
 struct flow_stream {
-    /* receiver: payload bytes delivered in order so far (called when it grows) */
+    /* receiver, ordered transports (TCP, RDMA RC): payload bytes delivered in order so far
+     * (called when it grows) */
     void (*delivered)(struct flow *f, uint64_t total, void *ud);
+    /* receiver, unordered transports (UDP): stream bytes [off, off + len) arrived */
+    void (*delivered_range)(struct flow *f, uint64_t off, uint64_t len, void *ud);
     /* sender: payload bytes the transport is done with (acknowledged; for UDP, sent) */
     void (*acked)(struct flow *f, uint64_t total, void *ud);
     void *ud;
@@ -139,6 +142,7 @@ void flow_stream_attach(struct flow *f, const struct flow_stream *s);
 void flow_push(struct flow *f, uint64_t bytes);
 /* Called by transports: progress for the stream owner (no-ops when not streaming). */
 void flow_report_delivered(struct flow *f, uint64_t total);
+void flow_report_range(struct flow *f, uint64_t off, uint64_t len);
 void flow_report_acked(struct flow *f, uint64_t total);
 /* At most `len` bytes from stream offset `off` that stay inside one message. */
 uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len);

@@ -42,6 +42,7 @@ struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_
     h->ip = pkt_host_ip(index);
     h->next_port = 10000;
     pq_init(&h->nic, (uint8_t)cfg->nic_prio, PQ_SCHED_STRICT, 0);
+    h->nic.by_tc = true;
     hostcpu_init(&h->cpu, (uint32_t)cfg->cpu_cores);
     return h;
 }
@@ -200,10 +201,10 @@ static struct pkt *host_pull(struct node *n, struct port *out)
         p = s->next_pkt(s, h);
         if (!p)
             continue;
-        /* a source's packets may change class (a stream tags each message): follow it, and
-         * park a packet whose class is paused in its NIC queue rather than send it */
-        s->prio = p->prio;
-        if ((allowed >> (p->prio & 7)) & 1u) {
+        /* a source's class is its packets' (a transport may change it): follow it, and park
+         * a packet whose class is paused in its NIC queue rather than send it */
+        s->prio = p->tc;
+        if ((allowed >> (p->tc & 7)) & 1u) {
             enlist(h, s); /* back of the rotation; the link is about to be busy */
             break;
         }

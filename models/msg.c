@@ -84,6 +84,8 @@ static void reap(struct msg_conn *c)
 {
     while (c->head && c->head->acked && c->head->delivered) {
         struct msg *m = c->head;
+        if (c->rx_hint == m)
+            c->rx_hint = NULL;
         c->head = m->next;
         if (!c->head)
             c->tail = NULL;
@@ -133,6 +135,14 @@ static void rx_done(struct sim *sim, struct hostcpu_job *job)
     reap(c);
 }
 
+static void start_rx(struct msg_conn *c, struct msg *m)
+{
+    m->rx_started = true;
+    m->job.cost_ps = msg_rx_cost_ps(&c->cost, m->bytes);
+    m->job.done = rx_done;
+    hostcpu_submit(c->sim, &c->dst->cpu, &m->job);
+}
+
 static void data_delivered(struct flow *f, uint64_t total, void *ud)
 {
     (void)f;
@@ -140,10 +150,27 @@ static void data_delivered(struct flow *f, uint64_t total, void *ud)
     while (c->next_deliver && c->next_deliver->in_stream && c->next_deliver->end <= total) {
         struct msg *m = c->next_deliver;
         c->next_deliver = m->next;
-        m->job.cost_ps = msg_rx_cost_ps(&c->cost, m->bytes);
-        m->job.done = rx_done;
-        hostcpu_submit(c->sim, &c->dst->cpu, &m->job);
+        start_rx(c, m);
     }
+}
+
+static struct msg *msg_at(struct msg_conn *c, uint64_t off);
+
+/* Unordered transports: a message is complete when its own bytes are in. Datagrams mostly
+ * arrive in stream order, so look at the last message first. */
+static void data_delivered_range(struct flow *f, uint64_t off, uint64_t len, void *ud)
+{
+    (void)f;
+    struct msg_conn *c = ud;
+    struct msg *m = c->rx_hint;
+    if (!m || off < m->end - m->bytes || off >= m->end)
+        m = m && m->next && off >= m->end && off < m->next->end ? m->next : msg_at(c, off);
+    SIM_ASSERT(m != NULL && !m->rx_started);
+    c->rx_hint = m;
+    m->rx_bytes += len;
+    SIM_ASSERT(m->rx_bytes <= m->bytes);
+    if (m->rx_bytes == m->bytes)
+        start_rx(c, m);
 }
 
 static void data_acked(struct flow *f, uint64_t total, void *ud)
@@ -160,21 +187,23 @@ static void data_acked(struct flow *f, uint64_t total, void *ud)
     reap(c);
 }
 
-/* The receiver answers each rendezvous request as it arrives. */
-static void ctrl_req_delivered(struct flow *f, uint64_t total, void *ud)
+/* The receiver answers each rendezvous request (one datagram each) as it arrives. */
+static void ctrl_req_delivered(struct flow *f, uint64_t off, uint64_t len, void *ud)
 {
-    (void)f;
+    (void)off;
     struct msg_conn *c = ud;
-    uint64_t answered = c->ctrl_rep->pushed / MSG_CONTROL_BYTES;
-    for (uint64_t k = answered; k < total / MSG_CONTROL_BYTES; k++)
-        flow_push(c->ctrl_rep, MSG_CONTROL_BYTES);
+    SIM_ASSERT(len == MSG_CONTROL_BYTES);
+    (void)f;
+    flow_push(c->ctrl_rep, MSG_CONTROL_BYTES);
 }
 
-static void ctrl_rep_delivered(struct flow *f, uint64_t total, void *ud)
+static void ctrl_rep_delivered(struct flow *f, uint64_t off, uint64_t len, void *ud)
 {
     (void)f;
+    (void)off;
     struct msg_conn *c = ud;
-    c->ctrl_replied = total / MSG_CONTROL_BYTES;
+    SIM_ASSERT(len == MSG_CONTROL_BYTES);
+    c->ctrl_replied++;
     advance(c);
 }
 
@@ -246,6 +275,7 @@ struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flo
     stats_init(&c->latency, 4);
     struct flow_stream data_cb = {
         .delivered = data_delivered,
+        .delivered_range = data_delivered_range,
         .acked = data_acked,
         .ud = c,
         .tag_bytes = hooks->tag ? hooks->tag_bytes : 0,
@@ -260,8 +290,8 @@ struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flo
         struct udp_flow_cfg ucfg;
         param_defaults(udp_flow_ops.params, *udp_flow_ops.nparams, &ucfg);
         ucfg.common.priority = ((const struct flow_cfg *)tp_cfg)->priority;
-        struct flow_stream req_cb = {.delivered = ctrl_req_delivered, .ud = c};
-        struct flow_stream rep_cb = {.delivered = ctrl_rep_delivered, .ud = c};
+        struct flow_stream req_cb = {.delivered_range = ctrl_req_delivered, .ud = c};
+        struct flow_stream rep_cb = {.delivered_range = ctrl_rep_delivered, .ud = c};
         c->ctrl_req = stream_flow(sim, name, "req", flow_index, src, dst, &udp_flow_ops, &ucfg,
                                   &req_cb);
         c->ctrl_rep = stream_flow(sim, name, "rep", flow_index, dst, src, &udp_flow_ops, &ucfg,

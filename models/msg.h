@@ -89,6 +89,8 @@ struct msg {
     sim_time_t t_delivered;
     bool tx_done;   /* sender CPU finished */
     bool in_stream; /* bytes pushed to the data flow */
+    uint64_t rx_bytes; /* unordered transports: bytes of this message that arrived */
+    bool rx_started;   /* the receiver CPU has it */
     bool acked;
     bool delivered;
 };
@@ -125,7 +127,8 @@ struct msg_conn {
     struct msg *tail;
     struct msg *next_push;    /* first message not yet in the stream */
     struct msg *next_ack;     /* first message not yet acked */
-    struct msg *next_deliver; /* first message not yet delivered */
+    struct msg *next_deliver; /* ordered transports: first message not yet delivered */
+    struct msg *rx_hint;      /* unordered: the message the last datagram belonged to */
     uint64_t ctrl_sent;       /* rendezvous requests issued / replies seen */
     uint64_t ctrl_replied;
     uint64_t pushed;          /* stream bytes pushed */

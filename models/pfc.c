@@ -39,6 +39,7 @@ void pfc_build(struct pkt *p, uint8_t class_mask, const uint16_t quanta[PFC_NCLA
     p->hdr_len = PFC_FRAME_BYTES;
     p->size_bytes = PFC_FRAME_BYTES;
     p->prio = PFC_NCLASSES - 1;
+    p->tc = PFC_NCLASSES - 1;
 }
 
 bool pfc_is_pause(const struct pkt *p)

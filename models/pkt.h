@@ -38,13 +38,17 @@ struct pkt {
     uint32_t size_bytes; /* frame bytes a buffer holds: headers + payload */
     uint16_t hdr_len;    /* valid bytes in hdr */
     uint16_t in_port;    /* ingress port at the current switch */
-    uint8_t prio;        /* traffic class 0..7, higher is served first */
+    uint8_t prio;        /* scheduling priority 0..7 (switch queue; higher first); a stream's
+                          * tag (the DDL shim) may set it per message */
+    uint8_t tc;          /* traffic class the sender's NIC gave the packet (802.1p): NIC queue,
+                          * PFC accounting and pauses */
     sim_time_t t_created; /* when the source made it, ps */
     sim_time_t t_enq;     /* when it entered its current queue, ps */
     sim_time_t qdelay_ps; /* time spent waiting in queues so far */
     sim_time_t blocking_ps; /* switch-queue time while the port sent lower-priority packets */
     sim_time_t blk_mark;    /* the port's lower-priority transmit clock at enqueue */
     uint32_t qseen_bytes;   /* deepest egress queue (bytes, all classes) found at a switch */
+    uint64_t stream_off;    /* UDP streams: offset of the payload in the stream (metadata only) */
     uint8_t hdr[PKT_HDR_MAX];
 };
 

@@ -94,7 +94,7 @@ static void pipeline_out(struct delayline *dl, struct pkt *p, void *ud)
         return;
     }
     uint32_t in = p->in_port;
-    uint8_t cls = p->prio & 7;
+    uint8_t cls = p->tc & 7;
     bool lossless = tmgr_lossless(&sw->tm, p);
     if (!tmgr_enqueue(sim, &sw->tm, (uint32_t)out, p))
         return;
@@ -125,7 +125,7 @@ static struct pkt *switch_pull(struct node *n, struct port *out)
         tmgr_note_tx(&sw->tm, out->index, p, n->sim->now, link_tx_ps(&out->tx, p->size_bytes));
     if (p && tmgr_lossless(&sw->tm, p)) {
         struct port *in = n->ports[p->in_port];
-        uint8_t cls = p->prio & 7;
+        uint8_t cls = p->tc & 7;
         if (((in->pfc_tx.paused >> cls) & 1u) &&
             sw->tm.ports[p->in_port].ingress_bytes[cls] <= sw->tm.cfg.pfc_xon_bytes)
             pfc_send_xon(n->sim, in, cls);

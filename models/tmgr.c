@@ -71,7 +71,7 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     bool drop;
     if (tmgr_lossless(tm, p)) {
         struct tmgr_port *in = &tm->ports[p->in_port];
-        uint64_t *acc = &in->ingress_bytes[p->prio & 7];
+        uint64_t *acc = &in->ingress_bytes[p->tc & 7];
         drop = *acc + p->size_bytes > cfg->pfc_xoff_bytes + in->headroom_bytes;
         if (drop)
             in->headroom_drops++;
@@ -116,7 +116,7 @@ struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port, uint8_
     tm->buffered -= p->size_bytes;
     p->blocking_ps += lower_clock(&tm->ports[port], p->prio & 7, sim->now) - p->blk_mark;
     if (tmgr_lossless(tm, p))
-        tm->ports[p->in_port].ingress_bytes[p->prio & 7] -= p->size_bytes;
+        tm->ports[p->in_port].ingress_bytes[p->tc & 7] -= p->size_bytes;
     p->qdelay_ps += sim->now - p->t_enq;
     return p;
 }

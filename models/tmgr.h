@@ -4,7 +4,8 @@
  * Kmin/Kmax/Pmax), measured on the queue (class) the packet joins, in bytes or packets, not
  * counting the arriving packet. Counters per port and class.
  *
- * PFC (when enabled): packets of lossless classes are accounted per (ingress port, class). They
+ * PFC (when enabled): packets of lossless traffic classes (p->tc, the class the sender's NIC
+ * gave them, not the scheduling priority) are accounted per (ingress port, class). They
  * bypass the shared-buffer and queue limits, and are admitted while their ingress account stays
  * within XOFF + headroom; the switch pauses the upstream at XOFF and resumes it at XON.
  *
@@ -105,7 +106,7 @@ void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt *p, sim_time_
 
 static inline bool tmgr_lossless(const struct tmgr *tm, const struct pkt *p)
 {
-    return tm->cfg.pfc && ((tm->cfg.pfc_classes >> (p->prio & 7)) & 1u);
+    return tm->cfg.pfc && ((tm->cfg.pfc_classes >> (p->tc & 7)) & 1u);
 }
 
 #endif

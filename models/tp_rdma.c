@@ -142,6 +142,7 @@ static struct pkt *roce_pkt(struct rdma_flow *f, struct host *from, struct host 
     p->flow = f->base.index;
     p->seq = bth->psn;
     p->prio = prio;
+    p->tc = prio;
     p->t_created = sim->now;
     struct pkt_udp_spec spec = {
         .src_ip = from->ip,

@@ -92,6 +92,7 @@ static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, 
     p->flow = f->base.index;
     p->seq = (uint32_t)(seq / f->cfg.mss_bytes);
     p->prio = (uint8_t)c->priority;
+    p->tc = p->prio;
     p->t_created = sim->now;
     uint8_t flags = TCP_ACK;
     if (seq + len >= f->total_bytes)
@@ -392,6 +393,7 @@ static void send_syn(struct tcp_flow *f, bool synack)
     struct pkt *p = pkt_alloc(sim);
     p->flow = f->base.index;
     p->prio = (uint8_t)f->cfg.common.priority;
+    p->tc = p->prio;
     p->t_created = sim->now;
     struct tcp_seg s = {
         .src_ip = synack ? f->base.dst->ip : f->base.src->ip,
@@ -539,6 +541,7 @@ static void send_ack(struct tcp_flow *f, bool ece)
     p->flow = f->base.index;
     p->seq = (uint32_t)f->acks_sent;
     p->prio = (uint8_t)f->cfg.common.priority;
+    p->tc = p->prio;
     p->t_created = sim->now;
     struct tcp_seg s = {
         .src_ip = f->base.dst->ip,

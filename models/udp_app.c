@@ -46,6 +46,7 @@ static struct pkt *make_packet(struct udp_flow *f, uint32_t payload)
     p->flow = f->base.index;
     p->seq = (uint32_t)st->tx_pkts;
     p->prio = (uint8_t)c->priority;
+    p->tc = p->prio;
     p->t_created = sim->now;
     uint16_t tag = flow_tag_bytes(&f->base);
     struct pkt_udp_spec spec = {
@@ -58,6 +59,7 @@ static struct pkt *make_packet(struct udp_flow *f, uint32_t payload)
         .payload_bytes = payload + tag, /* a tag (DDL shim) starts the datagram */
     };
     pkt_build_udp(p, &spec);
+    p->stream_off = st->tx_bytes;
     flow_tag_packet(&f->base, st->tx_bytes, payload, p);
     if (st->tx_pkts == 0)
         st->first_tx_ps = sim->now;
@@ -162,13 +164,17 @@ static void sink_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     struct flow_stats *st = &f->base.st;
     flow_note_rx(&f->base, p, sim->now);
     flow_rx_packet(&f->base, p, UDP_HEADERS);
-    st->rx_bytes += p->size_bytes - UDP_HEADERS - flow_tag_bytes(&f->base);
+    uint32_t payload = p->size_bytes - UDP_HEADERS - flow_tag_bytes(&f->base);
+    st->rx_bytes += payload;
     if (f->cfg.common.bytes && st->rx_bytes == f->cfg.common.bytes)
         st->complete_ps = sim->now;
+    uint64_t off = p->stream_off;
     pkt_free(sim, p);
-    /* raw datagrams: progress is what arrived (in order unless the network reorders; a lost
-     * datagram stalls the stream — use a reliable transport for messages that must arrive) */
-    flow_report_delivered(&f->base, st->rx_bytes);
+    /* Datagrams: each message completes when its own bytes are in, whatever the order (priority
+     * queues and pauses reorder a stream). A lost datagram loses its message: UDP does not
+     * retransmit, so use a lossless fabric or a reliable transport for messages that must
+     * arrive. */
+    flow_report_range(&f->base, off, payload);
 }
 
 /* Stream mode: a burst flow sends pushed bytes at line rate. */
