@@ -237,6 +237,59 @@ static void test_ddl_ring_allreduce(void **state)
     scenario_destroy(sc);
 }
 
+/* Asynchronous updates: each push comes straight back to its worker only, so a worker's pull
+ * bytes equal its push bytes and no worker waits for another. */
+static void test_ddl_async(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 3}\n"
+                               "jobs:\n"
+                               "  - model: {name: m, layers: [{name: a, bytes: 1MB, forward: 1ms,"
+                               " backward: 1ms}, {name: b, bytes: 3MB, forward: 1ms, backward: 2ms}]}\n"
+                               "    workers: [h0, h1]\n"
+                               "    servers: [h2]\n"
+                               "    iterations: 3\n"
+                               "    sync: false\n"
+                               "    layers: {a: {forward: 5ms}}\n");
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->workers_done == 2);
+    /* pushes and pulls: 3 iterations x 4 MB each way per worker */
+    assert_true(job->bytes_sent == 2 * 2 * 3 * 4000000ULL);
+    assert_int_equal(job->model->layers[0].fwd_ps, SIM_MS(5)); /* the override applied */
+    scenario_destroy(sc);
+}
+
+/* Size-balanced sharding puts VGG-16's huge fc6 alone on one server and spreads the rest. */
+static void test_ddl_sharding(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
+                               "jobs:\n"
+                               "  - {model: vgg16, workers: [h0], servers: [h1, h2, h3],"
+                               " sharding: balanced, iterations: 1}\n"
+                               "  - {model: vgg16, workers: [h0], servers: [h1, h2, h3],"
+                               " sharding: round_robin, iterations: 1, start: 10s}\n");
+    uint64_t load_b[3] = {0, 0, 0};
+    uint64_t load_r[3] = {0, 0, 0};
+    const struct ddl_job *b = sc->jobs[0];
+    const struct ddl_job *r = sc->jobs[1];
+    for (uint32_t l = 0; l < b->L; l++) {
+        load_b[b->server_of[l]] += b->model->layers[l].bytes;
+        load_r[r->server_of[l]] += r->model->layers[l].bytes;
+        assert_int_equal(r->server_of[l], l % 3);
+    }
+    /* fc6 (151 MB) alone; the other two share the remaining 402 MB about evenly */
+    assert_int_equal(b->server_of[13], 0);
+    assert_true(load_b[0] == b->model->layers[13].bytes);
+    double other = (double)(load_b[1] > load_b[2] ? load_b[1] - load_b[2] : load_b[2] - load_b[1]);
+    assert_true(other / (double)(load_b[1] + load_b[2]) < 0.4);
+    uint64_t max_b = MAX(load_b[0], MAX(load_b[1], load_b[2]));
+    uint64_t max_r = MAX(load_r[0], MAX(load_r[1], load_r[2]));
+    assert_true(max_b < max_r);
+    scenario_destroy(sc);
+}
+
 /* Every DDL packet carries a shim the switch can read, and the source port marks DDL traffic. */
 static void test_ddl_shim_roundtrip(void **state)
 {
@@ -275,6 +328,8 @@ int main(void)
         cmocka_unit_test(test_ddl_priority_first_layer),
         cmocka_unit_test(test_ddl_blocking_time),
         cmocka_unit_test(test_ddl_ring_allreduce),
+        cmocka_unit_test(test_ddl_async),
+        cmocka_unit_test(test_ddl_sharding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
