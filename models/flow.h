@@ -32,8 +32,8 @@ struct flow_cfg {
 #define FLOW_COMMON_PARAMS(S)                                                                  \
     {"name", PARAM_STRING, offsetof(S, common.name), PARAM_OPTIONAL, NULL, NULL, NULL,         \
      "flow name (unique; default f<index>)"},                                                  \
-        {"type", PARAM_STRING, offsetof(S, common.type), "udp", NULL, NULL, NULL,              \
-         "transport (ddlsim describe lists flow kinds)"},                                      \
+        {"type", PARAM_STRING, offsetof(S, common.type), PARAM_OPTIONAL, NULL, NULL, NULL,     \
+         "flow kind (default udp; ddlsim describe lists them)"},                               \
         {"src", PARAM_STRING, offsetof(S, common.src), NULL, NULL, NULL, NULL, "sending host"}, \
         {"dst", PARAM_STRING, offsetof(S, common.dst), NULL, NULL, NULL, NULL,                 \
          "receiving host"},                                                                    \

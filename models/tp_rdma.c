@@ -61,6 +61,8 @@ static const struct param_def rdma_params[] = {
      "lowest sending rate"},
     {"max_rate", PARAM_RATE, RP(max_rate_bps), "0", "0", "100Tbps", NULL,
      "highest (and starting) rate; 0 = the sender's link rate"},
+    {"rate_interval", PARAM_TIME, RP(rate_interval_ps), "0", "0", NULL, NULL,
+     "sample the DCQCN rate (Rc, Rt) and alpha this often into summary.json (0 = off)"},
     {"psn_start", PARAM_INT, RP(psn_start), "0", "0", "16777215", NULL,
      "PSN of the first packet (24 bits; PSNs wrap)"},
 };
@@ -307,6 +309,7 @@ static struct pkt *data_pkt(struct rdma_flow *f, uint64_t idx, uint32_t *payload
 static void stop_timers(struct rdma_flow *f)
 {
     struct evq *q = &flow_sim(f)->evq;
+    evq_cancel(q, &f->sample);
     evq_cancel(q, &f->pace);
     evq_cancel(q, &f->rto);
     evq_cancel(q, &f->alpha);
@@ -384,6 +387,24 @@ static struct pkt *requester_next(struct nic_source *s, struct host *h)
     if (!evq_timer_pending(&f->rto))
         evq_schedule(&sim->evq, &f->rto, sim->now + f->cfg.rto_ps);
     return p;
+}
+
+static void sample_fire(struct sim *sim, struct evq_timer *t)
+{
+    struct rdma_flow *f = container_of(t, struct rdma_flow, sample);
+    if (f->nsamples == f->cap_samples) {
+        f->cap_samples = f->cap_samples ? 2 * f->cap_samples : 256;
+        f->samples = xrealloc(f->samples, f->cap_samples * sizeof(*f->samples));
+    }
+    f->samples[f->nsamples++] = (struct rdma_sample){
+        .t_ps = sim->now,
+        .rc_bps = pace_rate_bps(f),
+        .rt_bps = f->dcqcn.rt_bps,
+        .alpha = f->dcqcn.alpha,
+    };
+    /* sample while the flow has work; an idle stream resumes sampling on its next push */
+    if (f->done_ps < 0 && !f->idle)
+        evq_schedule(&sim->evq, t, sim->now + f->cfg.rate_interval_ps);
 }
 
 static void pace_fire(struct sim *sim, struct evq_timer *t)
@@ -654,7 +675,10 @@ static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *nam
     evq_timer_init(&f->rto, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->alpha, alpha_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rate, rate_fire, EVQ_PHASE_DEFAULT);
+    evq_timer_init(&f->sample, sample_fire, EVQ_PHASE_DEFAULT);
     evq_schedule(&sim->evq, &f->pace, cfg->common.start_ps);
+    if (cfg->rate_interval_ps)
+        evq_schedule(&sim->evq, &f->sample, cfg->common.start_ps);
     return &f->base;
 }
 
@@ -693,6 +717,8 @@ static void rdma_push(struct flow *fb)
         }
         if (f->next_tx_ps < sim->now)
             f->next_tx_ps = sim->now;
+        if (f->cfg.rate_interval_ps && !evq_timer_pending(&f->sample))
+            evq_schedule(&sim->evq, &f->sample, sim->now);
     }
     host_activate(f->base.src, &f->source);
 }
@@ -703,6 +729,7 @@ static void rdma_destroy(struct sim *sim, struct flow *fb)
     struct rdma_flow *f = container_of(fb, struct rdma_flow, base);
     stop_timers(f);
     free(f->smsg);
+    free(f->samples);
     qp_release(&f->req);
     qp_release(&f->resp);
     flow_base_fini(fb);
@@ -729,6 +756,21 @@ static void rdma_stats_json(const struct flow *fb, json_t *o)
                                               : json_real(simtime_sec(f->min_cnp_gap_ps)));
     json_object_set_new(o, "sender_done_s",
                         f->done_ps < 0 ? json_null() : json_real(simtime_sec(f->done_ps)));
+    if (f->nsamples) {
+        json_t *smp = json_array();
+        for (uint32_t k = 0; k < f->nsamples; k++) {
+            const struct rdma_sample *x = &f->samples[k];
+            json_t *e = json_array();
+            json_array_append_new(e, json_real(simtime_sec(x->t_ps)));
+            json_array_append_new(e, json_integer((json_int_t)x->rc_bps));
+            json_array_append_new(e, json_integer((json_int_t)x->rt_bps));
+            json_array_append_new(e, json_real(x->alpha));
+            json_array_append_new(smp, e);
+        }
+        json_object_set_new(o, "rate_samples_columns",
+                            json_pack("[ssss]", "time_s", "rc_bps", "rt_bps", "alpha"));
+        json_object_set_new(o, "rate_samples", smp);
+    }
 }
 
 const struct flow_ops rdma_flow_ops = {

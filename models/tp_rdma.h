@@ -53,6 +53,7 @@ struct rdma_flow_cfg {
     uint64_t min_rate_bps;
     uint64_t max_rate_bps; /* 0 = the sender's link rate */
     int64_t psn_start;     /* PSN of the first packet */
+    sim_time_t rate_interval_ps; /* 0 = no rate samples */
 };
 
 struct rdma_nic;
@@ -70,6 +71,14 @@ struct rdma_smsg {
     uint64_t npkts;
     uint64_t len; /* payload bytes */
     uint64_t off; /* stream offset of its first byte */
+};
+
+/* One sample of the reaction point (rate_interval). */
+struct rdma_sample {
+    sim_time_t t_ps;
+    uint64_t rc_bps; /* current rate */
+    uint64_t rt_bps; /* target rate */
+    double alpha;
 };
 
 struct rdma_flow {
@@ -107,6 +116,10 @@ struct rdma_flow {
     size_t cap_smsg;
     size_t smsg_head;
     bool idle; /* stream mode: everything pushed is acknowledged; timers stopped */
+    struct evq_timer sample;      /* rate_interval */
+    struct rdma_sample *samples;  /* grows geometrically; only with rate_interval */
+    uint32_t nsamples;
+    uint32_t cap_samples;
     uint64_t acks_sent;
     uint64_t naks_sent;
     uint64_t naks_rx;

@@ -402,10 +402,37 @@ static void test_rdma_config_errors(void **state)
     assert_non_null(strstr(fx->buf, "bad.yaml:4:"));
 }
 
+/* rate_interval samples the reaction point: one sample per interval while the flow runs, line
+ * rate before the first CNP, a cut (Rc < line rate) once CNPs arrive. */
+static void test_rdma_rate_samples(void **state)
+{
+    struct fixture *fx = *state;
+    struct scenario *sc = load(fx, "topology: {kind: star, hosts: 3,\n"
+                                   "  switch: {ecn: red, ecn_kmin: 5KB, ecn_kmax: 50KB, ecn_pmax: 0.01}}\n"
+                                   "flows:\n"
+                                   "  - {name: a, type: rdma, src: h0, dst: h2, bytes: 4MB,"
+                                   " rate_interval: 100us}\n"
+                                   "  - {name: b, type: rdma, src: h1, dst: h2, bytes: 4MB}\n");
+    scenario_run(sc);
+    struct rdma_flow *a = rflow(sc, "a");
+    assert_true(a->nsamples >= 2);
+    assert_int_equal(a->samples[0].t_ps, 0);
+    assert_true(a->samples[0].rc_bps == 10000000000ULL);
+    uint64_t lowest = UINT64_MAX;
+    for (uint32_t i = 1; i < a->nsamples; i++) {
+        assert_int_equal(a->samples[i].t_ps - a->samples[i - 1].t_ps, SIM_US(100));
+        lowest = MIN(lowest, a->samples[i].rc_bps);
+    }
+    assert_true(a->cnps_rx > 0);
+    assert_true(lowest < 10000000000ULL);
+    assert_int_equal(rflow(sc, "b")->nsamples, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rdma_header_codec, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rdma_rate_samples, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_single_flow_line_rate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_until_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rdma_config_errors, setup, teardown),
