@@ -93,6 +93,7 @@ struct flow_stream {
 struct flow_ops {
     const char *type;
     const char *summary;
+    bool reliable; /* retransmits: tx - rx packets is not a loss count */
     const struct param_def *params;
     const size_t *nparams;
     size_t cfg_size; /* the transport's config struct, starting with struct flow_cfg */

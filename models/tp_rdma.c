@@ -783,5 +783,6 @@ const struct flow_ops rdma_flow_ops = {
     .create = rdma_create,
     .destroy = rdma_destroy,
     .stats_json = rdma_stats_json,
+    .reliable = true,
     .push = rdma_push,
 };

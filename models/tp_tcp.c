@@ -574,49 +574,6 @@ static bool ece_to_echo(const struct tcp_flow *f)
     return f->cfg.cc == TCP_CC_DCTCP ? f->ce_state : f->ece_latched;
 }
 
-/* Adds [start, end) (beyond rcv_nxt) to the sorted out-of-order list, merging neighbours. */
-static void ooo_insert(struct tcp_flow *f, uint64_t start, uint64_t end)
-{
-    uint32_t i = 0;
-    while (i < f->nooo && f->ooo[i].end < start)
-        i++;
-    uint32_t j = i;
-    while (j < f->nooo && f->ooo[j].start <= end) {
-        start = MIN(start, f->ooo[j].start);
-        end = MAX(end, f->ooo[j].end);
-        j++;
-    }
-    /* ranges i..j-1 collapse into one at i */
-    if (j == i) {
-        if (f->nooo == f->ooo_cap) {
-            f->ooo_cap = f->ooo_cap ? 2 * f->ooo_cap : 16;
-            f->ooo = xrealloc(f->ooo, f->ooo_cap * sizeof(*f->ooo));
-        }
-        memmove(&f->ooo[i + 1], &f->ooo[i], (f->nooo - i) * sizeof(*f->ooo));
-        f->nooo++;
-    } else if (j > i + 1) {
-        memmove(&f->ooo[i + 1], &f->ooo[j], (f->nooo - j) * sizeof(*f->ooo));
-        f->nooo -= j - i - 1;
-    }
-    f->ooo[i] = (struct tcp_range){start, end};
-    f->ooo_max_ranges = MAX(f->ooo_max_ranges, f->nooo);
-}
-
-/* Moves rcv_nxt over [start, end) and any buffered ranges it now reaches. */
-static void advance(struct tcp_flow *f, uint64_t end)
-{
-    f->rcv_nxt = MAX(f->rcv_nxt, end);
-    uint32_t k = 0;
-    while (k < f->nooo && f->ooo[k].start <= f->rcv_nxt) {
-        f->rcv_nxt = MAX(f->rcv_nxt, f->ooo[k].end);
-        k++;
-    }
-    if (k) {
-        memmove(&f->ooo[0], &f->ooo[k], (f->nooo - k) * sizeof(*f->ooo));
-        f->nooo -= k;
-    }
-}
-
 static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 {
     struct tcp_flow *f = container_of(ep, struct tcp_flow, rcv_ep);
@@ -666,12 +623,14 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
         ack_now = true; /* duplicate: acknowledge at once (RFC 5681 §4.2) */
     } else if (seq > f->rcv_nxt) {
         f->ooo_segs++;
-        ooo_insert(f, seq, end);
+        ranges_add(&f->rx, seq, end);
+        f->ooo_max_ranges = MAX(f->ooo_max_ranges, (uint32_t)f->rx.n);
         ack_now = true; /* out of order: immediate duplicate ACK (RFC 5681 §4.2) */
     } else {
-        bool had_hole = f->nooo > 0;
+        bool had_hole = f->rx.n > 0;
         uint64_t before = f->rcv_nxt;
-        advance(f, end);
+        ranges_add(&f->rx, seq, end);
+        f->rcv_nxt = f->rx.prefix;
         uint64_t want = f->cfg.common.bytes;
         st->rx_bytes += f->rcv_nxt - before; /* each byte once: rcv_nxt only moves forward */
         if (f->rcv_nxt > before)
@@ -796,7 +755,7 @@ static void tcp_destroy(struct sim *sim, struct flow *fb)
     evq_cancel(&sim->evq, &f->delack_timer);
     evq_cancel(&sim->evq, &f->sample_timer);
     free(f->samples);
-    free(f->ooo);
+    ranges_fini(&f->rx);
     flow_base_fini(fb);
     free(f);
 }
@@ -849,6 +808,7 @@ const struct flow_ops tcp_flow_ops = {
     .create = tcp_create,
     .destroy = tcp_destroy,
     .stats_json = tcp_stats_json,
+    .reliable = true,
     .push = tcp_push,
     .set_sport = tcp_set_sport,
 };

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "models/flow.h"
+#include "models/ranges.h"
 
 enum tcp_state {
     TCP_STATE_IDLE = 0,     /* before `start` */
@@ -62,12 +63,6 @@ struct tcp_sample {
     uint64_t cwnd_bytes;
     uint64_t flight_bytes; /* snd_max - snd_una */
     double alpha;
-};
-
-/* Byte range [start, end) held out of order by the receiver. */
-struct tcp_range {
-    uint64_t start;
-    uint64_t end;
 };
 
 struct tcp_flow {
@@ -121,9 +116,7 @@ struct tcp_flow {
 
     /* receiver */
     uint64_t rcv_nxt;
-    struct tcp_range *ooo; /* sorted, disjoint, none touching rcv_nxt */
-    uint32_t nooo;
-    uint32_t ooo_cap;
+    struct ranges rx; /* out-of-order data above rcv_nxt (rx.prefix == rcv_nxt) */
     uint32_t unacked_segs;         /* delayed ACK: in-order segments not yet acknowledged */
     bool ce_state;                 /* DCTCP receiver: CE of the last data segment */
     bool ece_latched;              /* RFC 3168 receiver: echo ECE until CWR arrives */

@@ -141,7 +141,10 @@ static json_t *flow_json(const struct flow *f)
     json_object_set_new(o, "tx_bytes", json_integer((json_int_t)st->tx_bytes));
     json_object_set_new(o, "rx_packets", json_integer((json_int_t)st->rx_pkts));
     json_object_set_new(o, "rx_bytes", json_integer((json_int_t)st->rx_bytes));
-    json_object_set_new(o, "lost_packets", json_integer((json_int_t)(st->tx_pkts - st->rx_pkts)));
+    /* datagrams not received; a reliable transport's tx - rx counts its retransmissions */
+    json_object_set_new(o, "lost_packets",
+                        f->ops->reliable ? json_null()
+                                         : json_integer((json_int_t)(st->tx_pkts - st->rx_pkts)));
     json_object_set_new(o, "retransmitted_packets", json_integer((json_int_t)st->retx_pkts));
     json_object_set_new(o, "timeouts", json_integer((json_int_t)st->timeouts));
     json_object_set_new(o, "ce_marked", json_integer((json_int_t)st->rx_ce));
@@ -322,11 +325,13 @@ static int write_flows_csv(struct report *r, char *err, size_t errn)
     for (uint32_t i = 0; i < sc->nflows; i++) {
         const struct flow *fl = sc->flows[i];
         const struct flow_stats *st = &fl->st;
-        fprintf(f, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", fl->name,
+        char lost[24] = "";
+        if (!fl->ops->reliable)
+            snprintf(lost, sizeof(lost), "%llu", (unsigned long long)(st->tx_pkts - st->rx_pkts));
+        fprintf(f, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu", fl->name,
                 fl->ops->type, fl->src->node.name, fl->dst->node.name,
                 (unsigned long long)st->tx_pkts, (unsigned long long)st->tx_bytes,
-                (unsigned long long)st->rx_pkts, (unsigned long long)st->rx_bytes,
-                (unsigned long long)(st->tx_pkts - st->rx_pkts),
+                (unsigned long long)st->rx_pkts, (unsigned long long)st->rx_bytes, lost,
                 (unsigned long long)st->retx_pkts, (unsigned long long)st->timeouts,
                 (unsigned long long)st->rx_ce);
         csv_num(f, st->tx_pkts ? simtime_sec(st->first_tx_ps) : NAN);
@@ -434,8 +439,8 @@ void report_print(const struct scenario *sc, FILE *out, double wall_s)
             (unsigned long long)sc->events, wall_s,
             wall_s > 0 ? (double)sc->events / wall_s / 1e6 : 0.0);
     if (sc->nflows) {
-        fprintf(out, "\n%-12s %-14s %12s %12s %8s %12s %12s %12s\n", "flow", "path", "sent B",
-                "recv B", "lost", "done at", "FCT", "goodput");
+        fprintf(out, "\n%-12s %-14s %-5s %12s %12s %7s %7s %12s %12s %12s\n", "flow", "path",
+                "type", "sent B", "recv B", "lost", "retx", "done at", "FCT", "goodput");
         for (uint32_t i = 0; i < sc->nflows; i++) {
             const struct flow *f = sc->flows[i];
             const struct flow_stats *st = &f->st;
@@ -449,9 +454,15 @@ void report_print(const struct scenario *sc, FILE *out, double wall_s)
                 snprintf(gp, sizeof(gp), "%.3f Gbps", g / 1e9);
             else
                 snprintf(gp, sizeof(gp), "-");
-            fprintf(out, "%-12s %-14s %12llu %12llu %8llu %12s %12s %12s\n", f->name, path,
-                    (unsigned long long)st->tx_bytes, (unsigned long long)st->rx_bytes,
-                    (unsigned long long)(st->tx_pkts - st->rx_pkts), t1, t2, gp);
+            char lost[24];
+            if (f->ops->reliable)
+                snprintf(lost, sizeof(lost), "-");
+            else
+                snprintf(lost, sizeof(lost), "%llu", (unsigned long long)(st->tx_pkts - st->rx_pkts));
+            fprintf(out, "%-12s %-14s %-5s %12llu %12llu %7s %7llu %12s %12s %12s\n", f->name,
+                    path, f->ops->type, (unsigned long long)st->tx_bytes,
+                    (unsigned long long)st->rx_bytes, lost, (unsigned long long)st->retx_pkts, t1,
+                    t2, gp);
         }
     }
     for (uint32_t i = 0; i < sc->njobs; i++)

@@ -198,7 +198,7 @@ static void test_tcp_receiver_out_of_order(void **state)
     inject_data(f, 0, 1000, PKT_ECN_NOT_ECT, 0);
     inject_data(f, 2000, 1000, PKT_ECN_NOT_ECT, 0);
     inject_data(f, 3000, 1000, PKT_ECN_NOT_ECT, 0);
-    assert_int_equal(f->nooo, 1); /* 2000..4000 merged into one range */
+    assert_int_equal(f->rx.n, 1); /* 2000..4000 merged into one range */
     inject_data(f, 1000, 1000, PKT_ECN_NOT_ECT, 0);
     assert_int_equal(drain_host(f->base.dst, a, 16), 4);
     assert_int_equal(ack_off(f, &a[0]), 1000);
@@ -209,7 +209,7 @@ static void test_tcp_receiver_out_of_order(void **state)
     assert_int_equal(a[3].src_port, f->rcv_port);
     assert_int_equal(a[3].dst_port, f->snd_port);
     assert_int_equal(f->base.st.rx_bytes, 4000);
-    assert_int_equal(f->nooo, 0);
+    assert_int_equal(f->rx.n, 0);
     /* a duplicate is acknowledged again and not delivered twice */
     inject_data(f, 1000, 1000, PKT_ECN_NOT_ECT, 0);
     assert_int_equal(drain_host(f->base.dst, a, 16), 1);
@@ -218,11 +218,11 @@ static void test_tcp_receiver_out_of_order(void **state)
     /* two holes, then the later one filled: two ranges merge into one */
     inject_data(f, 5000, 1000, PKT_ECN_NOT_ECT, 0);
     inject_data(f, 7000, 1000, PKT_ECN_NOT_ECT, 0);
-    assert_int_equal(f->nooo, 2);
+    assert_int_equal(f->rx.n, 2);
     inject_data(f, 6000, 1000, PKT_ECN_NOT_ECT, 0);
-    assert_int_equal(f->nooo, 1);
-    assert_int_equal(f->ooo[0].start, 5000);
-    assert_int_equal(f->ooo[0].end, 8000);
+    assert_int_equal(f->rx.n, 1);
+    assert_int_equal(f->rx.r[0][0], 5000);
+    assert_int_equal(f->rx.r[0][1], 8000);
     /* a segment overlapping the delivered edge delivers only its new bytes */
     inject_data(f, 3500, 1500, PKT_ECN_NOT_ECT, 0);
     assert_int_equal(drain_host(f->base.dst, a, 16), 4);
