@@ -202,7 +202,7 @@ static int read_digits(struct p4lex *lx, int base, struct p4_big *v, bool *overf
     p4big_set_u64(&b, (uint64_t)base);
     for (;;) {
         int c = peekc(lx, 0);
-        if (c == '_' && nd > 0) {
+        if (c == '_') {
             lx->pos++;
             continue;
         }
@@ -234,7 +234,7 @@ static int base_prefix(struct p4lex *lx)
             base = 8;
         else if (c == 'd' || c == 'D')
             base = 10;
-        if (base && digit_value(peekc(lx, 2)) < base) {
+        if (base && (digit_value(peekc(lx, 2)) < base || peekc(lx, 2) == '_')) {
             lx->pos += 2;
             return base;
         }
