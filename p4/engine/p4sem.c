@@ -59,6 +59,9 @@ struct sem {
     int nbits;
     int capbits;
     int next_field_list;
+    const struct p4ast **deferred; /* top-level actions and functions, lowered after the */
+    int ndeferred;                 /* packet region is laid out (slots 0..npkt) */
+    int capdeferred;
 };
 
 void *p4ir_alloc(struct p4_prog *prog, size_t n)
@@ -2664,6 +2667,21 @@ static struct p4_type *param_type(struct sem *s, const struct p4ast *decl, int i
     return resolve_type(s, decl->list[i]->a);
 }
 
+static void lower_deferred(struct sem *s)
+{
+    for (int i = 0; i < s->ndeferred; i++) {
+        const struct p4ast *d = s->deferred[i];
+        if (d->kind == P4AST_D_FUNC) {
+            lower_function(s, d);
+        } else {
+            struct p4ir_callable *fn = lower_action(s, d);
+            struct sym *y = declare(s, d->name, SYM_GLOBAL_ACTION, d->loc);
+            y->fn = fn;
+        }
+    }
+    s->ndeferred = 0;
+}
+
 static void lower_main(struct sem *s, const struct p4ast *m)
 {
     if (m->nlist != 6) {
@@ -2688,6 +2706,7 @@ static void lower_main(struct sem *s, const struct p4ast *m)
         return;
     }
     /* packet region: [payload offset][hdr][meta][standard_metadata] */
+    P4_ASSERT(prog->nslots == 0);
     prog->nslots = 1;
     prog->hdr_slot = alloc_slots(s, prog->hdr_type->nslots);
     prog->meta_slot = alloc_slots(s, prog->meta_type->nslots);
@@ -2716,6 +2735,7 @@ static void lower_main(struct sem *s, const struct p4ast *m)
     if (st->egress_spec < 0 || st->egress_port < 0 || st->ingress_port < 0)
         err(s, pd->loc, "standard_metadata_t lacks egress_spec/egress_port/ingress_port");
     collect_field_lists(s, prog->meta_type, prog->meta_slot);
+    lower_deferred(s);
     lower_parser(s, pd);
     const char *names[5];
     for (int i = 0; i < 5; i++)
@@ -2811,14 +2831,9 @@ struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
             y = declare(s, d->name, SYM_CONTROL_DECL, d->loc);
             y->decl = d;
             break;
-        case P4AST_D_ACTION: {
-            struct p4ir_callable *fn = lower_action(s, d);
-            y = declare(s, d->name, SYM_GLOBAL_ACTION, d->loc);
-            y->fn = fn;
-            break;
-        }
+        case P4AST_D_ACTION:
         case P4AST_D_FUNC:
-            lower_function(s, d);
+            P4_PUSH(s->deferred, s->ndeferred, s->capdeferred, d);
             break;
         case P4AST_D_INST:
             if (d->a->kind == P4AST_TY_NAME && strcmp(d->a->name, "V1Switch") == 0) {
@@ -2852,6 +2867,7 @@ struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
         free(s->allscopes[i]);
     free(s->allscopes);
     free(s->bits);
+    free(s->deferred);
     struct p4_prog *prog = s->prog;
     prog->npkt_slots = prog->npkt_slots ? prog->npkt_slots : 1;
     if (diag->nerrors != before) {
