@@ -146,7 +146,7 @@ struct p4_prog *p4_prog_load_text(const char *name, const char *text, const char
         return NULL;
     }
     FILE *f = fdopen(fd, "w");
-    fprintf(f, "# 1 \"%s\"\n%s", name, text);
+    fprintf(f, "#line 1 \"%s\"\n%s", name, text);
     fclose(f);
     size_t len;
     char *out = preprocess(tmp, include_dir, diag_out, &len);

@@ -55,6 +55,7 @@ struct sem {
     struct p4ir_block *inits;        /* control local initializers */
     struct p4_type *t_bool, *t_infint, *t_void, *t_string, *t_error, *t_dontcare;
     struct p4_type *t_list, *t_match_kind, *t_packet_in, *t_packet_out, *t_extern;
+    struct p4_type *t_bad; /* result of an erroneous expression: suppresses cascades */
     struct p4_type **bits;           /* interned bit<W>/int<W> */
     int nbits;
     int capbits;
@@ -439,7 +440,7 @@ static bool const_int(struct sem *s, const struct p4ast *a, struct p4_big *out)
 static struct p4ir_expr *coerce(struct sem *s, struct p4ir_expr *e, struct p4_type *t,
                                 const char *what)
 {
-    if (!e || e->type == t || t->kind == P4T_DONTCARE)
+    if (!e || e->type == t || t->kind == P4T_DONTCARE || e->type == s->t_bad)
         return e;
     if (e->type->kind == P4T_INFINT && is_const(e) && (is_num(t) ||
                                                        (t->kind == P4T_ENUM && t->serializable))) {
@@ -490,6 +491,11 @@ static struct p4ir_expr *field_ref(struct sem *s, const struct p4ir_expr *base, 
 
 /* ---- expressions ---- */
 
+static struct p4ir_expr *bad(struct sem *s, struct p4_loc loc)
+{
+    return mk(s, P4OP_CONST, s->t_bad, loc);
+}
+
 static struct p4_type *enum_type_of(struct sem *s, const struct p4ast *a)
 {
     if (a->kind != P4AST_E_NAME)
@@ -517,6 +523,10 @@ static struct p4ir_expr *lower_binary(struct sem *s, const struct p4ast *a)
 {
     struct p4ir_expr *l = lower_expr(s, a->a);
     struct p4ir_expr *r = lower_expr(s, a->b);
+    if (l->type == s->t_bad)
+        return l;
+    if (r->type == s->t_bad)
+        return r;
     char b1[64];
     char b2[64];
     int op = a->op;
@@ -727,6 +737,8 @@ static struct p4ir_expr *lower_member(struct sem *s, const struct p4ast *a)
     }
     struct p4ir_expr *b = lower_expr(s, a->a);
     struct p4_type *t = b->type;
+    if (t == s->t_bad)
+        return b;
     if (t->kind == P4T_STACK && is_ref(b)) {
         if (strcmp(a->name, "size") == 0)
             return mk_const64(s, bit_type(s, 32, false), (uint64_t)t->size, a->loc);
@@ -763,11 +775,13 @@ static struct p4ir_expr *lower_member(struct sem *s, const struct p4ast *a)
                 return field_ref(s, b, t->fields[i].off, t->fields[i].type, a->loc);
         }
         err(s, a->loc, "'%s' has no field '%s'", t->name, a->name);
-        return b;
+        return bad(s, a->loc);
     }
+    if (t == s->t_bad)
+        return b;
     char b1[64];
     err(s, a->loc, "cannot take member '%s' of %s", a->name, type_str(t, b1, sizeof(b1)));
-    return b;
+    return bad(s, a->loc);
 }
 
 static struct p4ir_expr *lower_expr(struct sem *s, const struct p4ast *a)
@@ -788,7 +802,7 @@ static struct p4ir_expr *lower_expr(struct sem *s, const struct p4ast *a)
         struct sym *y = lookup(s, a->name);
         if (!y) {
             err(s, a->loc, "unknown name '%s'", a->name);
-            return mk_const64(s, s->t_infint, 0, a->loc);
+            return bad(s, a->loc);
         }
         if (y->kind == SYM_CONST) {
             struct p4ir_expr *e = NEW(s, struct p4ir_expr);
@@ -802,7 +816,7 @@ static struct p4ir_expr *lower_expr(struct sem *s, const struct p4ast *a)
             return e;
         }
         err(s, a->loc, "'%s' is not a value", a->name);
-        return mk_const64(s, s->t_infint, 0, a->loc);
+        return bad(s, a->loc);
     }
     case P4AST_E_MEMBER:
         return lower_member(s, a);
@@ -976,6 +990,8 @@ static struct p4ir_expr *lower_expr(struct sem *s, const struct p4ast *a)
 static struct p4ir_expr *lower_ref(struct sem *s, const struct p4ast *a, const char *what)
 {
     struct p4ir_expr *e = lower_expr(s, a);
+    if (e->type == s->t_bad)
+        return NULL;
     if (e->op == P4OP_SLICE && is_ref(e->a))
         return e;
     if (!is_ref(e)) {
@@ -1125,6 +1141,8 @@ static void assign(struct sem *s, struct p4ir_block *b, struct p4ir_expr *dst, c
     }
     if (!val)
         val = lower_expr(s, rhs);
+    if (val->type == s->t_bad)
+        return;
     if (dst->op == P4OP_SLICE) {
         val = coerce(s, val, dst->type, "assignment");
         struct p4ir_stmt *st = stmt(s, b, P4ST_ASSIGN_SLICE, loc);
@@ -2095,7 +2113,7 @@ static void lower_table(struct sem *s, const struct p4ast *d)
             err(s, ar->a->loc, "'%s' is not an action",
                 callee->kind == P4AST_E_NAME ? callee->name : "?");
             t->nactions = i;
-            return;
+            break;
         }
         struct p4ir_table_action *ta = &t->actions[i];
         struct p4ir_callable *fn = y->fn;
@@ -2779,6 +2797,8 @@ struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
     s->t_packet_out->name = "packet_out";
     s->t_extern = new_type(s, P4T_EXTERN, 0);
     s->t_extern->name = "extern";
+    s->t_bad = new_type(s, P4T_DONTCARE, 0);
+    s->t_bad->name = "<error>";
     const struct p4ast *main_inst = NULL;
     for (int i = 0; i < root->nlist; i++) {
         const struct p4ast *d = root->list[i];

@@ -448,6 +448,7 @@ static void cmd_add(struct stf *s, const char *p)
     }
     char table[256];
     snprintf(table, sizeof(table), "%.*s", (int)n, t);
+    const char *table_at = t;
     int priority = -1;
     char (*kstore)[2][256] = s->kstore;
     struct p4rt_kv keys[STF_MAX_KV];
@@ -499,7 +500,7 @@ static void cmd_add(struct stf *s, const char *p)
     int handle;
     if (p4rt_table_add(s->pipe, table, keys, nkeys, ac->name, ac->args, ac->nargs, priority,
                        &handle, err, sizeof(err))) {
-        stf_error(s, at, "%s", err);
+        stf_error(s, p4rt_table_name(s->pipe, table) ? at : table_at, "%s", err);
         goto out;
     }
     if (id >= 0) {
