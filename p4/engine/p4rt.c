@@ -258,6 +258,18 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
         break;
     case P4MK_LPM: {
         /* length: width minus the trailing '*' bits; '*' only at the end */
+        int nstars = 0;
+        int trailing = 0;
+        for (const char *c = text; *c; c++) {
+            if (*c == '*') {
+                nstars++;
+                trailing++;
+            } else if (*c != '_') {
+                trailing = 0;
+            }
+        }
+        if (nstars != trailing)
+            return fail(err, errlen, "'*' digits of lpm key '%s' must be at the end", k->name);
         uint64_t ones[P4_WMAX];
         p4util_wmask(ones, nw, width);
         int plen = width - tail;
@@ -265,15 +277,8 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
         memset(&mb, 0, sizeof(mb));
         p4util_wmask(mb.w, P4_WMAX, plen);
         p4big_shl(&mb, &mb, (unsigned)tail);
-        bool contiguous = true;
-        for (int i = 0; i < nw; i++) {
-            uint64_t want = mb.w[i] & ones[i];
-            if (star && (m[i] | want) != want)
-                contiguous = false;
-            m[i] = want;
-        }
-        if (!contiguous)
-            return fail(err, errlen, "'*' digits of lpm key '%s' must be at the end", k->name);
+        for (int i = 0; i < nw; i++)
+            m[i] = mb.w[i] & ones[i];
         break;
     }
     case P4MK_RANGE:
