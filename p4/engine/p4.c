@@ -455,7 +455,9 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         out->clone_session = vm->clone_session;
         out->clone_fl = vm->clone_fl;
     }
-    memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+    /* E2E clones copy the headers as egress left them; recirculation keeps metadata */
+    if (out->clone_session >= 0 || vm->recirculate)
+        memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
     if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
         out->drop = true;
         return;

@@ -35,6 +35,12 @@ static inline uint64_t read_bits(const uint8_t *p, uint32_t pos, int w)
     const uint8_t *q = p + (pos >> 3);
     int sh = (int)(pos & 7);
     int nbytes = (sh + w + 7) >> 3;
+    if (nbytes <= 8) {
+        uint64_t acc = 0;
+        for (int i = 0; i < nbytes; i++)
+            acc = (acc << 8) | q[i];
+        return (acc >> (nbytes * 8 - sh - w)) & p4util_mask64(w);
+    }
     unsigned __int128 acc = 0;
     for (int i = 0; i < nbytes; i++)
         acc = (acc << 8) | q[i];
@@ -44,6 +50,14 @@ static inline uint64_t read_bits(const uint8_t *p, uint32_t pos, int w)
 
 static inline void write_bits(uint8_t *p, uint32_t pos, int w, uint64_t v)
 {
+    if (!(pos & 7) && !(w & 7)) { /* byte-aligned: the common case */
+        uint8_t *q = p + (pos >> 3);
+        for (int b = w / 8 - 1; b >= 0; b--) {
+            q[b] = (uint8_t)v;
+            v >>= 8;
+        }
+        return;
+    }
     while (w > 0) {
         uint8_t *q = p + (pos >> 3);
         int sh = (int)(pos & 7);
@@ -130,7 +144,7 @@ static void store_big(const struct p4ir_expr *e, const struct p4_big *b, uint64_
     memcpy(out, t.w, (size_t)e->nw * 8);
 }
 
-static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out)
+__attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out)
 {
     int nw = e->nw;
     struct p4_big x;
@@ -472,7 +486,7 @@ static void store(struct p4vm *vm, const struct p4ir_expr *ref, const struct p4i
         memcpy(vm->slots + s, tmp, (size_t)ref->nw * 8);
 }
 
-static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref, int lo,
+__attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref, int lo,
                         const struct p4ir_expr *val)
 {
     uint64_t v = eval(vm, val);
@@ -545,15 +559,10 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
         const struct p4_field *f = &t->fields[i];
         int w = f->type->width;
         uint32_t pos = base + (uint32_t)f->bitoff;
-        if (w <= 64 && !(pos & 7) && !(w & 7)) {
-            uint64_t v = h[f->off];
-            for (int b = w / 8 - 1; b >= 0; b--) {
-                o[(pos >> 3) + (uint32_t)b] = (uint8_t)v;
-                v >>= 8;
-            }
-        } else {
+        if (w <= 64)
+            write_bits(o, pos, w, h[f->off]);
+        else
             write_field(o, pos, w, h + f->off);
-        }
     }
     vm->out_len += bytes;
 }
@@ -572,7 +581,7 @@ static void emit(struct p4vm *vm, const struct p4ir_stmt *st)
         emit_header(vm, t->elem, vm->slots + s + 1 + i * t->elem->nslots);
 }
 
-static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st, bool push)
+__attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st, bool push)
 {
     int64_t s = ref_slot(vm, st->a);
     if (s < 0)
@@ -601,9 +610,14 @@ static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st, bool push)
 /* Packs data-list values MSB first into vm->buf; returns the byte length. */
 static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
 {
-    uint32_t bits = 0;
+    uint32_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += v[i]->width;
     uint32_t cap = (uint32_t)sizeof(vm->buf) * 8;
-    memset(vm->buf, 0, sizeof(vm->buf));
+    if (total > cap)
+        total = cap;
+    memset(vm->buf, 0, (total + 7) / 8);
+    uint32_t bits = 0;
     for (int i = 0; i < n; i++) {
         const struct p4ir_expr *e = v[i];
         int w = e->width;
@@ -647,7 +661,7 @@ static uint64_t checksum(struct p4vm *vm, const struct p4ir_stmt *st, int first)
     return p4hash_compute(st->aux2, vm->buf, len);
 }
 
-static void log_msg(struct p4vm *vm, const struct p4ir_stmt *st)
+__attribute__((noinline)) static void log_msg(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     if (!vm->pipe || !vm->pipe->host.log)
         return;
@@ -673,7 +687,7 @@ static void log_msg(struct p4vm *vm, const struct p4ir_stmt *st)
     vm->pipe->host.log(vm->pipe->host.ud, msg);
 }
 
-static void builtin(struct p4vm *vm, const struct p4ir_stmt *st)
+__attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     const struct p4_prog *prog = vm->prog;
     struct p4_pipe *pipe = vm->pipe;
