@@ -86,7 +86,7 @@ static void directive(struct p4lex *lx)
     if (isdigit(peekc(lx, 0))) {
         long num = 0;
         while (isdigit(peekc(lx, 0)))
-            num = num * 10 + (peekc(lx, 0) - '0'), lx->pos++;
+            num = num < 100000000 ? num * 10 + (peekc(lx, 0) - '0') : num, lx->pos++;
         while (peekc(lx, 0) == ' ' || peekc(lx, 0) == '\t')
             lx->pos++;
         const char *file = NULL;
