@@ -339,7 +339,6 @@ static void reset_requests(struct p4vm *vm)
     vm->resubmit_fl = -1;
     vm->recirculate = false;
     vm->recirc_fl = -1;
-    vm->truncate_len = 0;
     vm->flow = P4VM_NORMAL;
 }
 
@@ -478,8 +477,9 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         memcpy(vm->out + vm->out_len, in->bytes + off, n);
         vm->out_len += n;
     }
-    if (vm->truncate_len && vm->out_len > vm->truncate_len)
-        vm->out_len = vm->truncate_len;
+    uint32_t trunc = (uint32_t)(pipe->slots[0] >> 32);
+    if (trunc && vm->out_len > trunc)
+        vm->out_len = trunc;
     out->out_len = vm->out_len;
     out->overflow = vm->out_overflow;
     out->recirculate = vm->recirculate;

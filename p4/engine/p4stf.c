@@ -360,6 +360,22 @@ static void run_packet(struct stf *s, uint32_t port, uint8_t *bytes, uint32_t le
 
 /* ---- commands ---- */
 
+/* Position of the first ':' outside parentheses (key names may contain calls like
+ * `hdr.h.isValid()`), or NULL. */
+static const char *key_colon(const char *t, size_t n)
+{
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == '(')
+            depth++;
+        else if (t[i] == ')')
+            depth--;
+        else if (t[i] == ':' && depth == 0)
+            return t + i;
+    }
+    return NULL;
+}
+
 /* Splits "name:value" at the first ':'. */
 static bool split_kv(const char *t, size_t n, char *name, size_t ncap, char *value, size_t vcap)
 {
@@ -460,14 +476,14 @@ static void cmd_add(struct stf *s, const char *p)
             stf_error(s, t, "expected action call");
             return;
         }
-        if (memchr(t, '(', n)) {
-            p = save;
-            break;
-        }
         uint64_t v;
         if (nkeys == 0 && priority < 0 && parse_u64(t, n, &v) && v < (1u << 30)) {
             priority = (int)v;
             continue;
+        }
+        if (!key_colon(t, n)) { /* the action call: its ':' are inside parentheses */
+            p = save;
+            break;
         }
         if (nkeys >= STF_MAX_KV ||
             !split_kv(t, n, kstore[nkeys][0], 256, kstore[nkeys][1], 256)) {

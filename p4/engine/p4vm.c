@@ -801,7 +801,8 @@ __attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir
         log_msg(vm, st);
         return;
     case P4B_TRUNCATE:
-        vm->truncate_len = (uint32_t)eval(vm, st->args[0]);
+        /* kept in the packet state (slot 0, high half) so it survives to egress */
+        vm->slots[0] = (vm->slots[0] & 0xffffffffu) | (eval(vm, st->args[0]) & 0xffffffffu) << 32;
         return;
     case P4B_ASSERT:
         if (!eval(vm, st->args[0]) && pipe && pipe->host.log)

@@ -35,7 +35,6 @@ struct p4vm {
     int resubmit_fl;
     bool recirculate;
     int recirc_fl;
-    uint32_t truncate_len; /* 0 none */
     uint32_t packet_length;
     uint8_t dmeter_color[64];
     uint8_t buf[512];     /* hash/checksum input */
