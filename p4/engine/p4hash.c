@@ -62,8 +62,9 @@ uint16_t p4hash_xor16(const uint8_t *buf, size_t len)
 
 uint64_t p4hash_identity(const uint8_t *buf, size_t len)
 {
+    /* bmv2: the first (at most) 8 bytes as a big-endian number */
     uint64_t v = 0;
-    for (size_t i = 0; i < len; i++)
+    for (size_t i = 0; i < len && i < 8; i++)
         v = (v << 8) | buf[i];
     return v;
 }

@@ -2,7 +2,7 @@
  * crc16 = CRC-16/ARC (poly 0x8005, reflected, init 0), crc32 = IEEE CRC-32, crcCCITT =
  * CRC-16/CCITT-FALSE, csum16 = Internet checksum (RFC 1071; odd length padded with a zero
  * byte), xor16 = xor of big-endian 16-bit words, identity = the bytes as a big-endian number
- * (last 8 bytes). */
+ * (first 8 bytes). */
 #ifndef SIM_P4_P4HASH_H
 #define SIM_P4_P4HASH_H
 

@@ -77,6 +77,8 @@ struct p4ir_expr {
     struct p4ir_expr *a;
     struct p4ir_expr *b;
     struct p4ir_expr *c;
+    struct p4ir_expr *hdr; /* field of a header: the header (hash/checksum data lists skip
+                            * fields of invalid headers, as bmv2 does) */
     void *ptr;          /* CALL: struct p4ir_call; HIT/MISS: struct p4ir_table */
     struct p4_type *type;
     struct p4_loc loc;

@@ -903,6 +903,11 @@ static struct p4ast *table_decl(struct p4parse *p)
     check_next(p, P4TOK_KW_TABLE);
     struct p4ast *d = node(p, P4AST_D_TABLE, p->tok.loc);
     d->name = check_name(p);
+    if (p->tok.kind == P4TOK_LPAREN) { /* old syntax: table t() { ... } */
+        struct p4_loc o = p->tok.loc;
+        advance(p);
+        check_match(p, P4TOK_RPAREN, P4TOK_LPAREN, o);
+    }
     struct p4_loc open = check_next(p, P4TOK_LBRACE);
     while (p->tok.kind != P4TOK_RBRACE && p->tok.kind != P4TOK_EOF) {
         struct p4_loc loc = p->tok.loc;

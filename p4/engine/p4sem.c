@@ -482,6 +482,7 @@ static struct p4ir_expr *field_ref(struct sem *s, const struct p4ir_expr *base, 
     e->idx = base->idx;
     e->a = base->a;
     e->k = base->k;
+    e->hdr = base->type->kind == P4T_HEADER ? (struct p4ir_expr *)base : base->hdr;
     if (e->op == P4OP_LOAD)
         e->slot += off;
     else
@@ -1363,8 +1364,8 @@ static void call_function(struct sem *s, const struct p4ast *call, struct p4ir_b
         st->args[0] = out;
         st->args[1] = value_arg(s, call->list[2], out->type->kind == P4T_INFINT ? NULL : NULL);
         st->args[2] = value_arg(s, call->list[4], NULL);
-        if (st->args[1]->nw > 1 || st->args[2]->nw > 1)
-            err(s, loc, "hash base and max must be at most 64 bits");
+        if (st->args[1]->nw > 1)
+            err(s, loc, "hash base must be at most 64 bits");
         for (int i = 0; i < n; i++)
             st->args[3 + i] = v[i];
         free(v);

@@ -621,6 +621,11 @@ static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
     for (int i = 0; i < n; i++) {
         const struct p4ir_expr *e = v[i];
         int w = e->width;
+        if (e->hdr) { /* fields of invalid headers are left out (bmv2) */
+            int64_t hs = ref_slot(vm, e->hdr);
+            if (hs < 0 || !vm->slots[hs])
+                continue;
+        }
         if (bits + (uint32_t)w > cap)
             break;
         if (e->nw > 1) {
@@ -746,7 +751,25 @@ __attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir
         return;
     case P4B_HASH: {
         uint64_t base = eval(vm, st->args[1]);
-        uint64_t max = eval(vm, st->args[2]);
+        uint64_t max;
+        if (st->args[2]->nw > 1) { /* a max of 2^64 or more never reduces the hash */
+            uint64_t w[P4_WMAX];
+            evalw(vm, st->args[2], w);
+            bool big = false;
+            for (int i = 1; i < st->args[2]->nw; i++)
+                big |= w[i] != 0;
+            max = w[0];
+            if (big) {
+                uint64_t h = st->aux2 == P4HASH_RANDOM
+                                 ? p4pipe_random(pipe)
+                                 : p4hash_compute(st->aux2, vm->buf,
+                                                  pack(vm, st->args + 3, st->nargs - 3));
+                set_ref(vm, st->args[0], base + h);
+                return;
+            }
+        } else {
+            max = eval(vm, st->args[2]);
+        }
         uint64_t h;
         if (st->aux2 == P4HASH_RANDOM) {
             h = p4pipe_random(pipe);
