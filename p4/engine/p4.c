@@ -405,11 +405,30 @@ void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src)
     memcpy(dst, src, (size_t)pipe->prog->npkt_slots * 8);
 }
 
+/* bmv2 reset_metadata(): user metadata and standard_metadata are zeroed; packet_length and
+ * instance_type are set again by the traffic manager. */
+static void reset_metadata(const struct p4_prog *prog, uint64_t *d, uint64_t plen,
+                           uint32_t instance)
+{
+    memset(d + prog->meta_slot, 0, (size_t)prog->meta_type->nslots * 8);
+    memset(d + prog->std_slot, 0, (size_t)prog->std_type->nslots * 8);
+    if (prog->std.packet_length >= 0)
+        d[prog->std.packet_length] = plen;
+    if (prog->std.instance_type >= 0)
+        d[prog->std.instance_type] = instance;
+}
+
 void p4_pipe_clone_i2e(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
                        const void *from, int fl)
 {
-    start_packet(pipe, in, from, fl);
-    memcpy(state, pipe->slots, (size_t)pipe->prog->npkt_slots * 8);
+    const struct p4_prog *prog = pipe->prog;
+    /* the parser sees the original ingress port; afterwards metadata is reset and only the
+     * clone's field list survives (bmv2 copy_field_list_and_set_type) */
+    start_packet(pipe, in, NULL, -1);
+    uint64_t plen = get_std(pipe, prog->std.packet_length);
+    reset_metadata(prog, pipe->slots, plen, P4_INSTANCE_INGRESS_CLONE);
+    copy_field_list(prog, pipe->slots, from, fl);
+    memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
 }
 
 void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
@@ -417,11 +436,10 @@ void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
     const struct p4_prog *prog = pipe->prog;
     uint64_t *d = dst;
     const uint64_t *s = src;
-    memset(d, 0, (size_t)prog->npkt_slots * 8);
-    d[0] = s[0];
-    memcpy(d + prog->hdr_slot, s + prog->hdr_slot, (size_t)prog->hdr_type->nslots * 8);
-    /* standard metadata survives (ingress port, packet length); user metadata is reset */
-    memcpy(d + prog->std_slot, s + prog->std_slot, (size_t)prog->std_type->nslots * 8);
+    /* headers as egress left them; all metadata reset except the field list */
+    memcpy(d, s, (size_t)prog->npkt_slots * 8);
+    uint64_t plen = prog->std.packet_length >= 0 ? s[prog->std.packet_length] : 0;
+    reset_metadata(prog, d, plen, P4_INSTANCE_EGRESS_CLONE);
     copy_field_list(prog, d, s, fl);
 }
 
@@ -435,6 +453,9 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     int64_t now = p4pipe_now_ps(pipe);
     set_std(pipe, prog->std.egress_port, in->egress_port & 0x1ff);
     set_std(pipe, prog->std.egress_rid, in->egress_rid & 0xffff);
+    /* bmv2 sets egress_spec to a non-drop value before egress: only egress's own
+     * mark_to_drop drops here */
+    set_std(pipe, prog->std.egress_spec, 0);
     set_std(pipe, prog->std.instance_type, in->instance_type);
     set_std(pipe, prog->std.enq_qdepth, in->enq_qdepth & 0x7ffff);
     set_std(pipe, prog->std.deq_qdepth, in->deq_qdepth & 0x7ffff);

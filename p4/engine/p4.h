@@ -60,6 +60,10 @@ const struct p4_prog *p4_pipe_prog(const struct p4_pipe *pipe);
 
 enum p4_fwd { P4_FWD_DROP, P4_FWD_UNICAST, P4_FWD_MULTICAST, P4_FWD_RESUBMIT };
 
+/* bmv2 conventions for the traffic manager: a resubmitted or recirculated packet enters with
+ * instance_type 6 or 4, ingress_port 0 and its metadata reset except the preserved field
+ * list; a unicast packet enters egress with instance_type 0 (even after resubmission),
+ * replicas with 5 and their rid. */
 struct p4_ingress_in {
     const uint8_t *bytes;     /* header bytes the parser may read */
     uint32_t len;             /* bytes available */
@@ -85,11 +89,11 @@ struct p4_ingress_out {
 void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
                      struct p4_ingress_out *out);
 
-/* Prepares a copy for egress: replicas (rid), clones (preserving a field list from src).
- * For I2E clones the caller re-runs p4_pipe_ingress_parse on the original bytes first. */
+/* Copies a state (multicast replicas get a full copy, as in bmv2). */
 void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src);
-/* Parses the original bytes into state for an I2E clone (metadata zeroed, then field list
- * fl copied from `from`), without running ingress. */
+/* Parses the original bytes into state for an I2E clone, without running ingress: the
+ * parser sees in->ingress_port, then all metadata is reset except packet_length, the
+ * field list fl copied from `from`, and instance_type = 1 (bmv2). */
 void p4_pipe_clone_i2e(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
                        const void *from, int fl);
 /* E2E clone: state = headers of src after egress, metadata zeroed except field list fl. */

@@ -267,7 +267,7 @@ static void run_ingress(struct stf *s, struct stf_job *j)
     }
     switch (res.fwd) {
     case P4_FWD_RESUBMIT:
-        push_job(s, (struct stf_job){JOB_INGRESS, dup_bytes(j->bytes, j->len), j->len, j->port,
+        push_job(s, (struct stf_job){JOB_INGRESS, dup_bytes(j->bytes, j->len), j->len, 0,
                                      P4_INSTANCE_RESUBMIT, 0, state, res.resubmit_fl});
         return;
     case P4_FWD_MULTICAST: {
@@ -283,7 +283,7 @@ static void run_ingress(struct stf *s, struct stf_job *j)
     }
     case P4_FWD_UNICAST:
         push_job(s, (struct stf_job){JOB_EGRESS, dup_bytes(j->bytes, j->len), j->len,
-                                     res.egress_port, j->instance, 0, state, -1});
+                                     res.egress_port, P4_INSTANCE_NORMAL, 0, state, -1});
         return;
     case P4_FWD_DROP:
         break;
@@ -324,7 +324,7 @@ static void run_egress(struct stf *s, struct stf_job *j, int line)
         uint64_t *keep = new_state(s);
         p4_pipe_state_copy(s->pipe, keep, j->state);
         push_job(s, (struct stf_job){JOB_INGRESS, dup_bytes(s->obuf, res.out_len), res.out_len,
-                                     j->port, P4_INSTANCE_RECIRC, 0, keep, res.recirc_fl});
+                                     0, P4_INSTANCE_RECIRC, 0, keep, res.recirc_fl});
         return;
     }
     struct stf_pkt o = {j->port, dup_bytes(s->obuf, res.out_len), res.out_len, line};

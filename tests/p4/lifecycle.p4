@@ -60,7 +60,7 @@ control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) {
         hdr.h.inst = (bit<8>)sm.instance_type;
         hdr.h.rid = (bit<8>)sm.egress_rid;
         hdr.h.eport = (bit<8>)sm.egress_port;
-        if (hdr.h.op == 4 && sm.instance_type == 0) {
+        if (hdr.h.op == 4 && hdr.h.count == 1) {
             m.keep = 0x17;
             recirculate_preserving_field_list(1);
         }
