@@ -69,6 +69,15 @@ static void test_p4stf_pass(void **state)
     r = run(ADD "packet 0 " PKT_IN "\nexpect 1 AABB CCDD EEFF **** **** **01\n");
     assert_int_equal(r.rc, 0);
     done(&r);
+    /* `expect PORT` without data: any number of packets on that port */
+    r = run(ADD "packet 0 " PKT_IN "\npacket 0 " PKT_IN "\nexpect 1\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
+    /* lpm length from the written digits: 0x0a00**** is /16, so 10.0.1.5 matches */
+    r = run("add ipv4_lpm dstAddr:0x0a00**** ipv4_forward(dstAddr:0xaabbccddeeff, port:1)\n"
+            "packet 0 " PKT_IN "\nexpect 1 " PKT_OUT "\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
 }
 
 static void test_p4stf_mismatch_reports_bytes(void **state)

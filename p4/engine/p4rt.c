@@ -27,7 +27,8 @@ static bool ends_with(const char *s, const char *suffix)
     return m <= n && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Index of the name that equals q, else the unique one ending with q; -1 none, -2 ambiguous. */
+/* Index of the name that equals q, else the unique one ending with q (if several end with q,
+ * the unique one ending with "." q); -1 none, -2 ambiguous. */
 static int find_name(const char *const *names, int n, const char *q)
 {
     for (int i = 0; i < n; i++) {
@@ -35,14 +36,28 @@ static int find_name(const char *const *names, int n, const char *q)
             return i;
     }
     int found = -1;
+    int count = 0;
     for (int i = 0; i < n; i++) {
         if (names[i] && ends_with(names[i], q)) {
-            if (found >= 0)
-                return -2;
             found = i;
+            count++;
         }
     }
-    return found;
+    if (count <= 1)
+        return found;
+    found = -1;
+    count = 0;
+    size_t ql = strlen(q);
+    for (int i = 0; i < n; i++) {
+        if (!names[i] || !ends_with(names[i], q))
+            continue;
+        size_t nl = strlen(names[i]);
+        if (nl > ql && names[i][nl - ql - 1] == '.') {
+            found = i;
+            count++;
+        }
+    }
+    return count == 1 ? found : -2;
 }
 
 static int find_table(const struct p4_pipe *pipe, const char *name, char *err, size_t errlen)
@@ -257,28 +272,45 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
         p4util_wmask(m, nw, width);
         break;
     case P4MK_LPM: {
-        /* length: width minus the trailing '*' bits; '*' only at the end */
+        /* STF rule: the prefix length counts the written non-'*' digits (0xc0a8**** on 32
+         * bits is /16); '*' only at the end; a decimal value is a full-width prefix */
+        int ndigits = 0;
         int nstars = 0;
         int trailing = 0;
-        for (const char *c = text; *c; c++) {
+        int bits = 0;
+        const char *c = text;
+        if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))
+            bits = 4;
+        else if (c[0] == '0' && (c[1] == 'b' || c[1] == 'B'))
+            bits = 1;
+        else if (c[0] == '0' && (c[1] == 'o' || c[1] == 'O'))
+            bits = 3;
+        for (c = bits ? text + 2 : text; *c; c++) {
+            if (*c == '_')
+                continue;
+            ndigits++;
             if (*c == '*') {
                 nstars++;
                 trailing++;
-            } else if (*c != '_') {
+            } else {
                 trailing = 0;
             }
         }
         if (nstars != trailing)
             return fail(err, errlen, "'*' digits of lpm key '%s' must be at the end", k->name);
+        int plen = bits ? (ndigits - nstars) * bits : width;
+        if (plen > width)
+            plen = width;
         uint64_t ones[P4_WMAX];
         p4util_wmask(ones, nw, width);
-        int plen = width - tail;
         struct p4_big mb;
         memset(&mb, 0, sizeof(mb));
         p4util_wmask(mb.w, P4_WMAX, plen);
-        p4big_shl(&mb, &mb, (unsigned)tail);
-        for (int i = 0; i < nw; i++)
+        p4big_shl(&mb, &mb, (unsigned)(width - plen));
+        for (int i = 0; i < nw; i++) {
             m[i] = mb.w[i] & ones[i];
+            v[i] &= m[i];
+        }
         break;
     }
     case P4MK_RANGE:
