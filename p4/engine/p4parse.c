@@ -251,7 +251,18 @@ static struct p4ast *width_arg(struct p4parse *p, struct p4ast *t)
 }
 
 /* typeRef -> baseType | name [ '<' typeArgs '>' ] | tuple '<' ... '>' ; then [ '[' expr ']' ] */
+static struct p4ast *type_ref_inner(struct p4parse *p);
+
 static struct p4ast *type_ref(struct p4parse *p)
+{
+    if (++p->depth > 200)
+        fail_near(p, "%s", "nesting too deep");
+    struct p4ast *t = type_ref_inner(p);
+    p->depth--;
+    return t;
+}
+
+static struct p4ast *type_ref_inner(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
     struct p4ast *t;
@@ -513,7 +524,25 @@ static struct p4ast *postfix(struct p4parse *p)
     }
 }
 
+#define P4PARSE_MAX_DEPTH 200
+
+static void enter(struct p4parse *p)
+{
+    if (++p->depth > P4PARSE_MAX_DEPTH)
+        fail_near(p, "%s", "nesting too deep");
+}
+
+static struct p4ast *unary_inner(struct p4parse *p);
+
 static struct p4ast *unary(struct p4parse *p)
+{
+    enter(p);
+    struct p4ast *e = unary_inner(p);
+    p->depth--;
+    return e;
+}
+
+static struct p4ast *unary_inner(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
     enum p4tok_kind k = p->tok.kind;
@@ -779,7 +808,17 @@ static bool decl_starts(struct p4parse *p)
     return n->kind == P4TOK_IDENT || n->kind == P4TOK_LT || n->kind == P4TOK_LBRACKET;
 }
 
+static struct p4ast *statement_inner(struct p4parse *p);
+
 static struct p4ast *statement(struct p4parse *p)
+{
+    enter(p);
+    struct p4ast *st = statement_inner(p);
+    p->depth--;
+    return st;
+}
+
+static struct p4ast *statement_inner(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
     struct p4ast *s;

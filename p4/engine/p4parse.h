@@ -66,6 +66,7 @@ struct p4parse {
     struct p4ast **nodes; /* every node, for freeing */
     int nnodes;
     int capnodes;
+    int depth;            /* nesting of expressions/statements (bounded: no stack overflow) */
     const char **types; /* names declared as types so far */
     int ntypes;
     int captypes;

@@ -60,6 +60,7 @@ struct sem {
     int nbits;
     int capbits;
     int next_field_list;
+    bool too_big;
     const struct p4ast **deferred; /* top-level actions and functions, lowered after the */
     int ndeferred;                 /* packet region is laid out (slots 0..npkt) */
     int capdeferred;
@@ -294,8 +295,8 @@ static struct p4_type *resolve_type(struct sem *s, const struct p4ast *t)
     case P4AST_TY_STACK: {
         struct p4_type *e = resolve_type(s, t->a);
         int n = const_width(s, t->b);
-        if (n < 1) {
-            err(s, t->b->loc, "header stack size must be a positive constant");
+        if (n < 1 || n > 4096) {
+            err(s, t->b->loc, "header stack size must be a constant in 1..4096");
             n = 1;
         }
         if (e->kind != P4T_HEADER)
@@ -1110,9 +1111,18 @@ static struct p4ir_stmt *stmt(struct sem *s, struct p4ir_block *b, enum p4st op,
 static void lower_block(struct sem *s, const struct p4ast *a, struct p4ir_block *b);
 static void lower_stmt(struct sem *s, const struct p4ast *a, struct p4ir_block *b);
 
+#define P4SEM_MAX_SLOTS (1 << 22)
+
 static int alloc_slots(struct sem *s, int n)
 {
     int slot = s->prog->nslots;
+    if (slot + n > P4SEM_MAX_SLOTS) { /* keep going without growing: an error is reported */
+        if (!s->too_big) {
+            s->too_big = true;
+            p4util_error(s->diag, (struct p4_loc){"?", 0, 0}, "program state too large");
+        }
+        return 0;
+    }
     s->prog->nslots += n;
     return slot;
 }
@@ -1887,8 +1897,6 @@ static void lower_function(struct sem *s, const struct p4ast *d)
             err(s, d->a->loc, "functions must return a scalar");
         fn->ret_slot = alloc_slots(s, fn->ret_type->nslots);
     }
-    struct sym *y = declare(s, d->name, SYM_FUNC, d->loc);
-    y->fn = fn;
     push_scope(s);
     bind_params(s, fn, d);
     struct p4ir_callable *saved = s->cur_fn;
@@ -1896,6 +1904,9 @@ static void lower_function(struct sem *s, const struct p4ast *d)
     lower_block(s, d->b, &fn->body);
     s->cur_fn = saved;
     pop_scope(s);
+    /* declared after its body: P4 has no recursion */
+    struct sym *y = declare(s, d->name, SYM_FUNC, d->loc);
+    y->fn = fn;
 }
 
 /* ---- tables ---- */
@@ -2692,6 +2703,8 @@ static void lower_deferred(struct sem *s)
         const struct p4ast *d = s->deferred[i];
         if (d->kind == P4AST_D_FUNC) {
             lower_function(s, d);
+        } else if (d->kind == P4AST_D_INST) {
+            instantiate(s, d);
         } else {
             struct p4ir_callable *fn = lower_action(s, d);
             struct sym *y = declare(s, d->name, SYM_GLOBAL_ACTION, d->loc);
@@ -2862,7 +2875,7 @@ struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
                     err(s, d->loc, "more than one V1Switch instance");
                 main_inst = d;
             } else {
-                instantiate(s, d);
+                P4_PUSH(s->deferred, s->ndeferred, s->capdeferred, d);
             }
             break;
         default:
