@@ -5,9 +5,9 @@
  * Storage model: a packet's state is an array of uint64_t slots. A scalar of width W uses
  * ceil(W/64) slots (little-endian words), always kept zero above W (signed values too).
  * A header is [valid][fields...]; a struct is [fields...]; a stack is [nextIndex][elem]*N.
- * Slots [0, npkt_slots) are the per-packet region (slot 0: payload offset in the low 32
- * bits, truncate length in the high 32; then hdr, meta,
- * standard_metadata); the rest is scratch (locals, parameters, temporaries). */
+ * Slots [0, npkt_slots) are the per-packet region: slot 0 holds the payload offset (low 32
+ * bits) and the truncate length (high 32), then hdr, meta and standard_metadata; the rest is
+ * scratch (locals, parameters, temporaries). */
 #ifndef SIM_P4_P4IR_H
 #define SIM_P4_P4IR_H
 
