@@ -1,11 +1,69 @@
+/* `ddlsim p4 check FILE.p4` and `ddlsim p4 test FILE.p4 FILE.stf`. The include directory is
+ * $DDLSIM_P4_INCLUDE, else p4/include relative to the working directory, else relative to
+ * the executable (../p4/include from build/). */
 #include "p4/engine/p4cli.h"
+#include "p4/engine/p4.h"
+#include "p4/engine/p4stf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *include_dir(char *buf, size_t cap)
+{
+    const char *env = getenv("DDLSIM_P4_INCLUDE");
+    if (env && *env)
+        return env;
+    if (is_dir("p4/include"))
+        return "p4/include";
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 32);
+    if (n > 0) {
+        buf[n] = 0;
+        char *slash = strrchr(buf, '/');
+        if (slash) {
+            strcpy(slash, "/../p4/include");
+            if (is_dir(buf))
+                return buf;
+            strcpy(slash, "/../../p4/include");
+            if (is_dir(buf))
+                return buf;
+        }
+    }
+    return "p4/include";
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: ddlsim p4 check FILE.p4\n"
+                    "       ddlsim p4 test FILE.p4 FILE.stf\n");
+    return 2;
+}
 
 int p4cli_main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ddlsim: error: the P4 engine is not built yet\n");
-    return 2;
+    if (argc < 1)
+        return usage();
+    bool check = strcmp(argv[0], "check") == 0;
+    bool test = strcmp(argv[0], "test") == 0;
+    if ((!check || argc != 2) && (!test || argc != 3))
+        return usage();
+    char buf[4096];
+    const char *inc = include_dir(buf, sizeof(buf));
+    int nerrors = 0;
+    struct p4_prog *prog = p4_prog_load(argv[1], inc, stderr, &nerrors);
+    if (!prog)
+        return 2;
+    int rc = 0;
+    if (test)
+        rc = p4stf_run(prog, argv[2], stdout, stderr);
+    p4_prog_free(prog);
+    return rc;
 }

@@ -1,0 +1,531 @@
+/* Program loading (preprocess, lex, parse, lower) and the v1model pipeline life cycle of one
+ * switch instance: see p4.h. */
+#include "p4/engine/p4.h"
+#include "p4/engine/p4pipe.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- loading ---- */
+
+static char *read_fd(int fd, size_t *len)
+{
+    size_t cap = 65536;
+    size_t n = 0;
+    char *buf = p4util_malloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            cap *= 2;
+            buf = p4util_realloc(buf, cap);
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* Runs the system cpp like p4c does; returns its output or NULL (errors printed). */
+static char *preprocess(const char *path, const char *include_dir, FILE *diag_out, size_t *len)
+{
+    int out[2];
+    int err[2];
+    if (pipe(out) || pipe(err)) {
+        if (diag_out)
+            fprintf(diag_out, "%s: error: cannot run the preprocessor\n", path);
+        return NULL;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(out[0]);
+        close(out[1]);
+        close(err[0]);
+        close(err[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(out[0]);
+        close(err[0]);
+        char *argv[] = {"cpp", "-C", "-undef", "-nostdinc", "-x", "assembler-with-cpp",
+                        "-D__TARGET_BMV2__", "-I", (char *)include_dir, (char *)path, NULL};
+        execvp("cpp", argv);
+        fprintf(stderr, "cannot run cpp\n");
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    char *text = read_fd(out[0], len);
+    size_t elen;
+    char *etext = read_fd(err[0], &elen);
+    close(out[0]);
+    close(err[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (elen && diag_out)
+        fputs(etext, diag_out);
+    free(etext);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (!elen && diag_out)
+            fprintf(diag_out, "%s: error: preprocessing failed\n", path);
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+static struct p4_prog *load_source(const char *name, const char *src, size_t len,
+                                   FILE *diag_out, int *nerrors)
+{
+    struct p4_diag diag = {diag_out, 0, 0};
+    struct p4lex lx;
+    struct p4parse ps;
+    p4lex_init(&lx, src, len, name, &diag);
+    struct p4ast *root = p4parse_program(&ps, &lx, &diag);
+    struct p4_prog *prog = NULL;
+    if (root && !diag.nerrors)
+        prog = p4sem_lower(root, &diag);
+    if (prog) {
+        prog->strings = p4lex_take_pool(&lx, &prog->nstrings);
+    }
+    p4parse_fini(&ps);
+    p4lex_fini(&lx);
+    if (nerrors)
+        *nerrors = diag.nerrors;
+    if (diag.nerrors && prog) {
+        p4_prog_free(prog);
+        prog = NULL;
+    }
+    return prog;
+}
+
+struct p4_prog *p4_prog_load(const char *path, const char *include_dir, FILE *diag_out,
+                             int *nerrors)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (diag_out)
+            fprintf(diag_out, "%s: error: cannot open file: %s\n", path, strerror(errno));
+        if (nerrors)
+            *nerrors = 1;
+        return NULL;
+    }
+    fclose(f);
+    size_t len;
+    char *text = preprocess(path, include_dir, diag_out, &len);
+    if (!text) {
+        if (nerrors)
+            *nerrors = 1;
+        return NULL;
+    }
+    struct p4_prog *prog = load_source(path, text, len, diag_out, nerrors);
+    free(text);
+    return prog;
+}
+
+struct p4_prog *p4_prog_load_text(const char *name, const char *text, const char *include_dir,
+                                  bool preprocess_it, FILE *diag_out, int *nerrors)
+{
+    if (!preprocess_it)
+        return load_source(name, text, strlen(text), diag_out, nerrors);
+    char tmp[] = "/tmp/ddlsim-p4-XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        if (nerrors)
+            *nerrors = 1;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "#line 1 \"%s\"\n%s", name, text);
+    fclose(f);
+    size_t len;
+    char *out = preprocess(tmp, include_dir, diag_out, &len);
+    unlink(tmp);
+    if (!out) {
+        if (nerrors)
+            *nerrors = 1;
+        return NULL;
+    }
+    struct p4_prog *prog = load_source(name, out, len, diag_out, nerrors);
+    free(out);
+    return prog;
+}
+
+void p4_prog_free(struct p4_prog *prog)
+{
+    if (!prog)
+        return;
+    for (int i = 0; i < prog->nallocs; i++)
+        free(prog->allocs[i]);
+    free(prog->allocs);
+    for (int i = 0; i < prog->ntypes; i++)
+        free(prog->types[i]);
+    free(prog->types);
+    for (int i = 0; i < prog->nstrings; i++)
+        free(prog->strings[i]);
+    free(prog->strings);
+    for (int i = 0; i < prog->nfield_lists; i++)
+        free(prog->field_lists[i].r);
+    free(prog->field_lists);
+    free(prog->actions);
+    free(prog->tables);
+    free(prog->externs);
+    free(prog->errors);
+    free(prog);
+}
+
+size_t p4_prog_state_bytes(const struct p4_prog *prog)
+{
+    return (size_t)prog->npkt_slots * 8;
+}
+
+/* ---- pipeline instance ---- */
+
+int64_t p4pipe_now_ps(const struct p4_pipe *pipe)
+{
+    return pipe->host.now_ps ? pipe->host.now_ps(pipe->host.ud) : 0;
+}
+
+uint64_t p4pipe_random(struct p4_pipe *pipe)
+{
+    uint64_t x = pipe->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    pipe->rng = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+static void add_const_entries(struct p4_pipe *pipe, const struct p4ir_table *t)
+{
+    struct p4table *rt = &pipe->tables[t->id];
+    int n = t->nentries;
+    for (int i = 0; i < n; i++) {
+        const struct p4ir_entry *e = &t->entries[i];
+        /* rank: explicit priority (smaller first), then textual order */
+        int rank = 0;
+        for (int j = 0; j < n; j++) {
+            const struct p4ir_entry *o = &t->entries[j];
+            int pe = e->priority < 0 ? i : e->priority;
+            int po = o->priority < 0 ? j : o->priority;
+            if (po < pe || (po == pe && j < i))
+                rank++;
+        }
+        if (e->action >= 0)
+            p4table_add(rt, e->value, e->mask, e->hi, n - rank + (1 << 20), e->action, e->data);
+    }
+}
+
+struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host)
+{
+    struct p4_pipe *pipe = p4util_calloc(1, sizeof(*pipe));
+    pipe->prog = prog;
+    if (host)
+        pipe->host = *host;
+    pipe->rng = pipe->host.seed ? pipe->host.seed : 0x853c49e6748fea9bULL;
+    pipe->slots = p4util_calloc((size_t)prog->nslots + 1, 8);
+    pipe->keybuf = p4util_calloc((size_t)prog->max_key_words + 1, 8);
+    pipe->tables = p4util_calloc((size_t)prog->ntables + 1, sizeof(*pipe->tables));
+    for (int i = 0; i < prog->ntables; i++) {
+        p4table_init(&pipe->tables[i], prog->tables[i]);
+        add_const_entries(pipe, prog->tables[i]);
+    }
+    pipe->ext = p4util_calloc((size_t)prog->nexterns + 1, sizeof(*pipe->ext));
+    for (int i = 0; i < prog->nexterns; i++) {
+        const struct p4ir_extern *x = &prog->externs[i];
+        struct p4_ext_state *es = &pipe->ext[i];
+        size_t n = (size_t)x->size + 1;
+        switch (x->kind) {
+        case P4EXT_REGISTER:
+            es->vals = p4util_calloc(n * (size_t)x->nw, 8);
+            break;
+        case P4EXT_COUNTER:
+            es->packets = p4util_calloc(n, 8);
+            es->bytes = p4util_calloc(n, 8);
+            break;
+        case P4EXT_METER:
+            es->meters = p4util_calloc(n, sizeof(struct p4_meter));
+            break;
+        default:
+            break;
+        }
+    }
+    pipe->vm.prog = prog;
+    pipe->vm.pipe = pipe;
+    pipe->vm.slots = pipe->slots;
+    return pipe;
+}
+
+void p4_pipe_destroy(struct p4_pipe *pipe)
+{
+    if (!pipe)
+        return;
+    const struct p4_prog *prog = pipe->prog;
+    for (int i = 0; i < prog->ntables; i++)
+        p4table_fini(&pipe->tables[i]);
+    free(pipe->tables);
+    for (int i = 0; i < prog->nexterns; i++) {
+        free(pipe->ext[i].vals);
+        free(pipe->ext[i].packets);
+        free(pipe->ext[i].bytes);
+        free(pipe->ext[i].meters);
+    }
+    free(pipe->ext);
+    for (int i = 0; i < pipe->ngroups; i++)
+        free(pipe->groups[i].members);
+    free(pipe->groups);
+    for (int i = 0; i < pipe->nnodes; i++)
+        free(pipe->nodes[i].ports);
+    free(pipe->nodes);
+    free(pipe->mirrors);
+    free(pipe->slots);
+    free(pipe->keybuf);
+    free(pipe);
+}
+
+const struct p4_prog *p4_pipe_prog(const struct p4_pipe *pipe)
+{
+    return pipe->prog;
+}
+
+static void set_std(struct p4_pipe *pipe, int slot, uint64_t v)
+{
+    if (slot >= 0)
+        pipe->slots[slot] = v;
+}
+
+static uint64_t get_std(const struct p4_pipe *pipe, int slot)
+{
+    return slot >= 0 ? pipe->slots[slot] : 0;
+}
+
+static uint64_t timestamp(const struct p4_pipe *pipe, int64_t ps)
+{
+    if (ps < 0)
+        ps = 0;
+    return (uint64_t)(pipe->host.timestamps_ns ? ps / 1000 : ps / 1000000);
+}
+
+static void copy_field_list(const struct p4_prog *prog, uint64_t *dst, const uint64_t *src,
+                            int fl)
+{
+    if (fl < 0 || !src)
+        return;
+    for (int i = 0; i < prog->nfield_lists; i++) {
+        const struct p4ir_field_list *l = &prog->field_lists[i];
+        if (l->id != fl)
+            continue;
+        for (int j = 0; j < l->nr; j++)
+            memcpy(dst + l->r[j].slot, src + l->r[j].slot, (size_t)l->r[j].n * 8);
+    }
+}
+
+static void reset_requests(struct p4vm *vm)
+{
+    vm->clone_session = -1;
+    vm->clone_fl = -1;
+    vm->clone_e2e = false;
+    vm->resubmit = false;
+    vm->resubmit_fl = -1;
+    vm->recirculate = false;
+    vm->recirc_fl = -1;
+    vm->flow = P4VM_NORMAL;
+}
+
+/* Zeroes the packet region, copies preserved fields, sets the ingress standard metadata and
+ * runs the parser. */
+static void start_packet(struct p4_pipe *pipe, const struct p4_ingress_in *in, const void *from,
+                         int fl)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
+    memset(pipe->slots, 0, (size_t)prog->npkt_slots * 8);
+    copy_field_list(prog, pipe->slots, from, fl);
+    uint32_t plen = in->packet_length ? in->packet_length : in->len;
+    set_std(pipe, prog->std.ingress_port, in->ingress_port & 0x1ff);
+    set_std(pipe, prog->std.instance_type, in->instance_type);
+    set_std(pipe, prog->std.packet_length, plen);
+    set_std(pipe, prog->std.ingress_global_timestamp,
+            timestamp(pipe, p4pipe_now_ps(pipe)) & 0xffffffffffffULL);
+    reset_requests(vm);
+    vm->in = in->bytes;
+    vm->in_len = in->len;
+    vm->in_bitpos = 0;
+    vm->packet_length = plen;
+    p4vm_run_parser(vm);
+}
+
+void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
+                     struct p4_ingress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
+    start_packet(pipe, in, in->preserve_from, in->preserve_fl);
+    p4vm_run_control(vm, prog->verify);
+    p4vm_run_control(vm, prog->ingress);
+    memset(out, 0, sizeof(*out));
+    out->clone_session = -1;
+    out->clone_fl = -1;
+    out->resubmit_fl = -1;
+    if (vm->clone_session >= 0 && !vm->clone_e2e) {
+        out->clone_session = vm->clone_session;
+        out->clone_fl = vm->clone_fl;
+    }
+    uint64_t spec = get_std(pipe, prog->std.egress_spec);
+    uint64_t grp = get_std(pipe, prog->std.mcast_grp);
+    if (vm->resubmit) {
+        out->fwd = P4_FWD_RESUBMIT;
+        out->resubmit_fl = vm->resubmit_fl;
+    } else if (grp != 0) {
+        out->fwd = P4_FWD_MULTICAST;
+        out->mcast_grp = (uint32_t)grp;
+    } else if (spec == P4_DROP_PORT) {
+        out->fwd = P4_FWD_DROP;
+    } else {
+        out->fwd = P4_FWD_UNICAST;
+        out->egress_port = (uint32_t)spec;
+    }
+    out->priority = (uint32_t)get_std(pipe, prog->std.priority) & 7;
+    out->payload_off = (uint32_t)pipe->slots[0];
+    memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+}
+
+void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src)
+{
+    memcpy(dst, src, (size_t)pipe->prog->npkt_slots * 8);
+}
+
+/* bmv2 reset_metadata(): user metadata and standard_metadata are zeroed; packet_length and
+ * instance_type are set again by the traffic manager. */
+static void reset_metadata(const struct p4_prog *prog, uint64_t *d, uint64_t plen,
+                           uint32_t instance)
+{
+    memset(d + prog->meta_slot, 0, (size_t)prog->meta_type->nslots * 8);
+    memset(d + prog->std_slot, 0, (size_t)prog->std_type->nslots * 8);
+    if (prog->std.packet_length >= 0)
+        d[prog->std.packet_length] = plen;
+    if (prog->std.instance_type >= 0)
+        d[prog->std.instance_type] = instance;
+}
+
+void p4_pipe_clone_i2e(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
+                       const void *from, int fl)
+{
+    const struct p4_prog *prog = pipe->prog;
+    /* the parser sees the original ingress port; afterwards metadata is reset and only the
+     * clone's field list survives (bmv2 copy_field_list_and_set_type) */
+    start_packet(pipe, in, NULL, -1);
+    uint64_t plen = get_std(pipe, prog->std.packet_length);
+    reset_metadata(prog, pipe->slots, plen, P4_INSTANCE_INGRESS_CLONE);
+    copy_field_list(prog, pipe->slots, from, fl);
+    memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+}
+
+void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
+{
+    const struct p4_prog *prog = pipe->prog;
+    uint64_t *d = dst;
+    const uint64_t *s = src;
+    /* headers as egress left them; all metadata reset except the field list */
+    memcpy(d, s, (size_t)prog->npkt_slots * 8);
+    uint64_t plen = prog->std.packet_length >= 0 ? s[prog->std.packet_length] : 0;
+    reset_metadata(prog, d, plen, P4_INSTANCE_EGRESS_CLONE);
+    copy_field_list(prog, d, s, fl);
+}
+
+void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in *in,
+                    struct p4_egress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
+    memcpy(pipe->slots, state, (size_t)prog->npkt_slots * 8);
+    reset_requests(vm);
+    int64_t now = p4pipe_now_ps(pipe);
+    set_std(pipe, prog->std.egress_port, in->egress_port & 0x1ff);
+    set_std(pipe, prog->std.egress_rid, in->egress_rid & 0xffff);
+    /* bmv2 sets egress_spec to a non-drop value before egress: only egress's own
+     * mark_to_drop drops here */
+    set_std(pipe, prog->std.egress_spec, 0);
+    set_std(pipe, prog->std.instance_type, in->instance_type);
+    set_std(pipe, prog->std.enq_qdepth, in->enq_qdepth & 0x7ffff);
+    set_std(pipe, prog->std.deq_qdepth, in->deq_qdepth & 0x7ffff);
+    set_std(pipe, prog->std.enq_timestamp, timestamp(pipe, in->enq_ps) & 0xffffffffu);
+    set_std(pipe, prog->std.deq_timedelta, timestamp(pipe, in->deq_timedelta_ps) & 0xffffffffu);
+    set_std(pipe, prog->std.egress_global_timestamp, timestamp(pipe, now) & 0xffffffffffffULL);
+    set_std(pipe, prog->std.qid, get_std(pipe, prog->std.priority) & 0x1f);
+    vm->in = in->bytes;
+    vm->in_len = in->len;
+    vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
+    p4vm_run_control(vm, prog->egress);
+    memset(out, 0, sizeof(*out));
+    out->clone_session = -1;
+    out->clone_fl = -1;
+    out->recirc_fl = -1;
+    if (vm->clone_session >= 0 && vm->clone_e2e) {
+        out->clone_session = vm->clone_session;
+        out->clone_fl = vm->clone_fl;
+    }
+    /* E2E clones copy the headers as egress left them; recirculation keeps metadata */
+    if (out->clone_session >= 0 || vm->recirculate)
+        memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+    if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
+        out->drop = true;
+        return;
+    }
+    p4vm_run_control(vm, prog->compute);
+    vm->out = in->out;
+    vm->out_cap = in->out_cap;
+    vm->out_len = 0;
+    vm->out_overflow = false;
+    p4vm_run_control(vm, prog->deparser);
+    uint32_t off = (uint32_t)pipe->slots[0];
+    if (off < in->len && in->bytes) {
+        uint32_t n = in->len - off;
+        if (vm->out_len + n > vm->out_cap) {
+            n = vm->out_cap - vm->out_len;
+            vm->out_overflow = true;
+        }
+        memcpy(vm->out + vm->out_len, in->bytes + off, n);
+        vm->out_len += n;
+    }
+    uint32_t trunc = (uint32_t)(pipe->slots[0] >> 32);
+    if (trunc && vm->out_len > trunc)
+        vm->out_len = trunc;
+    out->out_len = vm->out_len;
+    out->overflow = vm->out_overflow;
+    out->recirculate = vm->recirculate;
+    out->recirc_fl = vm->recirc_fl;
+    vm->out = NULL;
+}
+
+int p4_pipe_mcast_members(const struct p4_pipe *pipe, uint32_t grp,
+                          const struct p4_mc_member **members)
+{
+    for (int i = 0; i < pipe->ngroups; i++) {
+        if (pipe->groups[i].id == grp) {
+            *members = pipe->groups[i].members;
+            return pipe->groups[i].n;
+        }
+    }
+    *members = NULL;
+    return 0;
+}
+
+int p4_pipe_mirror_port(const struct p4_pipe *pipe, uint32_t session)
+{
+    for (int i = 0; i < pipe->nmirrors; i++) {
+        if (pipe->mirrors[i].session == session)
+            return (int)pipe->mirrors[i].port;
+    }
+    return -1;
+}

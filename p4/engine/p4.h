@@ -1,0 +1,140 @@
+/* Public API of the P4_16 engine (v1model / bmv2 simple_switch semantics).
+ *
+ * A `struct p4_prog` is a loaded program (immutable, shareable). A `struct p4_pipe` is one
+ * switch's instance of it: table entries, registers, counters, meters, multicast groups and
+ * mirroring sessions live here. Per packet, the caller runs ingress, applies the traffic
+ * manager decision it gets back (drop / unicast / multicast / resubmit, plus an optional
+ * clone), and later runs egress on each copy. Between the two, the packet's P4 state (parsed
+ * headers, user metadata, standard_metadata) lives in a caller-owned state buffer of
+ * p4_prog_state_bytes() bytes, so queued packets need no engine memory. Nothing here
+ * allocates per packet. Time comes from the host callback in picoseconds; timestamps seen by
+ * the program are µs (bmv2) unless the host asks for ns. */
+#ifndef SIM_P4_P4_H
+#define SIM_P4_P4_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct p4_prog;
+struct p4_pipe;
+
+#define P4_DROP_PORT 511
+
+/* instance_type values (bmv2 simple_switch) */
+enum p4_instance {
+    P4_INSTANCE_NORMAL = 0,
+    P4_INSTANCE_INGRESS_CLONE = 1,
+    P4_INSTANCE_EGRESS_CLONE = 2,
+    P4_INSTANCE_COALESCED = 3,
+    P4_INSTANCE_RECIRC = 4,
+    P4_INSTANCE_REPLICATION = 5,
+    P4_INSTANCE_RESUBMIT = 6,
+};
+
+/* Callbacks into the embedding simulator. Any pointer may be NULL. */
+struct p4_host {
+    void *ud;
+    int64_t (*now_ps)(void *ud);                 /* current time; NULL: time 0 */
+    void (*log)(void *ud, const char *msg);      /* log_msg output; NULL: discarded */
+    bool timestamps_ns;                          /* false: µs like bmv2 */
+    uint64_t seed;                               /* random() stream seed */
+};
+
+/* Loads path: runs the C preprocessor (cpp -C -undef -nostdinc -x assembler-with-cpp
+ * -D__TARGET_BMV2__ -I include_dir), lexes, parses, checks and lowers. Errors go to diag_out
+ * as `file:line:col: error: message`; returns NULL and sets *nerrors on failure. */
+struct p4_prog *p4_prog_load(const char *path, const char *include_dir, FILE *diag_out,
+                             int *nerrors);
+/* Same from memory. If preprocess is false the text must not contain #include/#define. */
+struct p4_prog *p4_prog_load_text(const char *name, const char *text, const char *include_dir,
+                                  bool preprocess, FILE *diag_out, int *nerrors);
+void p4_prog_free(struct p4_prog *prog);
+/* Size of the per-packet state buffer (8-byte aligned). */
+size_t p4_prog_state_bytes(const struct p4_prog *prog);
+
+struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host);
+void p4_pipe_destroy(struct p4_pipe *pipe);
+const struct p4_prog *p4_pipe_prog(const struct p4_pipe *pipe);
+
+enum p4_fwd { P4_FWD_DROP, P4_FWD_UNICAST, P4_FWD_MULTICAST, P4_FWD_RESUBMIT };
+
+/* bmv2 conventions for the traffic manager: a resubmitted or recirculated packet enters with
+ * instance_type 6 or 4, ingress_port 0 and its metadata reset except the preserved field
+ * list; a unicast packet enters egress with instance_type 0 (even after resubmission),
+ * replicas with 5 and their rid. */
+struct p4_ingress_in {
+    const uint8_t *bytes;     /* header bytes the parser may read */
+    uint32_t len;             /* bytes available */
+    uint32_t packet_length;   /* bytes on the wire (headers + virtual payload); 0: len */
+    uint32_t ingress_port;
+    uint32_t instance_type;   /* enum p4_instance */
+    const void *preserve_from; /* resubmit/recirculate: state of the original, or NULL */
+    int preserve_fl;          /* field list id to copy from preserve_from (-1: none) */
+};
+
+struct p4_ingress_out {
+    enum p4_fwd fwd;
+    uint32_t egress_port;     /* P4_FWD_UNICAST */
+    uint32_t mcast_grp;       /* P4_FWD_MULTICAST */
+    uint32_t priority;        /* standard_metadata.priority (0..7, higher served first) */
+    int clone_session;        /* I2E clone requested: session id, else -1 */
+    int clone_fl;             /* field list to preserve in the clone (-1: none) */
+    int resubmit_fl;          /* P4_FWD_RESUBMIT: field list (-1: none) */
+    uint32_t payload_off;     /* bytes the parser consumed */
+};
+
+/* Runs parser, verifyChecksum and ingress into state. */
+void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
+                     struct p4_ingress_out *out);
+
+/* Copies a state (multicast replicas get a full copy, as in bmv2). */
+void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src);
+/* Parses the original bytes into state for an I2E clone, without running ingress: the
+ * parser sees in->ingress_port, then all metadata is reset except packet_length, the
+ * field list fl copied from `from`, and instance_type = 1 (bmv2). */
+void p4_pipe_clone_i2e(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
+                       const void *from, int fl);
+/* E2E clone: state = headers of src after egress, metadata zeroed except field list fl. */
+void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl);
+
+struct p4_egress_in {
+    uint32_t egress_port;
+    uint32_t egress_rid;
+    uint32_t instance_type;
+    uint32_t enq_qdepth;      /* packets, excluding this one */
+    uint32_t deq_qdepth;      /* packets left behind */
+    int64_t enq_ps;           /* enqueue time */
+    int64_t deq_timedelta_ps; /* time spent in the queue */
+    const uint8_t *bytes;     /* the original input bytes (payload source) */
+    uint32_t len;
+    uint8_t *out;             /* output buffer */
+    uint32_t out_cap;
+};
+
+struct p4_egress_out {
+    bool drop;
+    uint32_t out_len;         /* bytes written to out (headers + unparsed remainder) */
+    int clone_session;        /* E2E clone: session or -1 */
+    int clone_fl;
+    bool recirculate;
+    int recirc_fl;
+    bool overflow;            /* out_cap too small: output truncated */
+};
+
+/* Runs egress, computeChecksum and the deparser on state. */
+void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in *in,
+                    struct p4_egress_out *out);
+
+/* Multicast groups and mirroring sessions (set with p4rt). */
+struct p4_mc_member {
+    uint32_t port;
+    uint32_t rid;
+};
+int p4_pipe_mcast_members(const struct p4_pipe *pipe, uint32_t grp,
+                          const struct p4_mc_member **members);
+/* Egress port of a mirroring session, or -1 if the session does not exist. */
+int p4_pipe_mirror_port(const struct p4_pipe *pipe, uint32_t session);
+
+#endif

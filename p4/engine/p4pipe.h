@@ -1,0 +1,58 @@
+/* Internal: the state of one pipeline instance (struct p4_pipe), shared by p4.c (life
+ * cycle), p4vm.c (execution) and p4rt.c (control plane). Not for use outside p4/engine. */
+#ifndef SIM_P4_P4PIPE_H
+#define SIM_P4_P4PIPE_H
+
+#include "p4/engine/p4.h"
+#include "p4/engine/p4table.h"
+#include "p4/engine/p4vm.h"
+
+struct p4_ext_state {
+    uint64_t *vals;           /* registers: size * nw words */
+    uint64_t *packets;        /* counters */
+    uint64_t *bytes;
+    struct p4_meter *meters;  /* meters */
+};
+
+struct p4_mc_group {
+    uint32_t id;
+    struct p4_mc_member *members;
+    int n;
+    int cap;
+};
+
+struct p4_mc_node {
+    uint32_t rid;
+    uint32_t *ports;
+    int nports;
+};
+
+struct p4_mirror {
+    uint32_t session;
+    uint32_t port;
+};
+
+struct p4_pipe {
+    const struct p4_prog *prog;
+    struct p4_host host;
+    struct p4vm vm;
+    uint64_t *slots;          /* prog->nslots */
+    uint64_t *keybuf;         /* prog->max_key_words */
+    struct p4table *tables;   /* prog->ntables */
+    struct p4_ext_state *ext; /* prog->nexterns */
+    struct p4_mc_group *groups;
+    int ngroups;
+    int capgroups;
+    struct p4_mc_node *nodes; /* multicast nodes (STF/bmv2 style handles) */
+    int nnodes;
+    int capnodes;
+    struct p4_mirror *mirrors;
+    int nmirrors;
+    int capmirrors;
+    uint64_t rng;             /* xorshift64* state */
+};
+
+int64_t p4pipe_now_ps(const struct p4_pipe *pipe);
+uint64_t p4pipe_random(struct p4_pipe *pipe);
+
+#endif

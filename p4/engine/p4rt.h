@@ -1,0 +1,54 @@
+/* Control-plane API of a pipeline instance, by name (as the STF runner and the YAML layer
+ * use it). Table, action and key names match exactly or by a unique suffix (bmv2 STF rule);
+ * `X$N` in a key name means `X[N]`. Key values use STF syntax:
+ *   exact    0x0a000001 | 167772161 | 0b1010
+ *   lpm      0x0a000000/8 | 0x0a****** (length from the non-'*' digits)
+ *   ternary  0x****0101 (mask covers only the written digits) | V&&&M
+ *   range    LO->HI | LO..HI
+ * A key that is not given is a wildcard (not allowed for exact keys). Every function returns
+ * 0 on success or -1 with a message in err (errlen bytes, no location: the caller adds its
+ * own). */
+#ifndef SIM_P4_P4RT_H
+#define SIM_P4_P4RT_H
+
+#include "p4/engine/p4.h"
+
+struct p4rt_kv {
+    const char *name;
+    const char *value;
+};
+
+/* priority: larger wins for ternary/range tables; < 0 means "not given" (lowest). */
+int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys,
+                   int nkeys, const char *action, const struct p4rt_kv *args, int nargs,
+                   int priority, int *handle, char *err, size_t errlen);
+int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char *err,
+                      size_t errlen);
+int p4rt_table_set_default(struct p4_pipe *pipe, const char *table, const char *action,
+                           const struct p4rt_kv *args, int nargs, char *err, size_t errlen);
+/* Full name of a table (after suffix matching), or NULL. */
+const char *p4rt_table_name(const struct p4_pipe *pipe, const char *table);
+
+int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
+                       char *err, size_t errlen);
+int p4rt_register_write(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t value,
+                        char *err, size_t errlen);
+int p4rt_register_reset(struct p4_pipe *pipe, const char *reg, char *err, size_t errlen);
+int p4rt_counter_read(struct p4_pipe *pipe, const char *ctr, uint64_t index, uint64_t *packets,
+                      uint64_t *bytes, char *err, size_t errlen);
+/* Rates in units (packets or bytes) per second, bursts in units. */
+int p4rt_meter_set(struct p4_pipe *pipe, const char *mtr, uint64_t index, uint64_t cir,
+                   uint64_t cburst, uint64_t pir, uint64_t pburst, char *err, size_t errlen);
+
+int p4rt_mc_group_create(struct p4_pipe *pipe, uint32_t grp, char *err, size_t errlen);
+/* Node handles are 0, 1, 2, ... in creation order (bmv2). */
+int p4rt_mc_node_create(struct p4_pipe *pipe, uint32_t rid, const uint32_t *ports, int nports,
+                        int *handle);
+int p4rt_mc_node_associate(struct p4_pipe *pipe, uint32_t grp, int handle, char *err,
+                           size_t errlen);
+/* Convenience for configs: add (port, rid) to a group, creating the group if needed. */
+int p4rt_mc_add_member(struct p4_pipe *pipe, uint32_t grp, uint32_t port, uint32_t rid);
+int p4rt_mirror_add(struct p4_pipe *pipe, uint32_t session, uint32_t port, char *err,
+                    size_t errlen);
+
+#endif

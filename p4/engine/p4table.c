@@ -1,0 +1,279 @@
+/* Table storage and matching: see p4table.h. */
+#include "p4/engine/p4table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void p4table_init(struct p4table *t, const struct p4ir_table *ir)
+{
+    memset(t, 0, sizeof(*t));
+    t->ir = ir;
+    t->key_words = ir->key_words;
+    t->exact_only = true;
+    t->lpm_only = false;
+    int nlpm = 0;
+    for (int i = 0; i < ir->nkeys; i++) {
+        enum p4_match_kind mk = ir->keys[i].mk;
+        if (mk != P4MK_EXACT)
+            t->exact_only = false;
+        if (mk == P4MK_RANGE)
+            t->has_range = true;
+        if (mk == P4MK_LPM)
+            nlpm++;
+        else if (mk != P4MK_EXACT)
+            nlpm = -1000;
+    }
+    t->lpm_only = nlpm == 1;
+    if (ir->nkeys == 0)
+        t->exact_only = false;
+    t->default_action = ir->default_entry.action;
+    int dw = 0;
+    if (t->default_action >= 0)
+        dw = ir->actions[t->default_action].data_words;
+    t->default_data = p4util_calloc((size_t)(dw + 1), 8);
+    if (dw)
+        memcpy(t->default_data, ir->default_entry.data, (size_t)dw * 8);
+}
+
+static void free_entry(struct p4table_entry *e)
+{
+    free(e);
+}
+
+void p4table_fini(struct p4table *t)
+{
+    for (int i = 0; i < t->n; i++)
+        free_entry(t->entries[i]);
+    free(t->entries);
+    free(t->index);
+    free(t->default_data);
+    memset(t, 0, sizeof(*t));
+}
+
+static uint64_t key_hash(const uint64_t *k, int n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < n; i++) {
+        h ^= k[i];
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 33;
+    }
+    return h;
+}
+
+static void index_insert(struct p4table *t, int ei)
+{
+    uint64_t h = key_hash(t->entries[ei]->value, t->key_words);
+    size_t m = (size_t)t->index_cap - 1;
+    for (size_t i = h & m;; i = (i + 1) & m) {
+        if (t->index[i] < 0) {
+            t->index[i] = ei;
+            return;
+        }
+    }
+}
+
+static void index_rebuild(struct p4table *t)
+{
+    if (!t->exact_only)
+        return;
+    int cap = 16;
+    while (cap < 2 * (t->n + 1))
+        cap *= 2;
+    free(t->index);
+    t->index = p4util_malloc((size_t)cap * sizeof(int));
+    t->index_cap = cap;
+    for (int i = 0; i < cap; i++)
+        t->index[i] = -1;
+    for (int i = 0; i < t->n; i++)
+        index_insert(t, i);
+}
+
+static int lpm_len(const struct p4table *t, const uint64_t *mask)
+{
+    int n = 0;
+    for (int i = 0; i < t->key_words; i++)
+        n += __builtin_popcountll(mask[i]);
+    return n;
+}
+
+static bool same_key(const struct p4table *t, const struct p4table_entry *e, const uint64_t *v,
+                     const uint64_t *m, const uint64_t *hi)
+{
+    size_t n = (size_t)t->key_words * 8;
+    if (memcmp(e->value, v, n) || memcmp(e->mask, m, n))
+        return false;
+    if (hi && e->hi && memcmp(e->hi, hi, n))
+        return false;
+    return true;
+}
+
+int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask,
+                const uint64_t *hi, int priority, int action, const uint64_t *data)
+{
+    int kw = t->key_words;
+    int dw = t->ir->actions[action].data_words;
+    if (t->n >= t->ir->size && t->ir->size > 0)
+        return -1;
+    for (int i = 0; i < t->n; i++) {
+        const struct p4table_entry *o = t->entries[i];
+        if ((t->exact_only || t->lpm_only || o->priority == priority) &&
+            same_key(t, o, value, mask, hi))
+            return -1;
+    }
+    size_t words = (size_t)(3 * kw + dw + 1);
+    struct p4table_entry *e = p4util_calloc(1, sizeof(*e) + words * 8);
+    uint64_t *w = (uint64_t *)(e + 1);
+    e->value = w;
+    e->mask = w + kw;
+    e->hi = t->has_range ? w + 2 * kw : NULL;
+    e->data = w + 3 * kw;
+    for (int i = 0; i < kw; i++) {
+        e->mask[i] = mask[i];
+        e->value[i] = value[i] & mask[i];
+        if (e->hi)
+            e->hi[i] = hi ? hi[i] : 0;
+    }
+    for (int k = 0; e->hi && k < t->ir->nkeys; k++) {
+        const struct p4ir_key *kd = &t->ir->keys[k];
+        if (kd->mk != P4MK_RANGE)
+            continue;
+        for (int i = 0; i < kd->nw; i++) { /* range keys: value = lo, mask unused */
+            e->value[kd->woff + i] = value[kd->woff + i];
+            e->mask[kd->woff + i] = 0;
+        }
+    }
+    if (dw)
+        memcpy(e->data, data, (size_t)dw * 8);
+    e->action = action;
+    e->priority = t->lpm_only ? lpm_len(t, mask) : priority;
+    e->handle = t->next_handle++;
+    if (t->n >= t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 8;
+        t->entries = p4util_realloc(t->entries, (size_t)t->cap * sizeof(*t->entries));
+    }
+    int pos = t->n;
+    if (!t->exact_only) {
+        while (pos > 0 && t->entries[pos - 1]->priority < e->priority)
+            pos--;
+        memmove(t->entries + pos + 1, t->entries + pos, (size_t)(t->n - pos) * sizeof(e));
+    }
+    t->entries[pos] = e;
+    t->n++;
+    if (t->exact_only) {
+        if (2 * (t->n + 1) > t->index_cap)
+            index_rebuild(t);
+        else
+            index_insert(t, t->n - 1);
+    }
+    return e->handle;
+}
+
+int p4table_remove(struct p4table *t, int handle)
+{
+    for (int i = 0; i < t->n; i++) {
+        if (t->entries[i]->handle == handle) {
+            free_entry(t->entries[i]);
+            memmove(t->entries + i, t->entries + i + 1, (size_t)(t->n - i - 1) * sizeof(void *));
+            t->n--;
+            index_rebuild(t);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int p4table_set_default(struct p4table *t, int action, const uint64_t *data)
+{
+    int dw = action >= 0 ? t->ir->actions[action].data_words : 0;
+    free(t->default_data);
+    t->default_data = p4util_calloc((size_t)(dw + 1), 8);
+    if (dw)
+        memcpy(t->default_data, data, (size_t)dw * 8);
+    t->default_action = action;
+    return 0;
+}
+
+static bool matches(const struct p4table *t, const struct p4table_entry *e, const uint64_t *key)
+{
+    int kw = t->key_words;
+    if (!e->hi) {
+        for (int i = 0; i < kw; i++) {
+            if ((key[i] & e->mask[i]) != e->value[i])
+                return false;
+        }
+        return true;
+    }
+    const struct p4ir_table *ir = t->ir;
+    for (int k = 0; k < ir->nkeys; k++) {
+        const struct p4ir_key *kd = &ir->keys[k];
+        int o = kd->woff;
+        if (kd->mk == P4MK_RANGE) {
+            /* multiword compare, most significant word first */
+            int lo_cmp = 0;
+            int hi_cmp = 0;
+            for (int i = kd->nw - 1; i >= 0 && !lo_cmp; i--)
+                lo_cmp = key[o + i] < e->value[o + i] ? -1 : key[o + i] > e->value[o + i];
+            for (int i = kd->nw - 1; i >= 0 && !hi_cmp; i--)
+                hi_cmp = key[o + i] < e->hi[o + i] ? -1 : key[o + i] > e->hi[o + i];
+            if (lo_cmp < 0 || hi_cmp > 0)
+                return false;
+        } else {
+            for (int i = 0; i < kd->nw; i++) {
+                if ((key[o + i] & e->mask[o + i]) != e->value[o + i])
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *key)
+{
+    if (t->exact_only) {
+        if (!t->n)
+            return NULL;
+        uint64_t h = key_hash(key, t->key_words);
+        size_t m = (size_t)t->index_cap - 1;
+        for (size_t i = h & m;; i = (i + 1) & m) {
+            int ei = t->index[i];
+            if (ei < 0)
+                return NULL;
+            if (memcmp(t->entries[ei]->value, key, (size_t)t->key_words * 8) == 0)
+                return t->entries[ei];
+        }
+    }
+    for (int i = 0; i < t->n; i++) {
+        if (matches(t, t->entries[i], key))
+            return t->entries[i];
+    }
+    return NULL;
+}
+
+static unsigned __int128 refill(unsigned __int128 tok, uint64_t rate, uint64_t burst,
+                                int64_t dt_ps)
+{
+    unsigned __int128 cap = (unsigned __int128)burst * 1000000000000ULL;
+    tok += (unsigned __int128)rate * (uint64_t)dt_ps;
+    return tok > cap ? cap : tok;
+}
+
+enum p4_color p4table_meter(struct p4_meter *m, uint64_t units, int64_t now_ps)
+{
+    if (!m->configured)
+        return P4_GREEN;
+    int64_t dt = now_ps - m->last_ps;
+    if (dt < 0)
+        dt = 0;
+    m->last_ps = now_ps;
+    m->ctok = refill(m->ctok, m->cir, m->cburst, dt);
+    m->ptok = refill(m->ptok, m->pir, m->pburst, dt);
+    unsigned __int128 need = (unsigned __int128)units * 1000000000000ULL;
+    if (m->ptok < need)
+        return P4_RED;
+    m->ptok -= need;
+    if (m->ctok < need)
+        return P4_YELLOW;
+    m->ctok -= need;
+    return P4_GREEN;
+}

@@ -1,0 +1,68 @@
+/* Match-action table storage and lookup for one pipeline instance. Entries are kept as
+ * (value, mask[, range hi]) word vectors over the concatenated key; exact-only tables are
+ * indexed by an open-addressing hash, others are scanned in priority order (largest first,
+ * ties by insertion order). lpm-only tables use the prefix length as priority. */
+#ifndef SIM_P4_P4TABLE_H
+#define SIM_P4_P4TABLE_H
+
+#include "p4/engine/p4ir.h"
+
+/* trTCM meter state (bmv2 semantics: RED if the peak bucket lacks tokens, else YELLOW if
+ * the committed bucket lacks tokens, else GREEN). Rates in units per second. */
+struct p4_meter {
+    bool configured;
+    uint64_t cir;       /* committed rate, units/s */
+    uint64_t cburst;    /* units */
+    uint64_t pir;
+    uint64_t pburst;
+    unsigned __int128 ctok; /* tokens * 1e12 */
+    unsigned __int128 ptok;
+    int64_t last_ps;
+};
+
+enum p4_color { P4_GREEN = 0, P4_YELLOW = 1, P4_RED = 2 };
+
+struct p4table_entry {
+    uint64_t *value;
+    uint64_t *mask;
+    uint64_t *hi;       /* range upper bounds or NULL */
+    uint64_t *data;     /* action data words */
+    int action;
+    int priority;
+    int handle;
+    uint64_t packets;   /* direct counter */
+    uint64_t bytes;
+    struct p4_meter meter; /* direct meter */
+};
+
+struct p4table {
+    const struct p4ir_table *ir;
+    int key_words;
+    bool has_range;
+    bool exact_only;
+    bool lpm_only;
+    struct p4table_entry **entries; /* priority order */
+    int n;
+    int cap;
+    int *index;         /* exact-only: open addressing over entries (-1 empty) */
+    int index_cap;      /* power of two */
+    int default_action; /* -1: no action */
+    uint64_t *default_data;
+    int next_handle;
+};
+
+void p4table_init(struct p4table *t, const struct p4ir_table *ir);
+void p4table_fini(struct p4table *t);
+/* Adds an entry (copies the vectors; hi may be NULL). priority: larger wins (ignored for
+ * exact-only and lpm-only tables). Returns the handle, or -1 if an exact entry with the
+ * same key exists (duplicate) or the table is full. */
+int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask,
+                const uint64_t *hi, int priority, int action, const uint64_t *data);
+int p4table_remove(struct p4table *t, int handle);
+struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *key);
+int p4table_set_default(struct p4table *t, int action, const uint64_t *data);
+
+/* Meter color for a packet of `units` at time now_ps. */
+enum p4_color p4table_meter(struct p4_meter *m, uint64_t units, int64_t now_ps);
+
+#endif

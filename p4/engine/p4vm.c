@@ -1,0 +1,1114 @@
+/* The interpreter: see p4vm.h. Expressions of at most 64 bits evaluate to a uint64_t kept
+ * zero above the width (signed values are sign-extended only where an operation needs it);
+ * wider values go through evalw() into word arrays. Dispatch is a switch behind the
+ * VM_DISPATCH/VM_CASE macros so computed goto can replace it later. */
+#include "p4/engine/p4hash.h"
+#include "p4/engine/p4pipe.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define VM_DISPATCH(op) switch (op)
+#define VM_CASE(name) case P4OP_##name:
+
+/* error values declared first in core.p4 */
+enum { ERR_NO_ERROR, ERR_PACKET_TOO_SHORT, ERR_NO_MATCH, ERR_STACK_OUT_OF_BOUNDS,
+       ERR_HEADER_TOO_SHORT, ERR_PARSER_TIMEOUT };
+
+static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e);
+static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out);
+static void exec_block(struct p4vm *vm, const struct p4ir_block *b);
+static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
+static void call(struct p4vm *vm, const struct p4ir_call *c);
+
+static inline int64_t sext(uint64_t v, int w)
+{
+    if (w >= 64)
+        return (int64_t)v;
+    return (int64_t)(v << (64 - w)) >> (64 - w);
+}
+
+/* ---- bits on the wire (big-endian, MSB first) ---- */
+
+static inline uint64_t read_bits(const uint8_t *p, uint32_t pos, int w)
+{
+    const uint8_t *q = p + (pos >> 3);
+    int sh = (int)(pos & 7);
+    int nbytes = (sh + w + 7) >> 3;
+    if (nbytes <= 8) {
+        uint64_t acc = 0;
+        for (int i = 0; i < nbytes; i++)
+            acc = (acc << 8) | q[i];
+        return (acc >> (nbytes * 8 - sh - w)) & p4util_mask64(w);
+    }
+    unsigned __int128 acc = 0;
+    for (int i = 0; i < nbytes; i++)
+        acc = (acc << 8) | q[i];
+    int extra = nbytes * 8 - sh - w;
+    return (uint64_t)(acc >> extra) & p4util_mask64(w);
+}
+
+static inline void write_bits(uint8_t *p, uint32_t pos, int w, uint64_t v)
+{
+    if (!(pos & 7) && !(w & 7)) { /* byte-aligned: the common case */
+        uint8_t *q = p + (pos >> 3);
+        for (int b = w / 8 - 1; b >= 0; b--) {
+            q[b] = (uint8_t)v;
+            v >>= 8;
+        }
+        return;
+    }
+    while (w > 0) {
+        uint8_t *q = p + (pos >> 3);
+        int sh = (int)(pos & 7);
+        int take = 8 - sh < w ? 8 - sh : w; /* bits into this byte */
+        uint8_t bits = (uint8_t)((v >> (w - take)) & p4util_mask64(take));
+        int shift = 8 - sh - take;
+        uint8_t m = (uint8_t)(p4util_mask64(take) << shift);
+        *q = (uint8_t)((*q & ~m) | (bits << shift));
+        pos += (uint32_t)take;
+        w -= take;
+    }
+}
+
+/* Reads a field of width w (any width) into nw words. */
+static void read_field(const uint8_t *p, uint32_t pos, int w, uint64_t *out)
+{
+    if (w <= 64) {
+        out[0] = read_bits(p, pos, w);
+        return;
+    }
+    int nw = p4util_nwords(w);
+    for (int i = 0; i < nw; i++) {
+        int hi = w - 64 * i;            /* bit index (from field start) after this word */
+        int lo = hi - 64 < 0 ? 0 : hi - 64;
+        out[i] = read_bits(p, pos + (uint32_t)lo, hi - lo);
+    }
+}
+
+static void write_field(uint8_t *p, uint32_t pos, int w, const uint64_t *in)
+{
+    if (w <= 64) {
+        write_bits(p, pos, w, in[0]);
+        return;
+    }
+    int nw = p4util_nwords(w);
+    for (int i = 0; i < nw; i++) {
+        int hi = w - 64 * i;
+        int lo = hi - 64 < 0 ? 0 : hi - 64;
+        write_bits(p, pos + (uint32_t)lo, hi - lo, in[i]);
+    }
+}
+
+/* ---- references ---- */
+
+static inline int64_t ref_slot(struct p4vm *vm, const struct p4ir_expr *e)
+{
+    if (e->op == P4OP_LOAD)
+        return e->slot;
+    uint64_t idx;
+    switch (e->idx) {
+    case P4IDX_NEXT:
+        idx = vm->slots[e->slot];
+        break;
+    case P4IDX_LAST:
+        idx = vm->slots[e->slot] - 1;
+        break;
+    default:
+        idx = eval(vm, e->a);
+        break;
+    }
+    if (idx >= (uint64_t)e->aux2)
+        return -1;
+    return e->slot + 1 + (int64_t)idx * e->aux + (int64_t)e->k;
+}
+
+/* ---- wide values ---- */
+
+static void load_big(struct p4vm *vm, const struct p4ir_expr *e, struct p4_big *b, bool signext)
+{
+    memset(b, 0, sizeof(*b));
+    if (e->nw > 1) {
+        evalw(vm, e, b->w);
+    } else {
+        b->w[0] = eval(vm, e);
+    }
+    if (signext && e->type->kind == P4T_INT)
+        p4big_trunc(b, e->width, true);
+}
+
+static void store_big(const struct p4ir_expr *e, const struct p4_big *b, uint64_t *out)
+{
+    struct p4_big t = *b;
+    p4big_trunc(&t, e->width, false);
+    memcpy(out, t.w, (size_t)e->nw * 8);
+}
+
+__attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out)
+{
+    int nw = e->nw;
+    struct p4_big x;
+    struct p4_big y;
+    struct p4_big r;
+    switch (e->op) {
+    case P4OP_CONST:
+        memcpy(out, e->kw, (size_t)nw * 8);
+        return;
+    case P4OP_LOAD:
+        memcpy(out, vm->slots + e->slot, (size_t)nw * 8);
+        return;
+    case P4OP_LOADX: {
+        int64_t s = ref_slot(vm, e);
+        if (s < 0)
+            memset(out, 0, (size_t)nw * 8);
+        else
+            memcpy(out, vm->slots + s, (size_t)nw * 8);
+        return;
+    }
+    case P4OP_CALL: {
+        const struct p4ir_call *c = e->ptr;
+        call(vm, c);
+        memcpy(out, vm->slots + c->fn->ret_slot, (size_t)nw * 8);
+        return;
+    }
+    case P4OP_COND:
+        if (eval(vm, e->a))
+            evalw(vm, e->b, out);
+        else
+            evalw(vm, e->c, out);
+        return;
+    default:
+        break;
+    }
+    memset(&r, 0, sizeof(r));
+    switch (e->op) {
+    case P4OP_ADD:
+    case P4OP_SADD:
+        load_big(vm, e->a, &x, false);
+        load_big(vm, e->b, &y, false);
+        p4big_add(&r, &x, &y);
+        if (e->op == P4OP_SADD && !e->sgn && p4big_bits(&r) > e->width)
+            p4util_wmask(r.w, P4_WMAX, e->width);
+        break;
+    case P4OP_SUB:
+    case P4OP_SSUB:
+        load_big(vm, e->a, &x, false);
+        load_big(vm, e->b, &y, false);
+        p4big_sub(&r, &x, &y);
+        if (e->op == P4OP_SSUB && !e->sgn && p4big_is_neg(&r))
+            memset(&r, 0, sizeof(r));
+        break;
+    case P4OP_MUL:
+        load_big(vm, e->a, &x, false);
+        load_big(vm, e->b, &y, false);
+        p4big_mul(&r, &x, &y);
+        break;
+    case P4OP_AND:
+    case P4OP_OR:
+    case P4OP_XOR:
+        load_big(vm, e->a, &x, false);
+        load_big(vm, e->b, &y, false);
+        for (int i = 0; i < P4_WMAX; i++)
+            r.w[i] = e->op == P4OP_AND ? x.w[i] & y.w[i]
+                     : e->op == P4OP_OR ? x.w[i] | y.w[i] : x.w[i] ^ y.w[i];
+        break;
+    case P4OP_NOT:
+        load_big(vm, e->a, &x, false);
+        for (int i = 0; i < P4_WMAX; i++)
+            r.w[i] = ~x.w[i];
+        break;
+    case P4OP_NEG:
+        load_big(vm, e->a, &x, false);
+        p4big_neg(&r, &x);
+        break;
+    case P4OP_SHL:
+    case P4OP_SHR: {
+        load_big(vm, e->a, &x, e->op == P4OP_SHR && e->sgn);
+        uint64_t n = eval(vm, e->b);
+        unsigned sh = n > (uint64_t)P4_MAXWIDTH ? P4_MAXWIDTH : (unsigned)n;
+        if (e->op == P4OP_SHL)
+            p4big_shl(&r, &x, sh);
+        else
+            p4big_shr(&r, &x, sh, e->sgn);
+        break;
+    }
+    case P4OP_CONCAT:
+        load_big(vm, e->a, &x, false);
+        load_big(vm, e->b, &y, false);
+        p4big_trunc(&x, e->width - e->awidth, false);
+        p4big_shl(&x, &x, e->awidth);
+        for (int i = 0; i < P4_WMAX; i++)
+            r.w[i] = x.w[i] | y.w[i];
+        break;
+    case P4OP_SLICE:
+        load_big(vm, e->a, &x, false);
+        p4big_shr(&r, &x, (unsigned)e->aux, false);
+        break;
+    case P4OP_CAST:
+        load_big(vm, e->a, &x, false);
+        r = x;
+        if (e->sgn)
+            p4big_trunc(&r, e->awidth, true);
+        break;
+    default:
+        memset(out, 0, (size_t)nw * 8);
+        return;
+    }
+    store_big(e, &r, out);
+}
+
+/* Compares two values of any width; returns <0, 0, >0. */
+static int compare(struct p4vm *vm, const struct p4ir_expr *e)
+{
+    const struct p4ir_expr *a = e->a;
+    if (a->nw == 1) {
+        uint64_t x = eval(vm, a);
+        uint64_t y = eval(vm, e->b);
+        if (e->sgn) {
+            int64_t sx = sext(x, a->width);
+            int64_t sy = sext(y, a->width);
+            return sx < sy ? -1 : sx > sy;
+        }
+        return x < y ? -1 : x > y;
+    }
+    struct p4_big x;
+    struct p4_big y;
+    load_big(vm, a, &x, true);
+    load_big(vm, e->b, &y, true);
+    if (!e->sgn) {
+        for (int i = P4_WMAX - 1; i >= 0; i--) {
+            if (x.w[i] != y.w[i])
+                return x.w[i] < y.w[i] ? -1 : 1;
+        }
+        return 0;
+    }
+    return p4big_cmp_signed(&x, &y);
+}
+
+static uint64_t sat(const struct p4ir_expr *e, uint64_t x, uint64_t y, bool add)
+{
+    int w = e->width;
+    if (!e->sgn) {
+        if (add) {
+            uint64_t r = x + y;
+            if (r < x || r > e->mask)
+                return e->mask;
+            return r;
+        }
+        return x > y ? x - y : 0;
+    }
+    __int128 sx = sext(x, w);
+    __int128 sy = sext(y, w);
+    __int128 r = add ? sx + sy : sx - sy;
+    __int128 max = ((__int128)1 << (w - 1)) - 1;
+    __int128 min = -((__int128)1 << (w - 1));
+    if (r > max)
+        r = max;
+    if (r < min)
+        r = min;
+    return (uint64_t)r & e->mask;
+}
+
+static uint64_t lookahead(struct p4vm *vm, const struct p4ir_expr *e)
+{
+    if (vm->in_bitpos + e->width > vm->in_len * 8) {
+        if (vm->flow == P4VM_NORMAL) {
+            vm->parser_error = ERR_PACKET_TOO_SHORT;
+            vm->flow = P4VM_EXIT;
+        }
+        return 0;
+    }
+    return read_bits(vm->in, vm->in_bitpos, e->width);
+}
+
+static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
+{
+    VM_DISPATCH(e->op)
+    {
+    VM_CASE(CONST) return e->k;
+    VM_CASE(LOAD) return vm->slots[e->slot];
+    VM_CASE(LOADX)
+    {
+        int64_t s = ref_slot(vm, e);
+        return s < 0 ? 0 : vm->slots[s];
+    }
+    VM_CASE(ADD) return (eval(vm, e->a) + eval(vm, e->b)) & e->mask;
+    VM_CASE(SUB) return (eval(vm, e->a) - eval(vm, e->b)) & e->mask;
+    VM_CASE(MUL) return (eval(vm, e->a) * eval(vm, e->b)) & e->mask;
+    VM_CASE(DIV)
+    {
+        uint64_t x = eval(vm, e->a);
+        uint64_t y = eval(vm, e->b);
+        return y ? x / y : 0;
+    }
+    VM_CASE(MOD)
+    {
+        uint64_t x = eval(vm, e->a);
+        uint64_t y = eval(vm, e->b);
+        return y ? x % y : 0;
+    }
+    VM_CASE(SHL)
+    {
+        uint64_t x = eval(vm, e->a);
+        uint64_t n = eval(vm, e->b);
+        return n >= e->width ? 0 : (x << n) & e->mask;
+    }
+    VM_CASE(SHR)
+    {
+        uint64_t x = eval(vm, e->a);
+        uint64_t n = eval(vm, e->b);
+        if (e->sgn) {
+            int64_t sx = sext(x, e->width);
+            return (uint64_t)(sx >> (n >= 63 ? 63 : n)) & e->mask;
+        }
+        return n >= e->width ? 0 : x >> n;
+    }
+    VM_CASE(AND) return eval(vm, e->a) & eval(vm, e->b);
+    VM_CASE(OR) return eval(vm, e->a) | eval(vm, e->b);
+    VM_CASE(XOR) return eval(vm, e->a) ^ eval(vm, e->b);
+    VM_CASE(NOT) return ~eval(vm, e->a) & e->mask;
+    VM_CASE(NEG) return (0 - eval(vm, e->a)) & e->mask;
+    VM_CASE(SADD)
+    {
+        uint64_t x = eval(vm, e->a);
+        return sat(e, x, eval(vm, e->b), true);
+    }
+    VM_CASE(SSUB)
+    {
+        uint64_t x = eval(vm, e->a);
+        return sat(e, x, eval(vm, e->b), false);
+    }
+    VM_CASE(EQ) return compare(vm, e) == 0;
+    VM_CASE(NE) return compare(vm, e) != 0;
+    VM_CASE(LT) return compare(vm, e) < 0;
+    VM_CASE(LE) return compare(vm, e) <= 0;
+    VM_CASE(GT) return compare(vm, e) > 0;
+    VM_CASE(GE) return compare(vm, e) >= 0;
+    VM_CASE(LAND) return eval(vm, e->a) && eval(vm, e->b);
+    VM_CASE(LOR) return eval(vm, e->a) || eval(vm, e->b);
+    VM_CASE(LNOT) return !eval(vm, e->a);
+    VM_CASE(COND) return eval(vm, e->a) ? eval(vm, e->b) : eval(vm, e->c);
+    VM_CASE(CONCAT)
+    {
+        uint64_t x = eval(vm, e->a);
+        uint64_t y = eval(vm, e->b);
+        return ((x << e->awidth) | y) & e->mask;
+    }
+    VM_CASE(SLICE)
+    {
+        if (e->a->nw > 1) {
+            struct p4_big x;
+            load_big(vm, e->a, &x, false);
+            p4big_shr(&x, &x, (unsigned)e->aux, false);
+            return x.w[0] & e->mask;
+        }
+        return (eval(vm, e->a) >> e->aux) & e->mask;
+    }
+    VM_CASE(CAST)
+    {
+        uint64_t x;
+        if (e->a->nw > 1) {
+            struct p4_big b;
+            load_big(vm, e->a, &b, false);
+            x = b.w[0];
+        } else {
+            x = eval(vm, e->a);
+        }
+        if (e->type->kind == P4T_BOOL)
+            return x != 0;
+        if (e->sgn && e->awidth < 64)
+            x = (uint64_t)sext(x, e->awidth);
+        return x & e->mask;
+    }
+    VM_CASE(ISVALID)
+    {
+        int64_t s = ref_slot(vm, e->a);
+        return s < 0 ? 0 : vm->slots[s];
+    }
+    VM_CASE(CALL)
+    {
+        const struct p4ir_call *c = e->ptr;
+        call(vm, c);
+        return vm->slots[c->fn->ret_slot];
+    }
+    VM_CASE(HIT)
+    {
+        bool hit;
+        apply_table(vm, e->ptr, &hit);
+        return hit;
+    }
+    VM_CASE(MISS)
+    {
+        bool hit;
+        apply_table(vm, e->ptr, &hit);
+        return !hit;
+    }
+    VM_CASE(LOOKAHEAD) return lookahead(vm, e);
+    VM_CASE(LASTINDEX) return (vm->slots[e->slot] - 1) & 0xffffffffu;
+    VM_CASE(EQC)
+    VM_CASE(NEC)
+    {
+        int64_t x = ref_slot(vm, e->a);
+        int64_t y = ref_slot(vm, e->b);
+        bool eq = x >= 0 && y >= 0 &&
+                  memcmp(vm->slots + x, vm->slots + y, (size_t)e->aux2 * 8) == 0;
+        return e->op == P4OP_EQC ? eq : !eq;
+    }
+    }
+    return 0;
+}
+
+void p4vm_eval_const(const struct p4ir_expr *e, uint64_t *out)
+{
+    struct p4vm vm;
+    memset(&vm, 0, sizeof(vm));
+    if (e->nw > 1)
+        evalw(&vm, e, out);
+    else
+        out[0] = eval(&vm, e);
+}
+
+/* ---- statements ---- */
+
+static void store(struct p4vm *vm, const struct p4ir_expr *ref, const struct p4ir_expr *val)
+{
+    if (ref->nw == 1) {
+        uint64_t v = eval(vm, val);
+        int64_t s = ref_slot(vm, ref);
+        if (s >= 0)
+            vm->slots[s] = v & ref->mask;
+        return;
+    }
+    uint64_t tmp[P4_WMAX];
+    evalw(vm, val, tmp);
+    int64_t s = ref_slot(vm, ref);
+    if (s >= 0)
+        memcpy(vm->slots + s, tmp, (size_t)ref->nw * 8);
+}
+
+__attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref, int lo,
+                        const struct p4ir_expr *val)
+{
+    uint64_t v = eval(vm, val);
+    int64_t s = ref_slot(vm, ref);
+    if (s < 0)
+        return;
+    int w = val->width;
+    if (ref->nw == 1) {
+        uint64_t m = p4util_mask64(w) << lo;
+        vm->slots[s] = (vm->slots[s] & ~m) | ((v << lo) & m);
+        return;
+    }
+    struct p4_big cur;
+    struct p4_big m;
+    struct p4_big nv;
+    memset(&cur, 0, sizeof(cur));
+    memcpy(cur.w, vm->slots + s, (size_t)ref->nw * 8);
+    memset(&m, 0, sizeof(m));
+    p4util_wmask(m.w, P4_WMAX, w);
+    p4big_shl(&m, &m, (unsigned)lo);
+    p4big_set_u64(&nv, v);
+    p4big_shl(&nv, &nv, (unsigned)lo);
+    for (int i = 0; i < ref->nw; i++)
+        vm->slots[s + i] = (cur.w[i] & ~m.w[i]) | (nv.w[i] & m.w[i]);
+}
+
+static void parser_fail(struct p4vm *vm, int err)
+{
+    vm->parser_error = err;
+    vm->flow = P4VM_EXIT;
+}
+
+static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    const struct p4ir_expr *ref = st->a;
+    int64_t s = ref_slot(vm, ref);
+    if (s < 0) {
+        parser_fail(vm, ERR_STACK_OUT_OF_BOUNDS);
+        return;
+    }
+    const struct p4_type *t = st->type;
+    if (vm->in_bitpos + (uint32_t)t->width > vm->in_len * 8) {
+        parser_fail(vm, ERR_PACKET_TOO_SHORT);
+        return;
+    }
+    uint64_t *h = vm->slots + s;
+    uint32_t pos = vm->in_bitpos;
+    for (int i = 0; i < t->nfields; i++) {
+        const struct p4_field *f = &t->fields[i];
+        read_field(vm->in, pos + (uint32_t)f->bitoff, f->type->width, h + f->off);
+    }
+    h[0] = 1;
+    vm->in_bitpos += (uint32_t)t->width;
+    if (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)
+        vm->slots[ref->slot]++;
+}
+
+static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t *h)
+{
+    if (!h[0])
+        return;
+    uint32_t bytes = (uint32_t)t->width / 8;
+    if (vm->out_len + bytes > vm->out_cap) {
+        vm->out_overflow = true;
+        return;
+    }
+    uint8_t *o = vm->out + vm->out_len;
+    uint32_t base = 0;
+    for (int i = 0; i < t->nfields; i++) {
+        const struct p4_field *f = &t->fields[i];
+        int w = f->type->width;
+        uint32_t pos = base + (uint32_t)f->bitoff;
+        if (w <= 64)
+            write_bits(o, pos, w, h[f->off]);
+        else
+            write_field(o, pos, w, h + f->off);
+    }
+    vm->out_len += bytes;
+}
+
+static void emit(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    int64_t s = ref_slot(vm, st->a);
+    if (s < 0)
+        return;
+    const struct p4_type *t = st->type;
+    if (t->kind == P4T_HEADER) {
+        emit_header(vm, t, vm->slots + s);
+        return;
+    }
+    for (int i = 0; i < t->size; i++)
+        emit_header(vm, t->elem, vm->slots + s + 1 + i * t->elem->nslots);
+}
+
+__attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st, bool push)
+{
+    int64_t s = ref_slot(vm, st->a);
+    if (s < 0)
+        return;
+    const struct p4_type *t = st->type;
+    int n = st->aux;
+    int es = t->elem->nslots;
+    uint64_t *base = vm->slots + s + 1;
+    int size = t->size;
+    if (n > size)
+        n = size;
+    if (push) {
+        memmove(base + n * es, base, (size_t)(size - n) * (size_t)es * 8);
+        for (int i = 0; i < n; i++)
+            base[i * es] = 0;
+        uint64_t ni = vm->slots[s] + (uint64_t)n;
+        vm->slots[s] = ni > (uint64_t)size ? (uint64_t)size : ni;
+    } else {
+        memmove(base, base + n * es, (size_t)(size - n) * (size_t)es * 8);
+        for (int i = size - n; i < size; i++)
+            base[i * es] = 0;
+        vm->slots[s] = vm->slots[s] >= (uint64_t)n ? vm->slots[s] - (uint64_t)n : 0;
+    }
+}
+
+/* Packs data-list values MSB first into vm->buf; returns the byte length. */
+static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
+{
+    uint32_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += v[i]->width;
+    uint32_t cap = (uint32_t)sizeof(vm->buf) * 8;
+    if (total > cap)
+        total = cap;
+    memset(vm->buf, 0, (total + 7) / 8);
+    uint32_t bits = 0;
+    for (int i = 0; i < n; i++) {
+        const struct p4ir_expr *e = v[i];
+        int w = e->width;
+        if (e->hdr) { /* fields of invalid headers are left out (bmv2) */
+            int64_t hs = ref_slot(vm, e->hdr);
+            if (hs < 0 || !vm->slots[hs])
+                continue;
+        }
+        if (bits + (uint32_t)w > cap)
+            break;
+        if (e->nw > 1) {
+            uint64_t tmp[P4_WMAX];
+            evalw(vm, e, tmp);
+            write_field(vm->buf, bits, w, tmp);
+        } else {
+            write_bits(vm->buf, bits, w, eval(vm, e));
+        }
+        bits += (uint32_t)w;
+    }
+    return (bits + 7) / 8;
+}
+
+static void set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v)
+{
+    int64_t s = ref_slot(vm, ref);
+    if (s < 0)
+        return;
+    if (ref->nw > 1) {
+        memset(vm->slots + s, 0, (size_t)ref->nw * 8);
+        vm->slots[s] = v;
+    } else {
+        vm->slots[s] = v & ref->mask;
+    }
+}
+
+static uint64_t checksum(struct p4vm *vm, const struct p4ir_stmt *st, int first)
+{
+    size_t len = pack(vm, st->args + first, st->nargs - first);
+    if (st->flag && vm->in) { /* _with_payload: append the unparsed bytes */
+        uint32_t off = (uint32_t)vm->slots[0];
+        for (uint32_t i = off; i < vm->in_len && len < sizeof(vm->buf); i++)
+            vm->buf[len++] = vm->in[i];
+    }
+    if (st->aux2 == P4HASH_RANDOM)
+        return p4pipe_random(vm->pipe);
+    return p4hash_compute(st->aux2, vm->buf, len);
+}
+
+__attribute__((noinline)) static void log_msg(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    if (!vm->pipe || !vm->pipe->host.log)
+        return;
+    const char *fmt = st->args[0]->ptr;
+    char msg[512];
+    size_t n = 0;
+    int arg = 1;
+    for (const char *c = fmt; *c && n + 24 < sizeof(msg); c++) {
+        if (c[0] == '{' && c[1] == '}' && arg < st->nargs) {
+            const struct p4ir_expr *e = st->args[arg++];
+            uint64_t v = e->nw > 1 ? 0 : eval(vm, e);
+            if (e->type->kind == P4T_INT)
+                n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%lld",
+                                      (long long)sext(v, e->width));
+            else
+                n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%llu", (unsigned long long)v);
+            c++;
+        } else {
+            msg[n++] = *c;
+        }
+    }
+    msg[n] = 0;
+    vm->pipe->host.log(vm->pipe->host.ud, msg);
+}
+
+__attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    const struct p4_prog *prog = vm->prog;
+    struct p4_pipe *pipe = vm->pipe;
+    switch ((enum p4builtin)st->aux) {
+    case P4B_MARK_TO_DROP:
+        vm->slots[prog->std.egress_spec] = 511;
+        if (prog->std.mcast_grp >= 0)
+            vm->slots[prog->std.mcast_grp] = 0;
+        return;
+    case P4B_REG_READ: {
+        const struct p4ir_extern *x = &prog->externs[st->aux2];
+        uint64_t idx = eval(vm, st->args[1]);
+        int64_t s = ref_slot(vm, st->args[0]);
+        if (s < 0)
+            return;
+        if (idx < (uint64_t)x->size)
+            memcpy(vm->slots + s, pipe->ext[st->aux2].vals + idx * (uint64_t)x->nw,
+                   (size_t)x->nw * 8);
+        else
+            memset(vm->slots + s, 0, (size_t)x->nw * 8);
+        return;
+    }
+    case P4B_REG_WRITE: {
+        const struct p4ir_extern *x = &prog->externs[st->aux2];
+        uint64_t idx = eval(vm, st->args[0]);
+        uint64_t tmp[P4_WMAX];
+        if (x->nw > 1)
+            evalw(vm, st->args[1], tmp);
+        else
+            tmp[0] = eval(vm, st->args[1]) & p4util_mask64(x->width);
+        if (idx < (uint64_t)x->size)
+            memcpy(pipe->ext[st->aux2].vals + idx * (uint64_t)x->nw, tmp, (size_t)x->nw * 8);
+        return;
+    }
+    case P4B_COUNT: {
+        const struct p4ir_extern *x = &prog->externs[st->aux2];
+        uint64_t idx = eval(vm, st->args[0]);
+        if (idx < (uint64_t)x->size) {
+            pipe->ext[st->aux2].packets[idx]++;
+            pipe->ext[st->aux2].bytes[idx] += vm->packet_length;
+        }
+        return;
+    }
+    case P4B_METER: {
+        const struct p4ir_extern *x = &prog->externs[st->aux2];
+        uint64_t idx = eval(vm, st->args[0]);
+        enum p4_color c = P4_GREEN;
+        if (idx < (uint64_t)x->size)
+            c = p4table_meter(&pipe->ext[st->aux2].meters[idx],
+                              x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
+        set_ref(vm, st->args[1], (uint64_t)c);
+        return;
+    }
+    case P4B_DMETER:
+        set_ref(vm, st->args[0], vm->dmeter_color[st->aux2 & 63]);
+        return;
+    case P4B_HASH: {
+        uint64_t base = eval(vm, st->args[1]);
+        uint64_t max;
+        if (st->args[2]->nw > 1) { /* a max of 2^64 or more never reduces the hash */
+            uint64_t w[P4_WMAX];
+            evalw(vm, st->args[2], w);
+            bool big = false;
+            for (int i = 1; i < st->args[2]->nw; i++)
+                big |= w[i] != 0;
+            max = w[0];
+            if (big) {
+                uint64_t h = st->aux2 == P4HASH_RANDOM
+                                 ? p4pipe_random(pipe)
+                                 : p4hash_compute(st->aux2, vm->buf,
+                                                  pack(vm, st->args + 3, st->nargs - 3));
+                set_ref(vm, st->args[0], base + h);
+                return;
+            }
+        } else {
+            max = eval(vm, st->args[2]);
+        }
+        uint64_t h;
+        if (st->aux2 == P4HASH_RANDOM) {
+            h = p4pipe_random(pipe);
+        } else {
+            size_t len = pack(vm, st->args + 3, st->nargs - 3);
+            h = p4hash_compute(st->aux2, vm->buf, len);
+        }
+        set_ref(vm, st->args[0], max ? base + h % max : base);
+        return;
+    }
+    case P4B_RANDOM: {
+        uint64_t lo = eval(vm, st->args[1]);
+        uint64_t hi = eval(vm, st->args[2]);
+        uint64_t r = lo;
+        if (hi > lo) {
+            uint64_t span = hi - lo + 1;
+            r = lo + (span ? p4pipe_random(pipe) % span : p4pipe_random(pipe));
+        }
+        set_ref(vm, st->args[0], r);
+        return;
+    }
+    case P4B_VERIFY_CKSUM: {
+        if (!eval(vm, st->args[0]))
+            return;
+        uint64_t c = checksum(vm, st, 2);
+        uint64_t have = eval(vm, st->args[1]);
+        if ((c & st->args[1]->mask) != have && prog->std.checksum_error >= 0)
+            vm->slots[prog->std.checksum_error] = 1;
+        return;
+    }
+    case P4B_UPDATE_CKSUM:
+        if (eval(vm, st->args[0]))
+            set_ref(vm, st->args[1], checksum(vm, st, 2));
+        return;
+    case P4B_CLONE:
+        vm->clone_session = (int)(eval(vm, st->args[0]) & 0x7fffffff);
+        vm->clone_fl = st->aux2;
+        vm->clone_e2e = st->vals[0] != 0;
+        return;
+    case P4B_RESUBMIT:
+        vm->resubmit = true;
+        vm->resubmit_fl = st->aux2;
+        return;
+    case P4B_RECIRC:
+        vm->recirculate = true;
+        vm->recirc_fl = st->aux2;
+        return;
+    case P4B_NOP:
+    case P4B_DCOUNT:
+        return;
+    case P4B_LOG_MSG:
+        log_msg(vm, st);
+        return;
+    case P4B_TRUNCATE:
+        /* kept in the packet state (slot 0, high half) so it survives to egress */
+        vm->slots[0] = (vm->slots[0] & 0xffffffffu) | (eval(vm, st->args[0]) & 0xffffffffu) << 32;
+        return;
+    case P4B_ASSERT:
+        if (!eval(vm, st->args[0]) && pipe && pipe->host.log)
+            pipe->host.log(pipe->host.ud, "assertion failed");
+        return;
+    }
+}
+
+static void exec(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    switch (st->op) {
+    case P4ST_ASSIGN:
+        store(vm, st->a, st->b);
+        return;
+    case P4ST_ASSIGN_SLICE:
+        store_slice(vm, st->a, st->aux, st->b);
+        return;
+    case P4ST_COPY: {
+        int64_t src = ref_slot(vm, st->b);
+        int64_t dst = ref_slot(vm, st->a);
+        if (src >= 0 && dst >= 0)
+            memmove(vm->slots + dst, vm->slots + src, (size_t)st->aux * 8);
+        return;
+    }
+    case P4ST_SETVALID: {
+        int64_t s = ref_slot(vm, st->a);
+        if (s >= 0)
+            vm->slots[s] = (uint64_t)st->aux;
+        return;
+    }
+    case P4ST_BLOCK:
+        exec_block(vm, &st->body);
+        return;
+    case P4ST_IF:
+        if (eval(vm, st->b))
+            exec_block(vm, &st->body);
+        else
+            exec_block(vm, &st->els);
+        return;
+    case P4ST_SWITCH: {
+        bool hit;
+        int a = apply_table(vm, st->table, &hit);
+        if (vm->flow)
+            return;
+        if (a >= 0 && st->has_case[a])
+            exec_block(vm, &st->cases[a]);
+        else
+            exec_block(vm, &st->els);
+        return;
+    }
+    case P4ST_SWITCHV: {
+        uint64_t v = eval(vm, st->b);
+        for (int i = 0; i < st->ncases; i++) {
+            if (st->has_case[i] && st->vals[i] == v) {
+                exec_block(vm, &st->cases[i]);
+                return;
+            }
+        }
+        exec_block(vm, &st->els);
+        return;
+    }
+    case P4ST_APPLY: {
+        bool hit;
+        apply_table(vm, st->table, &hit);
+        return;
+    }
+    case P4ST_CALL:
+        call(vm, st->call);
+        return;
+    case P4ST_EXIT:
+        vm->flow = P4VM_EXIT;
+        return;
+    case P4ST_RETURN:
+        if (st->a)
+            store(vm, st->a, st->b);
+        vm->flow = P4VM_RETURN;
+        return;
+    case P4ST_BUILTIN:
+        builtin(vm, st);
+        return;
+    case P4ST_EXTRACT:
+        extract(vm, st);
+        return;
+    case P4ST_EMIT:
+        emit(vm, st);
+        return;
+    case P4ST_VERIFY:
+        if (!eval(vm, st->a))
+            parser_fail(vm, (int)eval(vm, st->b));
+        return;
+    case P4ST_ADVANCE: {
+        uint64_t n = eval(vm, st->b);
+        if (vm->in_bitpos + n > (uint64_t)vm->in_len * 8)
+            parser_fail(vm, ERR_PACKET_TOO_SHORT);
+        else
+            vm->in_bitpos += (uint32_t)n;
+        return;
+    }
+    case P4ST_PUSH:
+    case P4ST_POP:
+        stack_shift(vm, st, st->op == P4ST_PUSH);
+        return;
+    case P4ST_ZERO: {
+        int64_t s = ref_slot(vm, st->a);
+        if (s >= 0)
+            memset(vm->slots + s, 0, (size_t)st->aux * 8);
+        return;
+    }
+    }
+}
+
+static void exec_block(struct p4vm *vm, const struct p4ir_block *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        exec(vm, b->s[i]);
+        if (vm->flow)
+            return;
+    }
+}
+
+/* Copy-in/copy-out call of an action, function or nested control. */
+static void call(struct p4vm *vm, const struct p4ir_call *c)
+{
+    const struct p4ir_callable *fn = c->fn;
+    for (int i = 0; i < c->nargs; i++) {
+        const struct p4ir_param *p = &fn->params[i];
+        const struct p4ir_expr *arg = c->args[i];
+        if (!arg)
+            continue;
+        if (p->dir == P4_DIR_OUT) {
+            memset(vm->slots + p->slot, 0, (size_t)p->nslots * 8);
+        } else if (arg->op != P4OP_SLICE && (p->type->kind == P4T_HEADER ||
+                                             p->type->kind == P4T_STRUCT ||
+                                             p->type->kind == P4T_STACK)) {
+            int64_t s = ref_slot(vm, arg);
+            if (s >= 0)
+                memmove(vm->slots + p->slot, vm->slots + s, (size_t)p->nslots * 8);
+        } else if (p->nslots > 1) {
+            evalw(vm, arg, vm->slots + p->slot);
+        } else {
+            vm->slots[p->slot] = eval(vm, arg);
+        }
+    }
+    exec_block(vm, &fn->body);
+    if (vm->flow == P4VM_RETURN)
+        vm->flow = P4VM_NORMAL;
+    for (int i = 0; i < c->nargs; i++) {
+        const struct p4ir_param *p = &fn->params[i];
+        const struct p4ir_expr *arg = c->args[i];
+        if (!arg || (p->dir != P4_DIR_OUT && p->dir != P4_DIR_INOUT))
+            continue;
+        if (arg->op == P4OP_SLICE) {
+            int64_t s = ref_slot(vm, arg->a);
+            if (s < 0)
+                continue;
+            uint64_t m = p4util_mask64(arg->width) << arg->aux;
+            if (arg->a->nw == 1)
+                vm->slots[s] = (vm->slots[s] & ~m) | ((vm->slots[p->slot] << arg->aux) & m);
+            continue;
+        }
+        int64_t s = ref_slot(vm, arg);
+        if (s >= 0)
+            memmove(vm->slots + s, vm->slots + p->slot, (size_t)p->nslots * 8);
+    }
+}
+
+static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
+{
+    struct p4_pipe *pipe = vm->pipe;
+    struct p4table *rt = &pipe->tables[t->id];
+    uint64_t *key = pipe->keybuf;
+    for (int i = 0; i < t->nkeys; i++) {
+        const struct p4ir_key *k = &t->keys[i];
+        if (k->nw == 1)
+            key[k->woff] = eval(vm, k->e);
+        else
+            evalw(vm, k->e, key + k->woff);
+    }
+    struct p4table_entry *en = p4table_lookup(rt, key);
+    int action;
+    const uint64_t *data;
+    if (en) {
+        *hit = true;
+        action = en->action;
+        data = en->data;
+        if (t->direct_counter >= 0) {
+            en->packets++;
+            en->bytes += vm->packet_length;
+        }
+        if (t->direct_meter >= 0) {
+            const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
+            vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
+                &en->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
+        }
+    } else {
+        *hit = false;
+        action = rt->default_action;
+        data = rt->default_data;
+        if (t->direct_meter >= 0)
+            vm->dmeter_color[t->direct_meter & 63] = P4_GREEN;
+    }
+    if (action < 0)
+        return -1;
+    const struct p4ir_table_action *ta = &t->actions[action];
+    const struct p4ir_callable *fn = ta->call.fn;
+    int w = 0;
+    for (int i = 0; i < fn->nparams; i++) {
+        const struct p4ir_param *p = &fn->params[i];
+        if (p->dir != P4_DIR_NONE)
+            continue;
+        memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
+        w += p->nslots;
+    }
+    call(vm, &ta->call);
+    return action;
+}
+
+/* ---- blocks ---- */
+
+void p4vm_run_parser(struct p4vm *vm)
+{
+    const struct p4_prog *prog = vm->prog;
+    vm->flow = P4VM_NORMAL;
+    vm->parser_error = 0;
+    exec_block(vm, &prog->parser_init);
+    int st = prog->start_state;
+    int steps = 0;
+    uint64_t keys[16];
+    while (st >= 0 && vm->flow == P4VM_NORMAL) {
+        if (++steps > 100000) {
+            vm->parser_error = ERR_PARSER_TIMEOUT;
+            break;
+        }
+        const struct p4ir_state *s = &prog->states[st];
+        exec_block(vm, &s->body);
+        if (vm->flow)
+            break;
+        if (!s->nkeys) {
+            st = s->next;
+            continue;
+        }
+        int nk = s->nkeys < 16 ? s->nkeys : 16;
+        for (int i = 0; i < nk; i++)
+            keys[i] = eval(vm, s->keys[i]);
+        if (vm->flow)
+            break;
+        int next = -3;
+        for (int c = 0; c < s->ncases && next == -3; c++) {
+            const struct p4ir_case *pc = &s->cases[c];
+            bool ok = true;
+            for (int i = 0; i < nk && ok; i++) {
+                switch (pc->kind[i]) {
+                case P4SEL_VALUE:
+                    ok = keys[i] == pc->v[i];
+                    break;
+                case P4SEL_MASK:
+                    ok = (keys[i] & pc->m[i]) == pc->v[i];
+                    break;
+                case P4SEL_RANGE:
+                    ok = keys[i] >= pc->v[i] && keys[i] <= pc->m[i];
+                    break;
+                default:
+                    break;
+                }
+            }
+            if (ok)
+                next = pc->next;
+        }
+        if (next == -3) {
+            vm->parser_error = ERR_NO_MATCH;
+            break;
+        }
+        st = next;
+    }
+    vm->flow = P4VM_NORMAL;
+    vm->slots[0] = vm->in_bitpos / 8;
+    if (prog->std.parser_error >= 0)
+        vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;
+}
+
+void p4vm_run_control(struct p4vm *vm, const struct p4ir_callable *c)
+{
+    vm->flow = P4VM_NORMAL;
+    exec_block(vm, &c->body);
+    vm->flow = P4VM_NORMAL;
+}

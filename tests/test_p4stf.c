@@ -1,0 +1,167 @@
+/* STF runner semantics that need a failing run to observe: mismatches, missing and
+ * unexpected packets, prefix vs exact ('$') compare, '*' nibbles, bad input with locations,
+ * name suffix matching and its ambiguity. Uses p4/programs/basic.p4 from the repo root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "p4/engine/p4.h"
+#include "p4/engine/p4stf.h"
+
+/* IPv4 to 10.0.1.5, TTL 64; forwarded output with dst aa.., TTL 63 and a new checksum. */
+#define PKT_IN "000000000001000000000002080045000018000100004011" \
+               "65CE0A0000020A000105DEADBEEF"
+#define PKT_OUT "AABBCCDDEEFF000000000001080045000018000100003F11" \
+                "66CE0A0000020A000105DEADBEEF"
+#define ADD "add ipv4_lpm hdr.ipv4.dstAddr:0x0a000100/24 ipv4_forward(dstAddr:0xaabbccddeeff, " \
+            "port:1)\n"
+
+struct result {
+    int rc;
+    char *out;
+    char *err;
+};
+
+static struct result run(const char *stf)
+{
+    char path[] = "/tmp/ddlsim-stf-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(stf, f);
+    fclose(f);
+    struct result r;
+    size_t lo;
+    size_t le;
+    FILE *o = open_memstream(&r.out, &lo);
+    FILE *e = open_memstream(&r.err, &le);
+    int nerr;
+    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", e, &nerr);
+    assert_non_null(prog);
+    r.rc = p4stf_run(prog, path, o, e);
+    fclose(o);
+    fclose(e);
+    p4_prog_free(prog);
+    unlink(path);
+    return r;
+}
+
+static void done(struct result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static void test_p4stf_pass(void **state)
+{
+    (void)state;
+    struct result r = run(ADD "packet 0 " PKT_IN "\nexpect 1 " PKT_OUT " $\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
+    /* prefix compare, '*' nibbles, spaces anywhere */
+    r = run(ADD "packet 0 " PKT_IN "\nexpect 1 AABB CCDD EEFF **** **** **01\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
+    /* `expect PORT` without data: any number of packets on that port */
+    r = run(ADD "packet 0 " PKT_IN "\npacket 0 " PKT_IN "\nexpect 1\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
+    /* lpm length from the written digits: 0x0a00**** is /16, so 10.0.1.5 matches */
+    r = run("add ipv4_lpm dstAddr:0x0a00**** ipv4_forward(dstAddr:0xaabbccddeeff, port:1)\n"
+            "packet 0 " PKT_IN "\nexpect 1 " PKT_OUT "\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
+}
+
+static void test_p4stf_mismatch_reports_bytes(void **state)
+{
+    (void)state;
+    struct result r = run(ADD "packet 0 " PKT_IN "\nexpect 1 AABBCCDDEE00\n");
+    assert_int_equal(r.rc, 1);
+    assert_non_null(strstr(r.out, ":3: packet on port 1 differs\n  expected: AABBCCDDEE00\n"
+                                  "  received: " PKT_OUT "\n"));
+    done(&r);
+}
+
+static void test_p4stf_exact_length(void **state)
+{
+    (void)state;
+    /* the output is longer than the expectation: ok as a prefix, fails with '$' */
+    struct result r = run(ADD "packet 0 " PKT_IN "\nexpect 1 AABBCCDDEEFF $\n");
+    assert_int_equal(r.rc, 1);
+    done(&r);
+}
+
+static void test_p4stf_missing_and_unexpected(void **state)
+{
+    (void)state;
+    struct result r = run(ADD "packet 0 " PKT_IN "\nexpect 2 AABB\n");
+    assert_int_equal(r.rc, 1);
+    assert_non_null(strstr(r.out, "expected packet on port 2 not received"));
+    assert_non_null(strstr(r.out, "unexpected packet on port 1"));
+    done(&r);
+    /* two packets, one expect */
+    r = run(ADD "packet 0 " PKT_IN "\npacket 0 " PKT_IN "\nexpect 1 " PKT_OUT "\n");
+    assert_int_equal(r.rc, 1);
+    done(&r);
+}
+
+static void test_p4stf_bad_input(void **state)
+{
+    (void)state;
+    struct result r = run("add no_such_table k:1 a()\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, ":1:5: error: unknown table 'no_such_table'"));
+    done(&r);
+    r = run("\npacket 0 00 1G\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, ":2:14: error: invalid hex digit near 'G'"));
+    done(&r);
+    r = run("add ipv4_lpm hdr.ipv4.dstAddr:0x0a000100/24 ipv4_forward(port:1)\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "missing parameter 'dstAddr'"));
+    done(&r);
+    r = run("frobnicate 1\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, ":1:1: error: unknown command 'frobnicate'"));
+    done(&r);
+    r = run("add ipv4_lpm dstAddr:0x0a0*0100 drop()\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "must be at the end"));
+    done(&r);
+}
+
+static void test_p4stf_suffix_names(void **state)
+{
+    (void)state;
+    /* key by suffix, action by qualified name, default action by suffix */
+    struct result r = run("add MyIngress.ipv4_lpm dstAddr:0x0a000100/24 "
+                          "MyIngress.ipv4_forward(dstAddr:0xaabbccddeeff, port:1)\n"
+                          "setdefault ipv4_lpm NoAction()\n"
+                          "packet 0 " PKT_IN "\nexpect 1 " PKT_OUT "\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
+    r = run("add ipv4_lpm Addr:0x0a000100/24 drop()\n"); /* srcAddr? no: only dstAddr is a key */
+    assert_int_equal(r.rc, 0);
+    done(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_p4stf_pass),
+        cmocka_unit_test(test_p4stf_mismatch_reports_bytes),
+        cmocka_unit_test(test_p4stf_exact_length),
+        cmocka_unit_test(test_p4stf_missing_and_unexpected),
+        cmocka_unit_test(test_p4stf_bad_input),
+        cmocka_unit_test(test_p4stf_suffix_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

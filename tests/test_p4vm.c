@@ -1,0 +1,203 @@
+/* The per-packet API (p4.h) without the STF runner: forwarding decisions, priority, clone
+ * requests, output length changes (headers added and removed, virtual payload carried),
+ * state buffers that outlive the pipeline's scratch, and the host time callback. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "p4/engine/p4.h"
+#include "p4/engine/p4rt.h"
+
+static const char program[] =
+    "#include <core.p4>\n"
+    "#include <v1model.p4>\n"
+    "header a_t { bit<8> op; bit<8> arg; }\n"
+    "header tag_t { bit<16> v; }\n"
+    "struct headers { a_t a; tag_t tag; }\n"
+    "struct meta_t { bit<8> seen; }\n"
+    "parser P(packet_in pkt, out headers h, inout meta_t m, inout standard_metadata_t sm) {\n"
+    "  state start { pkt.extract(h.a); transition select(h.a.op) {\n"
+    "    0x10: tagged; default: accept; } }\n"
+    "  state tagged { pkt.extract(h.tag); transition accept; }\n"
+    "}\n"
+    "control VC(inout headers h, inout meta_t m) { apply { } }\n"
+    "control I(inout headers h, inout meta_t m, inout standard_metadata_t sm) {\n"
+    "  apply {\n"
+    "    m.seen = h.a.arg;\n"
+    "    sm.priority = h.a.arg[2:0];\n"
+    "    if (h.a.op == 1) { sm.egress_spec = 7; h.tag.setValid(); h.tag.v = 0xBEEF; }\n"
+    "    else if (h.a.op == 2) { mark_to_drop(sm); }\n"
+    "    else if (h.a.op == 3) { sm.mcast_grp = 4; }\n"
+    "    else if (h.a.op == 4) { resubmit_preserving_field_list(0); }\n"
+    "    else if (h.a.op == 5) { clone(CloneType.I2E, 33); sm.egress_spec = 1; }\n"
+    "    else if (h.a.op == 0x10) { h.tag.setInvalid(); sm.egress_spec = 2; }\n"
+    "  }\n"
+    "}\n"
+    "control E(inout headers h, inout meta_t m, inout standard_metadata_t sm) {\n"
+    "  apply { h.a.arg = m.seen + 1; if (h.tag.isValid()) { h.tag.v = (bit<16>)sm.egress_global_timestamp; } }\n"
+    "}\n"
+    "control CC(inout headers h, inout meta_t m) { apply { } }\n"
+    "control D(packet_out pkt, in headers h) { apply { pkt.emit(h.a); pkt.emit(h.tag); } }\n"
+    "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n";
+
+struct fixture {
+    struct p4_prog *prog;
+    struct p4_pipe *pipe;
+    int64_t now_ps;
+    uint64_t *state;
+};
+
+static int64_t now(void *ud)
+{
+    return ((struct fixture *)ud)->now_ps;
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    int nerr;
+    f->prog = p4_prog_load_text("vm.p4", program, "p4/include", true, stderr, &nerr);
+    assert_non_null(f->prog);
+    struct p4_host host = {f, now, NULL, false, 1};
+    f->pipe = p4_pipe_create(f->prog, &host);
+    f->state = calloc(1, p4_prog_state_bytes(f->prog));
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    free(f->state);
+    p4_pipe_destroy(f->pipe);
+    p4_prog_free(f->prog);
+    free(f);
+    return 0;
+}
+
+static void ingress(struct fixture *f, const uint8_t *b, uint32_t len, uint32_t wire,
+                    struct p4_ingress_out *out)
+{
+    struct p4_ingress_in in = {b, len, wire, 3, 0, NULL, -1};
+    p4_pipe_ingress(f->pipe, f->state, &in, out);
+}
+
+static void test_p4vm_decisions(void **state)
+{
+    struct fixture *f = *state;
+    struct p4_ingress_out out;
+    uint8_t drop[] = {2, 0};
+    ingress(f, drop, 2, 0, &out);
+    assert_int_equal(out.fwd, P4_FWD_DROP);
+    uint8_t mc[] = {3, 6};
+    ingress(f, mc, 2, 0, &out);
+    assert_int_equal(out.fwd, P4_FWD_MULTICAST);
+    assert_int_equal(out.mcast_grp, 4);
+    assert_int_equal(out.priority, 6);
+    uint8_t rs[] = {4, 0};
+    ingress(f, rs, 2, 0, &out);
+    assert_int_equal(out.fwd, P4_FWD_RESUBMIT);
+    assert_int_equal(out.resubmit_fl, 0);
+    uint8_t cl[] = {5, 0};
+    ingress(f, cl, 2, 0, &out);
+    assert_int_equal(out.fwd, P4_FWD_UNICAST);
+    assert_int_equal(out.egress_port, 1);
+    assert_int_equal(out.clone_session, 33);
+    uint8_t def[] = {9, 0};
+    ingress(f, def, 2, 0, &out);
+    assert_int_equal(out.fwd, P4_FWD_UNICAST);
+    assert_int_equal(out.egress_port, 0); /* standard_metadata starts zeroed */
+    assert_int_equal(out.clone_session, -1);
+}
+
+static void test_p4vm_output_grows_and_shrinks(void **state)
+{
+    struct fixture *f = *state;
+    struct p4_ingress_out io;
+    struct p4_egress_out eo;
+    uint8_t outbuf[64];
+    /* header added: 2 bytes + 2 new + 3 payload bytes carried */
+    uint8_t grow[] = {1, 4, 0xA, 0xB, 0xC};
+    ingress(f, grow, sizeof(grow), 1500, &io);
+    assert_int_equal(io.egress_port, 7);
+    assert_int_equal(io.payload_off, 2);
+    f->now_ps = 5000000; /* 5 us */
+    struct p4_egress_in ein = {7, 0, 0, 0, 0, 0, 0, grow, sizeof(grow), outbuf, sizeof(outbuf)};
+    p4_pipe_egress(f->pipe, f->state, &ein, &eo);
+    assert_false(eo.drop);
+    assert_int_equal(eo.out_len, 7);
+    uint8_t want1[] = {1, 5, 0x00, 0x05, 0xA, 0xB, 0xC};
+    assert_memory_equal(outbuf, want1, 7);
+    /* header removed */
+    uint8_t shrink[] = {0x10, 7, 0x12, 0x34, 0xD};
+    ingress(f, shrink, sizeof(shrink), 0, &io);
+    assert_int_equal(io.payload_off, 4);
+    struct p4_egress_in e2 = {2, 0, 0, 0, 0, 0, 0, shrink, sizeof(shrink), outbuf, 2};
+    p4_pipe_egress(f->pipe, f->state, &e2, &eo);
+    assert_true(eo.overflow); /* 3 bytes do not fit in 2 */
+    e2.out_cap = sizeof(outbuf);
+    ingress(f, shrink, sizeof(shrink), 0, &io);
+    p4_pipe_egress(f->pipe, f->state, &e2, &eo);
+    assert_int_equal(eo.out_len, 3);
+    uint8_t want2[] = {0x10, 8, 0xD};
+    assert_memory_equal(outbuf, want2, 3);
+}
+
+static void test_p4vm_state_is_per_packet(void **state)
+{
+    struct fixture *f = *state;
+    /* two packets through ingress, then egress in reverse order: metadata (m.seen) travels
+     * in each packet's own state buffer */
+    uint64_t *s1 = calloc(1, p4_prog_state_bytes(f->prog));
+    uint64_t *s2 = calloc(1, p4_prog_state_bytes(f->prog));
+    uint8_t p1[] = {9, 0x20};
+    uint8_t p2[] = {9, 0x40};
+    struct p4_ingress_in in1 = {p1, 2, 0, 1, 0, NULL, -1};
+    struct p4_ingress_in in2 = {p2, 2, 0, 1, 0, NULL, -1};
+    struct p4_ingress_out io;
+    p4_pipe_ingress(f->pipe, s1, &in1, &io);
+    p4_pipe_ingress(f->pipe, s2, &in2, &io);
+    uint8_t o[8];
+    struct p4_egress_out eo;
+    struct p4_egress_in e2 = {0, 0, 0, 0, 0, 0, 0, p2, 2, o, sizeof(o)};
+    p4_pipe_egress(f->pipe, s2, &e2, &eo);
+    assert_int_equal(o[1], 0x41);
+    struct p4_egress_in e1 = {0, 0, 0, 0, 0, 0, 0, p1, 2, o, sizeof(o)};
+    p4_pipe_egress(f->pipe, s1, &e1, &eo);
+    assert_int_equal(o[1], 0x21);
+    free(s1);
+    free(s2);
+}
+
+static void test_p4vm_control_plane_errors(void **state)
+{
+    struct fixture *f = *state;
+    char err[128];
+    assert_int_equal(p4rt_register_write(f->pipe, "nope", 0, 1, err, sizeof(err)), -1);
+    assert_string_equal(err, "unknown register 'nope'");
+    assert_int_equal(p4rt_mc_add_member(f->pipe, 4, 1, 10), 0);
+    assert_int_equal(p4rt_mc_add_member(f->pipe, 4, 2, 11), 0);
+    const struct p4_mc_member *m;
+    assert_int_equal(p4_pipe_mcast_members(f->pipe, 4, &m), 2);
+    assert_int_equal(m[1].port, 2);
+    assert_int_equal(m[1].rid, 11);
+    assert_int_equal(p4rt_mirror_add(f->pipe, 33, 5, err, sizeof(err)), 0);
+    assert_int_equal(p4_pipe_mirror_port(f->pipe, 33), 5);
+    assert_int_equal(p4_pipe_mirror_port(f->pipe, 34), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_p4vm_decisions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_p4vm_output_grows_and_shrinks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_p4vm_state_is_per_packet, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_p4vm_control_plane_errors, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
