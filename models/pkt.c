@@ -19,6 +19,8 @@ struct pkt *pkt_alloc(struct sim *sim)
 
 void pkt_free(struct sim *sim, struct pkt *p)
 {
+    if (p->ext)
+        p->ext->release(p->ext);
 #ifdef SIM_DEBUG
     memset(p, 0xdb, sizeof(*p));
 #endif
@@ -32,6 +34,7 @@ struct pkt *pkt_clone(struct sim *sim, const struct pkt *p)
     memcpy(c, p, offsetof(struct pkt, hdr) + p->hdr_len);
     c->id = id;
     c->next = NULL;
+    c->ext = NULL;
     return c;
 }
 

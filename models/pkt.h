@@ -14,7 +14,7 @@
 
 #include "sim/sim.h"
 
-#define PKT_HDR_MAX 128
+#define PKT_HDR_MAX 192
 
 #define ETH_HDR_LEN 14
 #define IPV4_HDR_LEN 20
@@ -30,8 +30,17 @@ enum pkt_ecn {
     PKT_ECN_CE = 3,
 };
 
+/* State a node attaches to a packet it holds (a switch's P4 metadata between ingress and
+ * egress); pkt_free releases it. */
+struct pkt_ext;
+typedef void pkt_ext_release_fn(struct pkt_ext *e);
+struct pkt_ext {
+    pkt_ext_release_fn *release;
+};
+
 struct pkt {
     struct pkt *next;    /* intrusive link for the queue that holds the packet */
+    struct pkt_ext *ext; /* owned: released by pkt_free; not copied by pkt_clone */
     uint64_t id;         /* unique per simulation */
     uint32_t flow;       /* flow index (sim-wide), for statistics */
     uint32_t seq;        /* packet number within the flow */
@@ -42,6 +51,12 @@ struct pkt {
                           * tag (the DDL shim) may set it per message */
     uint8_t tc;          /* traffic class the sender's NIC gave the packet (802.1p): NIC queue,
                           * PFC accounting and pauses */
+    uint8_t qclass;      /* the queue this switch's forwarding stage chose (this hop only) */
+    uint8_t instance;    /* P4 instance_type at this switch */
+    bool tm_ce;          /* this switch's traffic manager marked CE (re-applied after a P4
+                          * deparser rewrote the header) */
+    uint16_t rid;        /* P4 egress_rid (multicast replica) */
+    uint32_t enq_qdepth; /* packets in its queue when it was enqueued (P4 enq_qdepth) */
     sim_time_t t_created; /* when the source made it, ps */
     sim_time_t t_enq;     /* when it entered its current queue, ps */
     sim_time_t qdelay_ps; /* time spent waiting in queues so far */

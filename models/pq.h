@@ -31,7 +31,7 @@ struct pq {
     uint8_t nprio;
     uint8_t sched;   /* enum pq_sched */
     uint8_t drr_cur; /* DRR: class whose turn it is */
-    bool by_tc;      /* classify by p->tc (NIC queues) instead of p->prio (switch queues) */
+    bool by_tc;      /* classify by p->tc (NIC queues) instead of p->qclass (switch queues) */
     uint32_t quantum_bytes;
     uint64_t bytes; /* all classes */
     uint32_t pkts;
@@ -40,7 +40,7 @@ struct pq {
 void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_bytes);
 /* Frees every queued packet. */
 void pq_fini(struct sim *sim, struct pq *q);
-/* Appends p to class min(p->prio (or p->tc), nprio-1). */
+/* Appends p to class min(p->qclass (or p->tc), nprio-1). */
 void pq_enqueue(struct pq *q, struct pkt *p);
 #define PQ_ALL 0xffu
 
@@ -50,7 +50,7 @@ struct pkt *pq_dequeue(struct pq *q, uint8_t allowed);
 /* Class a packet goes to. */
 static inline uint8_t pq_class_of(const struct pq *q, const struct pkt *p)
 {
-    uint8_t c = q->by_tc ? p->tc : p->prio;
+    uint8_t c = q->by_tc ? p->tc : p->qclass;
     return c < q->nprio ? c : (uint8_t)(q->nprio - 1);
 }
 #endif

@@ -8,6 +8,8 @@
 static const char *const sched_names[] = {"strict", "drr", NULL};
 static const char *const ecn_names[] = {"none", "threshold", "red", NULL};
 static const char *const unit_names[] = {"bytes", "packets", NULL};
+static const char *const routes_names[] = {"auto", "on", "off", NULL};
+static const char *const ts_names[] = {"us", "ns", NULL};
 
 #define SWP(field) offsetof(struct switch_cfg, field)
 #define TMP(field) (offsetof(struct switch_cfg, tm) + offsetof(struct tmgr_cfg, field))
@@ -46,7 +48,33 @@ const struct param_def switch_params[] = {
     {"pfc_xon", PARAM_SIZE, TMP(pfc_xon_bytes), "32KB", "0", NULL, NULL,
      "send resume at or below this many bytes"},
     {"pfc_headroom", PARAM_SIZE, TMP(pfc_headroom_bytes), "0", "0", NULL, NULL,
-     "bytes absorbed after XOFF (0 = auto: 2 x rate x delay + 2 MTU frames + PAUSE)"},
+     "bytes absorbed after XOFF (0 = auto: 2 x rate x delay + 3 MTU frames + PAUSE)"},
+    {"program", PARAM_STRING, SWP(program), "basic", NULL, NULL, NULL,
+     "P4 program: basic, tensorexpress, a .p4 path, or none (fixed routing, no P4)"},
+    {"tables", PARAM_NODE, SWP(p4_tables), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 table entries: [{table, key: {field: value}, action, args: {param: value}, priority}]"},
+    {"default_actions", PARAM_NODE, SWP(p4_defaults), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 default actions: [{table, action, args}]"},
+    {"registers", PARAM_NODE, SWP(p4_registers), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 register initial values: [{register, index, value}]"},
+    {"multicast", PARAM_NODE, SWP(p4_multicast), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 multicast groups: [{group, ports: [...], rid}]"},
+    {"mirror", PARAM_NODE, SWP(p4_mirror), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 mirroring (clone) sessions: [{session, port}]"},
+    {"routes", PARAM_ENUM, SWP(routes), "auto", NULL, NULL, routes_names,
+     "P4: install shortest-path routes into route_table (auto: if the program has it)"},
+    {"route_table", PARAM_STRING, SWP(route_table), "ipv4_lpm", NULL, NULL, NULL,
+     "P4: lpm table that receives the routes"},
+    {"route_key", PARAM_STRING, SWP(route_key), "hdr.ipv4.dstAddr", NULL, NULL, NULL,
+     "P4: its key (the destination address)"},
+    {"route_action", PARAM_STRING, SWP(route_action), "ipv4_forward", NULL, NULL, NULL,
+     "P4: its action"},
+    {"route_port_arg", PARAM_STRING, SWP(route_port_arg), "port", NULL, NULL, NULL,
+     "P4: the action parameter that gets the egress port"},
+    {"route_mac_arg", PARAM_STRING, SWP(route_mac_arg), "dstAddr", NULL, NULL, NULL,
+     "P4: the action parameter that gets the next hop MAC (\"\" for none)"},
+    {"timestamps", PARAM_ENUM, SWP(timestamps), "us", NULL, NULL, ts_names,
+     "P4: unit of standard_metadata timestamps (us like bmv2, or ns)"},
 };
 const size_t switch_nparams = ARRAY_LEN(switch_params);
 
@@ -66,29 +94,10 @@ bool node_is_switch(const struct node *n)
     return n->ops == &switch_ops;
 }
 
-/* The default forwarding stage: destination IPv4 address → host index → next hops. */
-static int route_stage(struct sw *sw, uint32_t in_port, struct pkt *p, void *ud)
+void switch_enqueue(struct sw *sw, uint32_t out, struct pkt *p)
 {
-    (void)in_port;
-    (void)ud;
-    if (!pkt_is_ipv4(p))
-        return -1;
-    uint32_t h = pkt_ip_host(pkt_ipv4_dst(p));
-    if (h >= sw->nroutes || sw->routes[h].n == 0)
-        return -1;
-    const struct switch_route *r = &sw->routes[h];
-    if (r->n == 1)
-        return (int)sw->nexthops[r->first];
-    return (int)sw->nexthops[r->first + pkt_flow_hash(p, sw->salt) % r->n];
-}
-
-static void pipeline_out(struct delayline *dl, struct pkt *p, void *ud)
-{
-    (void)dl;
-    struct sw *sw = ud;
     struct sim *sim = sw->node.sim;
-    int out = sw->stage.ingress(sw, p->in_port, p, sw->stage.ud);
-    if (out < 0 || (uint32_t)out >= sw->node.nports) {
+    if (out >= sw->node.nports) {
         sw->no_route_drops++;
         pkt_free(sim, p);
         return;
@@ -96,12 +105,48 @@ static void pipeline_out(struct delayline *dl, struct pkt *p, void *ud)
     uint32_t in = p->in_port;
     uint8_t cls = p->tc & 7;
     bool lossless = tmgr_lossless(&sw->tm, p);
-    if (!tmgr_enqueue(sim, &sw->tm, (uint32_t)out, p))
+    if (!tmgr_enqueue(sim, &sw->tm, out, p))
         return;
     if (lossless && sw->tm.ports[in].ingress_bytes[cls] >= sw->tm.cfg.pfc_xoff_bytes &&
         !((sw->node.ports[in]->pfc_tx.paused >> cls) & 1u))
         pfc_send_xoff(sim, sw->node.ports[in], cls);
     link_kick(sim, &sw->node.ports[out]->tx);
+}
+
+/* Fixed routing: destination IPv4 address → host index → next hops, ECMP by 5-tuple hash;
+ * the queue is the packet's priority. */
+static void route_ingress(struct sw *sw, struct pkt *p)
+{
+    uint32_t h = pkt_is_ipv4(p) ? pkt_ip_host(pkt_ipv4_dst(p)) : UINT32_MAX;
+    if (h >= sw->nroutes || sw->routes[h].n == 0) {
+        sw->no_route_drops++;
+        pkt_free(sw->node.sim, p);
+        return;
+    }
+    const struct switch_route *r = &sw->routes[h];
+    uint32_t k = r->n == 1 ? 0 : pkt_flow_hash(p, sw->salt) % r->n;
+    p->qclass = p->prio;
+    switch_enqueue(sw, sw->nexthops[r->first + k], p);
+}
+
+static const struct switch_stage_ops route_stage = {.ingress = route_ingress};
+
+void switch_set_stage(struct sw *sw, const struct switch_stage_ops *ops, void *ud)
+{
+    sw->stage = ops;
+    sw->stage_ud = ud;
+}
+
+static void pipeline_out(struct delayline *dl, struct pkt *p, void *ud)
+{
+    (void)dl;
+    struct sw *sw = ud;
+    sw->stage->ingress(sw, p);
+}
+
+void switch_reinject(struct sw *sw, struct pkt *p)
+{
+    delayline_push(sw->node.sim, &sw->pipe, p);
 }
 
 static void switch_receive(struct node *n, struct port *in, struct pkt *p)
@@ -120,25 +165,36 @@ static struct pkt *switch_pull(struct node *n, struct port *out)
 {
     struct sw *sw = switch_of(n);
     uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
-    struct pkt *p = tmgr_dequeue(n->sim, &sw->tm, out->index, allowed);
-    if (p)
+    for (;;) {
+        struct pkt *p = tmgr_dequeue(n->sim, &sw->tm, out->index, allowed);
+        if (!p)
+            return NULL;
+        if (tmgr_lossless(&sw->tm, p)) {
+            struct port *in = n->ports[p->in_port];
+            uint8_t cls = p->tc & 7;
+            if (((in->pfc_tx.paused >> cls) & 1u) &&
+                sw->tm.ports[p->in_port].ingress_bytes[cls] <= sw->tm.cfg.pfc_xon_bytes)
+                pfc_send_xon(n->sim, in, cls);
+        }
+        if (sw->stage->egress)
+            p = sw->stage->egress(sw, out->index, p);
+        if (!p)
+            continue; /* dropped or recirculated by the egress stage: try the next one */
+        p->tm_ce = false;
         tmgr_note_tx(&sw->tm, out->index, p, n->sim->now, link_tx_ps(&out->tx, p->size_bytes));
-    if (p && tmgr_lossless(&sw->tm, p)) {
-        struct port *in = n->ports[p->in_port];
-        uint8_t cls = p->tc & 7;
-        if (((in->pfc_tx.paused >> cls) & 1u) &&
-            sw->tm.ports[p->in_port].ingress_bytes[cls] <= sw->tm.cfg.pfc_xon_bytes)
-            pfc_send_xon(n->sim, in, cls);
+        return p;
     }
-    return p;
 }
 
 static void switch_destroy(struct node *n)
 {
     struct sw *sw = switch_of(n);
+    /* packets in the pipeline and queues may hold stage state: free them first */
     delayline_fini(n->sim, &sw->pipe);
     if (sw->tm.ports)
         tmgr_fini(n->sim, &sw->tm);
+    if (sw->stage->destroy)
+        sw->stage->destroy(sw);
     free(sw->routes);
     free(sw->nexthops);
     node_fini(n);
@@ -151,7 +207,7 @@ struct sw *switch_create(struct sim *sim, const char *name, uint32_t id,
     struct sw *sw = xcalloc(1, sizeof(*sw));
     node_init(&sw->node, sim, &switch_ops, name, id);
     sw->cfg = *cfg;
-    sw->stage = (struct switch_stage){route_stage, NULL};
+    sw->stage = &route_stage;
     sw->salt = (uint32_t)hash_fnv1a(name, strlen(name), HASH_FNV_INIT);
     delayline_init(&sw->pipe, cfg->latency_ps, pipeline_out, sw);
     return sw;

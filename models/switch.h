@@ -14,19 +14,42 @@
 
 struct sw;
 
+enum switch_routes {
+    SWITCH_ROUTES_AUTO = 0, /* install if the program has the route table */
+    SWITCH_ROUTES_ON = 1,   /* install; an error if the table is missing */
+    SWITCH_ROUTES_OFF = 2,
+};
+
 struct switch_cfg {
     const char *name;
     sim_time_t latency_ps; /* ingress to traffic manager */
     struct tmgr_cfg tm;
     const struct cfg_node *weights;     /* DRR weights per class (list of integers) */
     const struct cfg_node *pfc_classes; /* lossless classes (list), default all */
+    /* P4 (p4switch.h) */
+    const char *program; /* "basic", "tensorexpress", a .p4 path, or "none" (fixed routing) */
+    const struct cfg_node *p4_tables;
+    const struct cfg_node *p4_defaults;
+    const struct cfg_node *p4_registers;
+    const struct cfg_node *p4_multicast;
+    const struct cfg_node *p4_mirror;
+    int routes; /* enum switch_routes */
+    const char *route_table;
+    const char *route_key;
+    const char *route_action;
+    const char *route_port_arg;
+    const char *route_mac_arg;
+    int timestamps; /* 0: µs (bmv2), 1: ns */
 };
 
-/* Decides where a packet goes: an egress port index, or -1 to drop. May rewrite headers and
- * set p->prio (the queue). */
-struct switch_stage {
-    int (*ingress)(struct sw *sw, uint32_t in_port, struct pkt *p, void *ud);
-    void *ud;
+/* The forwarding stage: fixed routing (shortest paths, ECMP) or a P4 pipeline (p4switch.h).
+ * ingress decides where a packet goes and hands each copy to switch_enqueue (setting
+ * p->qclass), or frees it. egress (optional) runs when a packet leaves its queue, before the
+ * wire: it returns the packet, possibly rewritten, or NULL once it dropped or re-injected it. */
+struct switch_stage_ops {
+    void (*ingress)(struct sw *sw, struct pkt *p);
+    struct pkt *(*egress)(struct sw *sw, uint32_t port, struct pkt *p);
+    void (*destroy)(struct sw *sw);
 };
 
 struct switch_route {
@@ -39,14 +62,16 @@ struct sw {
     struct switch_cfg cfg;
     struct tmgr tm;
     struct delayline pipe;
-    struct switch_stage stage;
+    const struct switch_stage_ops *stage;
+    void *stage_ud; /* the stage's state (struct p4switch) */
     struct switch_route *routes; /* indexed by destination host index */
     uint32_t nroutes;
     uint32_t *nexthops;
     uint32_t nnexthops;
     uint32_t salt; /* ECMP hash salt */
     uint64_t rx_pkts;
-    uint64_t no_route_drops;
+    uint64_t no_route_drops; /* no route, or a port the switch does not have */
+    uint64_t egress_drops;   /* dropped by the egress stage (P4) */
 };
 
 extern const struct param_def switch_params[];
@@ -56,6 +81,13 @@ struct sw *switch_create(struct sim *sim, const char *name, uint32_t id,
                          const struct switch_cfg *cfg);
 /* Sets up the traffic manager once every link is connected. */
 void switch_finish_ports(struct sw *sw);
+/* Admits p to egress port `port` (traffic manager, PFC) and starts the port's link. Takes
+ * ownership; an out-of-range port drops the packet. */
+void switch_enqueue(struct sw *sw, uint32_t port, struct pkt *p);
+/* Sends p through the ingress pipeline again (P4 recirculation), after the pipeline latency. */
+void switch_reinject(struct sw *sw, struct pkt *p);
+/* Installs a forwarding stage in place of fixed routing (before the run). */
+void switch_set_stage(struct sw *sw, const struct switch_stage_ops *ops, void *ud);
 /* Routing table: next hops of destination host `host` (port indexes). */
 void switch_set_route(struct sw *sw, uint32_t host, const uint32_t *ports, uint32_t n);
 

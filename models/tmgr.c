@@ -90,9 +90,11 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     if (cfg->ecn_mode != TMGR_ECN_NONE && pkt_ecn(p) != PKT_ECN_NOT_ECT && should_mark(tm, c)) {
         if (pkt_ecn(p) != PKT_ECN_CE)
             pkt_set_ecn(p, PKT_ECN_CE);
+        p->tm_ce = true;
         st->mark_pkts++;
     }
     p->t_enq = sim->now;
+    p->enq_qdepth = c->pkts;
     p->blk_mark = lower_clock(tp, p->prio & 7, sim->now);
     if (tp->q.bytes > p->qseen_bytes)
         p->qseen_bytes = (uint32_t)MIN(tp->q.bytes, UINT32_MAX);

@@ -510,6 +510,39 @@ static void create_flows(struct builder *b)
     names_free(&fnames);
 }
 
+/* Every switch runs its P4 program (default basic.p4) unless it says `program: none`; the
+ * builder's routes become entries of the program's route table. */
+static void attach_programs(struct builder *b)
+{
+    struct scenario *sc = b->sc;
+    for (size_t i = 0; i < b->topo.nnodes; i++) {
+        const struct decl_node *dn = &b->topo.nodes[i];
+        if (dn->kind != DECL_SWITCH || !b->by_decl[i])
+            continue;
+        struct sw *s = switch_of(b->by_decl[i]);
+        if (strcmp(s->cfg.program, "none") == 0)
+            continue;
+        /* errors point at the `program` value wherever it was set, else at the switch */
+        const struct cfg_node *layers[3] = {dn->map, dn->gen, defaults_for(b, "switch")};
+        struct src_loc loc = dn->map ? dn->map->loc : dn->loc;
+        for (int k = 0; k < 3; k++) {
+            const struct cfg_node *v = cfg_get(layers[k], "program");
+            if (v) {
+                loc = v->loc;
+                break;
+            }
+        }
+        struct p4_prog *prog = p4switch_program(&sc->programs, s->cfg.program, sc->doc->file, loc,
+                                                b->d);
+        if (!prog) {
+            b->errors++;
+            continue;
+        }
+        b->errors += p4switch_attach(s, prog, b->d);
+        b->errors += p4switch_install_routes(s, b->d, loc);
+    }
+}
+
 static struct host *job_host(void *ud, const char *name)
 {
     struct node *n = node_by_name(ud, name);
@@ -667,6 +700,7 @@ static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o
     for (uint32_t i = 0; i < sc->nswitches; i++)
         switch_finish_ports(sc->switches[i]);
     compute_routes(&b);
+    attach_programs(&b);
     create_flows(&b);
     create_jobs(&b);
     setup_outputs(&b);
@@ -722,6 +756,7 @@ void scenario_destroy(struct scenario *sc)
     free(sc->switches);
     free(sc->probes);
     free(sc->pcap_ports);
+    p4switch_programs_free(&sc->programs);
     sim_destroy(sc->sim);
     cfg_free(sc->doc);
     free(sc);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "models/host.h"
+#include "models/p4switch.h"
 #include "models/switch.h"
 #include "models/ddl_job.h"
 #include "models/flow.h"
@@ -60,6 +61,7 @@ struct scenario {
     uint32_t nflows;
     struct ddl_job **jobs;
     uint32_t njobs;
+    struct p4switch_programs programs; /* P4 programs, loaded once, shared by switches */
     struct queue_probe *probes;
     uint32_t nprobes;
     const char **pcap_ports; /* "node:port" specs to trace, resolved at output setup */

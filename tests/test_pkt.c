@@ -79,7 +79,7 @@ static void test_pq_strict(void **state)
     uint8_t prios[6] = {0, 3, 7, 3, 0, 9};
     for (int i = 0; i < 6; i++) {
         struct pkt *p = udp(sim, 0, 1, 1, 0, 100);
-        p->prio = prios[i];
+        p->qclass = prios[i];
         p->seq = (uint32_t)i;
         pq_enqueue(&q, p);
     }
@@ -111,20 +111,20 @@ static void test_pq_drr_weights(void **state)
     q.cls[1].weight = 3;
     for (int i = 0; i < 400; i++) {
         struct pkt *p = udp(sim, 0, 1, 1, 0, 1000);
-        p->prio = (uint8_t)(i % 2);
+        p->qclass = (uint8_t)(i % 2);
         pq_enqueue(&q, p);
     }
     uint64_t bytes[2] = {0, 0};
     for (int i = 0; i < 200; i++) {
         struct pkt *p = pq_dequeue(&q, PQ_ALL);
-        bytes[p->prio] += p->size_bytes;
+        bytes[p->qclass] += p->size_bytes;
         pkt_free(sim, p);
     }
     double ratio = (double)bytes[1] / (double)bytes[0];
     assert_true(ratio > 2.7 && ratio < 3.3);
     /* class 1 held: DRR serves class 0 only, and nothing when class 0 is held too */
     struct pkt *p = pq_dequeue(&q, 0x01);
-    assert_int_equal(p->prio, 0);
+    assert_int_equal(p->qclass, 0);
     pkt_free(sim, p);
     assert_null(pq_dequeue(&q, 0x00));
     pq_fini(sim, &q);

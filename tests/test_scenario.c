@@ -205,14 +205,18 @@ static void test_scenario_md1_load_08(void **state)
 }
 
 /* Strict priority: a high-priority burst sharing the bottleneck with a saturating low-priority
- * one is delayed by at most one low-priority frame (no preemption) relative to running alone. */
-static void test_scenario_strict_priority(void **state)
+ * one is delayed by at most one low-priority frame (no preemption) relative to running alone.
+ * Twice: the fixed-function stage queues by the sender's priority; tensorexpress.p4 by the
+ * DSCP class selector (56 = class 7). */
+static void strict_priority(const char *sw, const char *hi_prio)
 {
-    (void)state;
-    const char *y = "topology: {kind: star, hosts: 3}\n"
-                    "flows:\n"
-                    "  - {name: lo, src: h0, dst: h2, bytes: 8MB, priority: 0}\n"
-                    "  - {name: hi, src: h1, dst: h2, bytes: 1MB, priority: 7, start: 100us}\n";
+    char y[512];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 3, switch: {%s}}\n"
+             "flows:\n"
+             "  - {name: lo, src: h0, dst: h2, bytes: 8MB}\n"
+             "  - {name: hi, src: h1, dst: h2, bytes: 1MB, %s, start: 100us}\n",
+             sw, hi_prio);
     struct scenario *sc = load(y);
     scenario_run(sc);
     const struct flow *hi = scenario_flow(sc, "hi");
@@ -227,6 +231,13 @@ static void test_scenario_strict_priority(void **state)
     assert_true(fct <= alone + t_full);
     assert_true(scenario_flow(sc, "lo")->st.rx_bytes == 8000000);
     scenario_destroy(sc);
+}
+
+static void test_scenario_strict_priority(void **state)
+{
+    (void)state;
+    strict_priority("program: none", "priority: 7");
+    strict_priority("program: tensorexpress", "dscp: 56");
 }
 
 /* Generated topologies: sizes, and every host reaches every other over shortest paths. */
