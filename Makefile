@@ -101,5 +101,6 @@ golden-update: $(BUILD)/ddlsim
 clean:
 	rm -rf build
 
--include $(ALL_OBJS:.o=.d) $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.d)
+-include $(ALL_OBJS:.o=.d) $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.d) \
+	$(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%.d)
 -include p4/p4.mk

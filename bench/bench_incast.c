@@ -10,14 +10,15 @@
 #include "sim/scenario.h"
 #include "sim/util.h"
 
-static void run(int senders, const char *bytes)
+/* Returns the wall time of the run. */
+static double run(int senders, const char *bytes, const char *program)
 {
     size_t cap = 1024 + (size_t)senders * 96;
     char *y = xmalloc(cap);
     int len = snprintf(y, cap,
                        "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
-                       "defaults: {switch: {buffer: 32MB}}\nflows:\n",
-                       senders + 1);
+                       "defaults: {switch: {buffer: 32MB, program: %s}}\nflows:\n",
+                       senders + 1, program);
     for (int i = 0; i < senders; i++)
         len += snprintf(y + len, cap - (size_t)len, "  - {src: h%d, dst: h%d, bytes: %s}\n", i,
                         senders, bytes);
@@ -30,18 +31,21 @@ static void run(int senders, const char *bytes)
     scenario_run(sc);
     double dt = bench_now() - t0;
     uint64_t pkts = sc->sim->next_pkt_id;
-    printf("incast %2d x %-5s simulated %8.3f ms  wall %6.3f s  %6.2f M events/s  "
+    printf("incast %2d x %-5s %-5s simulated %8.3f ms  wall %6.3f s  %6.2f M events/s  "
            "%6.2f M packets/s  evq max %u  pkt pool peak %lld  peak RSS %.1f MiB\n",
-           senders, bytes, simtime_sec(sc->sim->now) * 1e3, dt,
+           senders, bytes, program, simtime_sec(sc->sim->now) * 1e3, dt,
            (double)sc->events / dt / 1e6, (double)pkts / dt / 1e6, sc->sim->evq.cap,
            (long long)sc->sim->pkt_pool.peak_live, bench_peak_rss_mib());
     scenario_destroy(sc);
     free(y);
+    return dt;
 }
 
 int main(void)
 {
-    run(64, "4MB");
-    run(64, "16MB");
+    run(64, "4MB", "none");
+    double fixed = run(64, "16MB", "none");
+    double p4 = run(64, "16MB", "basic");
+    printf("incast 64 x 16MB: basic.p4 / fixed routing wall-time ratio %.2f\n", p4 / fixed);
     return 0;
 }
