@@ -43,7 +43,8 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d);
 /* The builder's routes: for each destination host, one entry in the route table (lpm on the
  * destination address) whose action gets the egress port and the next hop MAC; with several
  * equal-cost next hops it picks one per destination by a hash salted with the switch (an lpm
- * entry cannot hash flows). Returns the number of errors. */
+ * entry cannot hash flows). Entries the scenario gave (tables:) for the same prefix take
+ * precedence. Returns the number of errors. */
 int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc);
 bool switch_is_p4(const struct sw *sw);
 struct p4_pipe *p4switch_pipe(struct sw *sw);

@@ -131,6 +131,21 @@ static void test_p4switch_routes_fat_tree(void **state)
     scenario_destroy(sc);
 }
 
+/* An entry the scenario gives wins over the builder's route for the same prefix: traffic for
+ * h1 (10.0.0.2) is sent out of port 2, to h2, which does not claim it. */
+static void test_p4switch_explicit_entry_wins(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
+                               "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
+                               "   action: ipv4_forward, args: {dstAddr: 0x020000000003, port: 2}}]}}\n"
+                               "flows: [{src: h0, dst: h1, bytes: 14720}]\n");
+    scenario_run(sc);
+    assert_true(sc->flows[0]->st.rx_bytes == 0);
+    assert_int_equal(host_of(scenario_node(sc, "h2"))->rx_unclaimed, 10);
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +153,7 @@ int main(void)
         cmocka_unit_test(test_p4switch_multicast),
         cmocka_unit_test(test_p4switch_same_timing_as_fixed),
         cmocka_unit_test(test_p4switch_routes_fat_tree),
+        cmocka_unit_test(test_p4switch_explicit_entry_wins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
