@@ -104,3 +104,21 @@ clean:
 -include $(ALL_OBJS:.o=.d) $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.d) \
 	$(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%.d)
 -include p4/p4.mk
+
+# libFuzzer on the scenario front end (YAML → validated scenario), next to the P4 targets of
+# p4/p4.mk; `make fuzz` runs all, FUZZ_SECONDS each.
+FUZZ_YAML_SRCS := $(LIB_SRCS) $(P4_SRCS)
+$(BUILD)/fuzz/fuzz_scenario: fuzz/fuzz_scenario.c $(FUZZ_YAML_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) $< $(FUZZ_YAML_SRCS) $(PKG_LIBS) -lm -o $@
+
+$(BUILD)/fuzz/corpus-scenario:
+	@mkdir -p $@
+	@cp configs/*.yaml tests/bad/*.yaml $@/
+
+fuzz-yaml: $(BUILD)/fuzz/fuzz_scenario $(BUILD)/fuzz/corpus-scenario
+	$(BUILD)/fuzz/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
+		$(BUILD)/fuzz/corpus-scenario
+
+fuzz: fuzz-yaml
+.PHONY: fuzz-yaml
