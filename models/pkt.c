@@ -74,7 +74,7 @@ uint16_t pkt_csum16(const uint8_t *b, uint32_t n)
     return (uint16_t)~sum;
 }
 
-void pkt_build_udp(struct pkt *p, const struct pkt_udp_spec *s)
+uint8_t *pkt_build_ipv4(struct pkt *p, const struct pkt_ipv4_spec *s)
 {
     uint8_t *h = p->hdr;
     uint8_t mac[6];
@@ -84,25 +84,32 @@ void pkt_build_udp(struct pkt *p, const struct pkt_udp_spec *s)
     memcpy(h + 6, mac, 6);
     pkt_wr16(h + 12, ETHERTYPE_IPV4);
     uint8_t *ip = h + ETH_HDR_LEN;
-    uint32_t ip_len = IPV4_HDR_LEN + UDP_HDR_LEN + s->payload_bytes;
+    uint32_t ip_len = IPV4_HDR_LEN + s->l4_bytes;
     ip[0] = 0x45;
     ip[1] = (uint8_t)((s->dscp << 2) | (s->ecn & 3));
     pkt_wr16(ip + 2, (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len));
     pkt_wr16(ip + 4, (uint16_t)p->seq); /* identification */
     pkt_wr16(ip + 6, 0x4000);           /* don't fragment */
     ip[8] = s->ttl ? s->ttl : 64;
-    ip[9] = IPPROTO_UDP_;
+    ip[9] = s->proto;
     pkt_wr16(ip + 10, 0);
     pkt_wr32(ip + 12, s->src_ip);
     pkt_wr32(ip + 16, s->dst_ip);
     pkt_wr16(ip + 10, pkt_csum16(ip, IPV4_HDR_LEN));
-    uint8_t *udp = ip + IPV4_HDR_LEN;
+    p->size_bytes = ETH_HDR_LEN + ip_len;
+    return ip + IPV4_HDR_LEN;
+}
+
+void pkt_build_udp(struct pkt *p, const struct pkt_udp_spec *s)
+{
+    struct pkt_ipv4_spec ip = {s->src_ip, s->dst_ip, IPPROTO_UDP_, s->dscp, s->ecn, s->ttl,
+                               UDP_HDR_LEN + s->payload_bytes};
+    uint8_t *udp = pkt_build_ipv4(p, &ip);
     pkt_wr16(udp, s->src_port);
     pkt_wr16(udp + 2, s->dst_port);
     pkt_wr16(udp + 4, (uint16_t)(UDP_HDR_LEN + s->payload_bytes));
     pkt_wr16(udp + 6, 0); /* no UDP checksum: the payload is virtual */
     p->hdr_len = ETH_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN;
-    p->size_bytes = ETH_HDR_LEN + ip_len;
 }
 
 void pkt_set_ecn(struct pkt *p, uint8_t ecn)

@@ -91,6 +91,19 @@ struct pkt_udp_spec {
     uint32_t payload_bytes;
 };
 
+struct pkt_ipv4_spec {
+    uint32_t src_ip;
+    uint32_t dst_ip;
+    uint8_t proto;
+    uint8_t dscp;
+    uint8_t ecn;
+    uint8_t ttl; /* 0 = 64 */
+    uint32_t l4_bytes; /* transport header + payload */
+};
+
+/* Writes Ethernet and IPv4 headers (valid checksum) and sets size_bytes; returns where the
+ * transport header goes. The caller sets hdr_len. */
+uint8_t *pkt_build_ipv4(struct pkt *p, const struct pkt_ipv4_spec *s);
 /* Writes Ethernet/IPv4/UDP headers (with a valid IPv4 checksum) and sets size and hdr_len. */
 void pkt_build_udp(struct pkt *p, const struct pkt_udp_spec *s);
 

@@ -4,29 +4,9 @@
 
 void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s)
 {
-    uint8_t *h = p->hdr;
-    uint8_t mac[6];
-    pkt_host_mac(pkt_ip_host(s->dst_ip), mac);
-    memcpy(h, mac, 6);
-    pkt_host_mac(pkt_ip_host(s->src_ip), mac);
-    memcpy(h + 6, mac, 6);
-    pkt_wr16(h + 12, ETHERTYPE_IPV4);
-
-    uint8_t *ip = h + ETH_HDR_LEN;
-    uint32_t ip_len = IPV4_HDR_LEN + TCP_HDR_LEN + s->payload_bytes;
-    ip[0] = 0x45;
-    ip[1] = (uint8_t)((s->dscp << 2) | (s->ecn & 3));
-    pkt_wr16(ip + 2, (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len));
-    pkt_wr16(ip + 4, (uint16_t)p->seq); /* identification */
-    pkt_wr16(ip + 6, 0x4000);           /* don't fragment */
-    ip[8] = 64;
-    ip[9] = IPPROTO_TCP_;
-    pkt_wr16(ip + 10, 0);
-    pkt_wr32(ip + 12, s->src_ip);
-    pkt_wr32(ip + 16, s->dst_ip);
-    pkt_wr16(ip + 10, pkt_csum16(ip, IPV4_HDR_LEN));
-
-    uint8_t *t = ip + IPV4_HDR_LEN;
+    struct pkt_ipv4_spec ip = {s->src_ip, s->dst_ip, IPPROTO_TCP_, s->dscp, s->ecn, 64,
+                               TCP_HDR_LEN + s->payload_bytes};
+    uint8_t *t = pkt_build_ipv4(p, &ip);
     pkt_wr16(t, s->src_port);
     pkt_wr16(t + 2, s->dst_port);
     pkt_wr32(t + 4, s->seq);
@@ -38,8 +18,8 @@ void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s)
     pkt_wr16(t + 18, 0); /* urgent pointer */
 
     p->hdr_len = TCP_HEADERS;
-    uint32_t frame = ETH_HDR_LEN + ip_len;
-    p->size_bytes = frame < ETH_MIN_FRAME ? ETH_MIN_FRAME : frame;
+    if (p->size_bytes < ETH_MIN_FRAME) /* short frames (pure ACKs) are padded */
+        p->size_bytes = ETH_MIN_FRAME;
 }
 
 bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
