@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -94,6 +95,7 @@ struct flow_ops {
     const char *type;
     const char *summary;
     bool reliable; /* retransmits: tx - rx packets is not a loss count */
+    bool messages; /* writes one messages.csv row per delivered message */
     const struct param_def *params;
     const size_t *nparams;
     size_t cfg_size; /* the transport's config struct, starting with struct flow_cfg */
@@ -126,6 +128,7 @@ struct flow {
     bool streaming;            /* stream mode: send what was pushed */
     uint64_t pushed;           /* stream mode: bytes pushed so far */
     struct flow_stream stream; /* stream mode: progress callbacks */
+    FILE *messages;            /* messages.csv rows of message flows (rpc), set by the report */
 };
 
 /* Payload bytes the flow may send in total: pushed bytes in stream mode, else `bytes`

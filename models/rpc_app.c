@@ -132,6 +132,10 @@ static void rpc_delivered(struct msg_conn *c, const struct msg *m, void *ud)
 {
     struct rpc_flow *f = ud;
     struct flow_stats *st = &f->base.st;
+    if (f->base.messages)
+        fprintf(f->base.messages, "%s,%llu,%llu,%.9f,%.9f,%.9f\n", f->base.name,
+                (unsigned long long)m->id, (unsigned long long)m->bytes, simtime_sec(m->t_submit),
+                simtime_sec(c->sim->now), simtime_sec(c->sim->now - m->t_submit));
     st->rx_pkts++;
     st->rx_bytes += m->bytes;
     st->last_rx_ps = c->sim->now;
@@ -216,4 +220,5 @@ const struct flow_ops rpc_flow_ops = {
     .create = rpc_create,
     .destroy = rpc_destroy,
     .stats_json = rpc_stats_json,
+    .messages = true,
 };

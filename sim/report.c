@@ -81,6 +81,19 @@ struct report *report_open(struct scenario *sc, const char *dir, const char *ext
         }
         r->tracing = true;
     }
+    bool rpc = false;
+    for (uint32_t i = 0; i < sc->nflows; i++)
+        rpc = rpc || sc->flows[i]->ops->messages;
+    if (rpc) {
+        if (out_open(&r->messages, dir, "messages.csv", err, sizeof(err)) < 0) {
+            fprintf(stderr, "ddlsim: error: %s\n", err);
+            goto out_fail;
+        }
+        r->msgs = true;
+        fprintf(r->messages.f, "flow,message,bytes,submit_s,delivered_s,latency_s\n");
+        for (uint32_t i = 0; i < sc->nflows; i++)
+            sc->flows[i]->messages = r->messages.f;
+    }
     if (sc->njobs) {
         if (out_open(&r->tensors, dir, "tensors.csv", err, sizeof(err)) < 0 ||
             out_open(&r->iterations, dir, "iterations.csv", err, sizeof(err)) < 0 ||
@@ -351,12 +364,22 @@ static void detach_jobs(struct report *r)
 {
     for (uint32_t i = 0; i < r->sc->njobs; i++)
         r->sc->jobs[i]->out = (struct ddl_out){NULL, NULL, NULL};
+    for (uint32_t i = 0; i < r->sc->nflows; i++)
+        r->sc->flows[i]->messages = NULL;
 }
 
 int report_finish(struct report *r)
 {
     char err[512];
     int rc = 0;
+    if (r->msgs) {
+        detach_jobs(r);
+        r->msgs = false;
+        if (out_commit(&r->messages, err, sizeof(err)) < 0) {
+            fprintf(stderr, "ddlsim: error: %s\n", err);
+            rc = -1;
+        }
+    }
     if (r->ddl) {
         detach_jobs(r);
         r->ddl = false;
@@ -406,6 +429,10 @@ void report_free(struct report *r)
     }
     if (r->tracing)
         pcap_abort(&r->pcap);
+    if (r->msgs) {
+        detach_jobs(r);
+        out_abort(&r->messages);
+    }
     if (r->ddl) {
         detach_jobs(r);
         out_abort(&r->tensors);

@@ -24,6 +24,8 @@ struct report {
     struct out_file tensors;
     struct out_file iterations;
     struct out_file bursts;
+    bool msgs; /* messages.csv is open */
+    struct out_file messages;
 };
 
 /* Prepares the output folder and the streams written during the run (queue samples, pcap).

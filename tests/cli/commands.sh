@@ -21,3 +21,12 @@ python3 -c "import json; d=json.load(open('$tmp/big/summary.json')); assert d['t
 for f in configs/*.yaml; do
     "$bin" check "$f" >/dev/null
 done
+# rpc flows write one messages.csv row per delivered message, with its completion time
+cat >"$tmp/rpc.yaml" <<'YAML'
+hosts: [{name: a}, {name: b}]
+links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]
+flows: [{name: m, type: rpc, src: a, dst: b, transport: udp, size: 1MB, count: 3}]
+YAML
+"$bin" run "$tmp/rpc.yaml" --out "$tmp/rpc" --quiet
+[ "$(wc -l <"$tmp/rpc/messages.csv")" -eq 4 ]
+grep -q '^m,2,1000000,' "$tmp/rpc/messages.csv"
