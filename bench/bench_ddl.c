@@ -1,5 +1,6 @@
 /* DDL workload benchmark (issue: VGG-16, 8 workers, 1 PS, 10 Gbps, 10 iterations): wall time,
- * events/s, packets/s, peak RSS. Usage: bench_ddl [iterations] [workers]. */
+ * events/s, packets/s, peak RSS, with fixed routing and with basic.p4 in the switch.
+ * Usage: bench_ddl [iterations] [workers]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +9,8 @@
 #include "sim/scenario.h"
 #include "sim/util.h"
 
-int main(int argc, char **argv)
+static void run(int iterations, int workers, const char *program)
 {
-    int iterations = argc > 1 ? atoi(argv[1]) : 10;
-    int workers = argc > 2 ? atoi(argv[2]) : 8;
     char list[1024] = "";
     for (int i = 0; i < workers; i++) {
         char w[16];
@@ -21,25 +20,34 @@ int main(int argc, char **argv)
     char y[2048];
     snprintf(y, sizeof(y),
              "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us},"
-             " switch: {pfc: true}}\n"
+             " switch: {pfc: true, program: %s}}\n"
              "jobs:\n"
              "  - {name: vgg, model: vgg16, workers: [%s], servers: [h%d], iterations: %d,"
              " chunk: 4MB}\n",
-             workers + 1, list, workers, iterations);
+             workers + 1, program, list, workers, iterations);
     struct diag d;
     diag_init(&d, stderr);
     struct scenario *sc = scenario_load_string("bench_ddl", y, NULL, &d);
     if (!sc)
-        return 1;
+        exit(1);
     double t0 = bench_now();
     scenario_run(sc);
     double dt = bench_now() - t0;
     const struct ddl_job *job = sc->jobs[0];
-    printf("ddl vgg16 %d workers 1 PS 10Gbps %d iterations: simulated %.3f s (iteration %.3f s)"
+    printf("ddl vgg16 %d workers 1 PS 10Gbps %d iterations, program %s: simulated %.3f s"
+           " (iteration %.3f s)"
            "  wall %.2f s  %.2f M events/s  %.2f M packets/s  peak RSS %.1f MiB  %s\n",
-           workers, iterations, simtime_sec(sc->sim->now), stats_mean(&job->iter_time), dt,
+           workers, iterations, program, simtime_sec(sc->sim->now), stats_mean(&job->iter_time), dt,
            (double)sc->events / dt / 1e6, (double)sc->sim->next_pkt_id / dt / 1e6,
            bench_peak_rss_mib(), job->workers_done == job->nworkers ? "completed" : "INCOMPLETE");
     scenario_destroy(sc);
+}
+
+int main(int argc, char **argv)
+{
+    int iterations = argc > 1 ? atoi(argv[1]) : 10;
+    int workers = argc > 2 ? atoi(argv[2]) : 8;
+    run(iterations, workers, "none");
+    run(iterations, workers, "basic");
     return 0;
 }
