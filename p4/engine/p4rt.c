@@ -403,6 +403,12 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
         for (int j = 0; j < n; j++)
             names[j] = t->keys[j].name;
         int k = find_name(names, n, norm);
+        size_t nl = strlen(norm);
+        if (k == -1 && nl > 8 && strcmp(norm + nl - 8, ".$valid$") == 0 && nl < 240) {
+            /* bmv2 JSON names validity keys X.$valid$; ours are X.isValid() */
+            strcpy(norm + nl - 7, "isValid()");
+            k = find_name(names, n, norm);
+        }
         if (k == -1) {
             fail(err, errlen, "table '%s' has no key '%s'", t->name, keys[i].name);
             goto out;

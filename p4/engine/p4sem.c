@@ -741,6 +741,26 @@ static struct p4ir_expr *lower_member(struct sem *s, const struct p4ast *a)
     struct p4_type *t = b->type;
     if (t == s->t_bad)
         return b;
+    if (b->op == P4OP_LOOKAHEAD && b->ptr) { /* lookahead<H>().field */
+        const struct p4_type *h = b->ptr;
+        for (int i = 0; i < h->nfields; i++) {
+            const struct p4_field *f = &h->fields[i];
+            if (strcmp(f->name, a->name) != 0)
+                continue;
+            struct p4ir_expr *e = mk(s, P4OP_SLICE, bit_type(s, f->type->width, false), a->loc);
+            e->a = b;
+            e->aux = h->width - f->bitoff - f->type->width;
+            if (f->type != e->type) {
+                struct p4ir_expr *c = mk(s, P4OP_CAST, f->type, a->loc);
+                c->a = e;
+                c->awidth = e->width;
+                return c;
+            }
+            return e;
+        }
+        err(s, a->loc, "'%s' has no field '%s'", h->name, a->name);
+        return bad(s, a->loc);
+    }
     if (t->kind == P4T_STACK && is_ref(b)) {
         if (strcmp(a->name, "size") == 0)
             return mk_const64(s, bit_type(s, 32, false), (uint64_t)t->size, a->loc);
@@ -1064,8 +1084,15 @@ static struct p4ir_expr *lower_call_expr(struct sem *s, const struct p4ast *a)
                 return mk_const64(s, s->t_bool, 0, a->loc);
             }
             struct p4_type *t = resolve_type(s, a->list2[0]);
+            if (t->kind == P4T_HEADER && t->width > 0) {
+                /* the header's bits; its fields are read as slices (see lower_member) */
+                struct p4ir_expr *e = mk(s, P4OP_LOOKAHEAD, bit_type(s, t->width, false),
+                                         a->loc);
+                e->ptr = t;
+                return e;
+            }
             if (!is_num(t) && t->kind != P4T_BOOL) {
-                err(s, a->loc, "lookahead of a header type is not supported; use bit<W>");
+                err(s, a->loc, "lookahead<T> needs bit<W>, int<W>, bool or a header type");
                 return mk_const64(s, s->t_bool, 0, a->loc);
             }
             return mk(s, P4OP_LOOKAHEAD, t, a->loc);

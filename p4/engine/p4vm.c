@@ -177,6 +177,17 @@ __attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_e
         else
             evalw(vm, e->c, out);
         return;
+    case P4OP_LOOKAHEAD:
+        if (vm->in_bitpos + e->width > vm->in_len * 8) {
+            if (vm->flow == P4VM_NORMAL) {
+                vm->parser_error = 1; /* PacketTooShort */
+                vm->flow = P4VM_EXIT;
+            }
+            memset(out, 0, (size_t)nw * 8);
+            return;
+        }
+        read_field(vm->in, vm->in_bitpos, e->width, out);
+        return;
     default:
         break;
     }
