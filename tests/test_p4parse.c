@@ -39,8 +39,7 @@ static void test_p4parse_expected_token(void **state)
 {
     (void)state;
     expect_error("header h_t { bit<8> a }", false, "t.p4:1:23: error: expected ';' near '}'\n");
-    expect_error("const bit<8> x = ;", false,
-                 "t.p4:1:18: error: expected expression near ';'\n");
+    expect_error("const bit<8> x = ;", false, "t.p4:1:18: error: expected expression near ';'\n");
     expect_error("const bit<8> x = (1 + 2;", false, "t.p4:1:24: error: expected ')' near ';'\n");
 }
 

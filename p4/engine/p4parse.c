@@ -76,8 +76,8 @@ static _Noreturn void fail_near(struct p4parse *p, const char *fmt, const char *
     if (p->tok.kind == P4TOK_EOF)
         p4util_error(p->diag, p->tok.loc, "%s near <eof>", msg);
     else
-        p4util_error(p->diag, p->tok.loc, "%s near '%.*s'", msg,
-                     p->tok.len > 40 ? 40 : p->tok.len, p->tok.text);
+        p4util_error(p->diag, p->tok.loc, "%s near '%.*s'", msg, p->tok.len > 40 ? 40 : p->tok.len,
+                     p->tok.text);
     longjmp(p->fail, 1);
 }
 
@@ -682,8 +682,8 @@ static struct p4ast *keyset_elem(struct p4parse *p)
     }
     struct p4ast *e = expr(p);
     if (p->tok.kind == P4TOK_MASK || p->tok.kind == P4TOK_RANGE) {
-        struct p4ast *m = node(p, p->tok.kind == P4TOK_MASK ? P4AST_E_MASK : P4AST_E_RANGE,
-                               p->tok.loc);
+        struct p4ast *m =
+            node(p, p->tok.kind == P4TOK_MASK ? P4AST_E_MASK : P4AST_E_RANGE, p->tok.loc);
         advance(p);
         m->a = e;
         m->b = expr(p);
@@ -706,8 +706,8 @@ static struct p4ast *keyset(struct p4parse *p)
         if (l->nlist == 1 && p->tok.kind != P4TOK_MASK && p->tok.kind != P4TOK_RANGE)
             return l->list[0];
         if (l->nlist == 1) { /* (a) &&& b */
-            struct p4ast *m = node(p, p->tok.kind == P4TOK_MASK ? P4AST_E_MASK : P4AST_E_RANGE,
-                                   p->tok.loc);
+            struct p4ast *m =
+                node(p, p->tok.kind == P4TOK_MASK ? P4AST_E_MASK : P4AST_E_RANGE, p->tok.loc);
             advance(p);
             m->a = l->list[0];
             m->b = expr(p);
@@ -1271,8 +1271,8 @@ static struct p4ast *declaration(struct p4parse *p)
         d = action_decl(p);
         break;
     default: {
-        if (is_word(p, "type") && (is_type_start_tok(p, peek(p, 1)) ||
-                                   peek(p, 1)->kind == P4TOK_IDENT)) {
+        if (is_word(p, "type") &&
+            (is_type_start_tok(p, peek(p, 1)) || peek(p, 1)->kind == P4TOK_IDENT)) {
             advance(p);
             d = node(p, P4AST_D_TYPEDEF, loc);
             d->a = type_ref(p);

@@ -354,26 +354,24 @@ static int action_args(const struct p4ir_table *t, int a, const struct p4rt_kv *
                 found = j;
         }
         if (found < 0)
-            return fail(err, errlen, "missing parameter '%s' of action '%s'", p->name,
-                        fn->name);
+            return fail(err, errlen, "missing parameter '%s' of action '%s'", p->name, fn->name);
         used[found] = true;
         bool star;
-        if (parse_number(args[found].value, strlen(args[found].value), p->type->width,
-                         data + w, NULL, NULL, &star, err, errlen))
+        if (parse_number(args[found].value, strlen(args[found].value), p->type->width, data + w,
+                         NULL, NULL, &star, err, errlen))
             return -1;
         w += p->nslots;
     }
     for (int j = 0; j < nargs && j < 64; j++) {
         if (!used[j])
-            return fail(err, errlen, "action '%s' has no parameter '%s'", fn->name,
-                        args[j].name);
+            return fail(err, errlen, "action '%s' has no parameter '%s'", fn->name, args[j].name);
     }
     return 0;
 }
 
-int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys,
-                   int nkeys, const char *action, const struct p4rt_kv *args, int nargs,
-                   int priority, int *handle, char *err, size_t errlen)
+int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys, int nkeys,
+                   const char *action, const struct p4rt_kv *args, int nargs, int priority,
+                   int *handle, char *err, size_t errlen)
 {
     int ti = find_table(pipe, table, err, errlen);
     if (ti < 0)
@@ -446,8 +444,8 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
         has_range |= t->keys[i].mk == P4MK_RANGE;
     int h = p4table_add(rt, v, m, has_range ? hi : NULL, priority < 0 ? 0 : priority, a, data);
     if (h < 0) {
-        fail(err, errlen, rt->n >= t->size ? "table '%s' is full"
-                                           : "duplicate entry in table '%s'", t->name);
+        fail(err, errlen, rt->n >= t->size ? "table '%s' is full" : "duplicate entry in table '%s'",
+             t->name);
         goto out;
     }
     if (handle)
@@ -458,8 +456,7 @@ out:
     return rc;
 }
 
-int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char *err,
-                      size_t errlen)
+int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char *err, size_t errlen)
 {
     int ti = find_table(pipe, table, err, errlen);
     if (ti < 0)
@@ -552,8 +549,8 @@ int p4rt_counter_read(struct p4_pipe *pipe, const char *ctr, uint64_t index, uin
                 }
             }
         }
-        return fail(err, errlen, "no entry %llu for direct counter '%s'",
-                    (unsigned long long)index, ctr);
+        return fail(err, errlen, "no entry %llu for direct counter '%s'", (unsigned long long)index,
+                    ctr);
     }
     const struct p4ir_extern *e = &pipe->prog->externs[x];
     if (index >= (uint64_t)e->size)
@@ -617,8 +614,7 @@ int p4rt_mc_node_create(struct p4_pipe *pipe, uint32_t rid, const uint32_t *port
     return 0;
 }
 
-int p4rt_mc_node_associate(struct p4_pipe *pipe, uint32_t grp, int handle, char *err,
-                           size_t errlen)
+int p4rt_mc_node_associate(struct p4_pipe *pipe, uint32_t grp, int handle, char *err, size_t errlen)
 {
     struct p4_mc_group *g = group(pipe, grp);
     if (!g)
@@ -645,8 +641,7 @@ int p4rt_mc_add_member(struct p4_pipe *pipe, uint32_t grp, uint32_t port, uint32
     return 0;
 }
 
-int p4rt_mirror_add(struct p4_pipe *pipe, uint32_t session, uint32_t port, char *err,
-                    size_t errlen)
+int p4rt_mirror_add(struct p4_pipe *pipe, uint32_t session, uint32_t port, char *err, size_t errlen)
 {
     for (int i = 0; i < pipe->nmirrors; i++) {
         if (pipe->mirrors[i].session == session) {

@@ -19,9 +19,9 @@ struct p4rt_kv {
 };
 
 /* priority: larger wins for ternary/range tables; < 0 means "not given" (lowest). */
-int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys,
-                   int nkeys, const char *action, const struct p4rt_kv *args, int nargs,
-                   int priority, int *handle, char *err, size_t errlen);
+int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys, int nkeys,
+                   const char *action, const struct p4rt_kv *args, int nargs, int priority,
+                   int *handle, char *err, size_t errlen);
 int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char *err,
                       size_t errlen);
 int p4rt_table_set_default(struct p4_pipe *pipe, const char *table, const char *action,

@@ -13,9 +13,22 @@
 #include <string.h>
 
 enum sym_kind {
-    SYM_TYPE, SYM_CONST, SYM_VAR, SYM_ACTION, SYM_TABLE, SYM_FUNC, SYM_EXTERN_INST,
-    SYM_CONTROL_DECL, SYM_PARSER_DECL, SYM_EXTERN_TYPE, SYM_EXTERN_FUNC, SYM_PACKAGE,
-    SYM_CONTROL_INST, SYM_PACKET, SYM_STATE, SYM_GLOBAL_ACTION
+    SYM_TYPE,
+    SYM_CONST,
+    SYM_VAR,
+    SYM_ACTION,
+    SYM_TABLE,
+    SYM_FUNC,
+    SYM_EXTERN_INST,
+    SYM_CONTROL_DECL,
+    SYM_PARSER_DECL,
+    SYM_EXTERN_TYPE,
+    SYM_EXTERN_FUNC,
+    SYM_PACKAGE,
+    SYM_CONTROL_INST,
+    SYM_PACKET,
+    SYM_STATE,
+    SYM_GLOBAL_ACTION
 };
 
 struct sym {
@@ -23,12 +36,12 @@ struct sym {
     enum sym_kind kind;
     struct p4_type *type;
     int slot;
-    struct p4ir_expr *cval;          /* SYM_CONST */
+    struct p4ir_expr *cval; /* SYM_CONST */
     const struct p4ast *decl;
-    struct p4ir_callable *fn;        /* actions, functions, control instances */
+    struct p4ir_callable *fn; /* actions, functions, control instances */
     struct p4ir_table *table;
-    int ext;                         /* SYM_EXTERN_INST index; SYM_STATE index */
-    bool packet_out;                 /* SYM_PACKET */
+    int ext;         /* SYM_EXTERN_INST index; SYM_STATE index */
+    bool packet_out; /* SYM_PACKET */
     struct sym *next;
 };
 
@@ -48,15 +61,15 @@ struct sem {
     struct scope **allscopes;
     int nallscopes;
     int capallscopes;
-    const char *prefix;              /* control instance name for qualified names */
-    struct p4ir_callable *cur_fn;    /* for return */
+    const char *prefix;           /* control instance name for qualified names */
+    struct p4ir_callable *cur_fn; /* for return */
     bool in_parser;
     bool in_action;
-    struct p4ir_block *inits;        /* control local initializers */
+    struct p4ir_block *inits; /* control local initializers */
     struct p4_type *t_bool, *t_infint, *t_void, *t_string, *t_error, *t_dontcare;
     struct p4_type *t_list, *t_match_kind, *t_packet_in, *t_packet_out, *t_extern;
     struct p4_type *t_bad; /* result of an erroneous expression: suppresses cascades */
-    struct p4_type **bits;           /* interned bit<W>/int<W> */
+    struct p4_type **bits; /* interned bit<W>/int<W> */
     int nbits;
     int capbits;
     int next_field_list;
@@ -161,8 +174,8 @@ static struct p4_type *bit_type(struct sem *s, int width, bool is_signed)
 
 static bool is_scalar(const struct p4_type *t)
 {
-    return t->kind == P4T_BIT || t->kind == P4T_INT || t->kind == P4T_BOOL ||
-           t->kind == P4T_ENUM || t->kind == P4T_ERROR;
+    return t->kind == P4T_BIT || t->kind == P4T_INT || t->kind == P4T_BOOL || t->kind == P4T_ENUM ||
+           t->kind == P4T_ERROR;
 }
 
 static bool is_num(const struct p4_type *t)
@@ -234,9 +247,9 @@ static struct p4_type *layout_compound(struct sem *s, const struct p4ast *d, enu
             if (strcmp(t->fields[j].name, f->name) == 0)
                 err(s, f->loc, "duplicate field '%s'", f->name);
         }
-        if (k == P4T_HEADER && !(ft->kind == P4T_BIT || ft->kind == P4T_INT ||
-                                 ft->kind == P4T_BOOL ||
-                                 (ft->kind == P4T_ENUM && ft->serializable))) {
+        if (k == P4T_HEADER &&
+            !(ft->kind == P4T_BIT || ft->kind == P4T_INT || ft->kind == P4T_BOOL ||
+              (ft->kind == P4T_ENUM && ft->serializable))) {
             char b[64];
             err(s, f->loc, "header field '%s' has unsupported type %s", f->name,
                 type_str(ft, b, sizeof(b)));
@@ -316,8 +329,8 @@ static struct p4_type *resolve_type(struct sem *s, const struct p4ast *t)
         }
         if (y->kind == SYM_TYPE)
             return y->type;
-        if (y->kind == SYM_EXTERN_TYPE || y->kind == SYM_PACKAGE ||
-            y->kind == SYM_CONTROL_DECL || y->kind == SYM_PARSER_DECL) {
+        if (y->kind == SYM_EXTERN_TYPE || y->kind == SYM_PACKAGE || y->kind == SYM_CONTROL_DECL ||
+            y->kind == SYM_PARSER_DECL) {
             if (strcmp(t->name, "packet_in") == 0)
                 return s->t_packet_in;
             if (strcmp(t->name, "packet_out") == 0)
@@ -364,8 +377,7 @@ static struct p4ir_expr *mk_const(struct sem *s, struct p4_type *t, const struct
     return e;
 }
 
-static struct p4ir_expr *mk_const64(struct sem *s, struct p4_type *t, uint64_t v,
-                                    struct p4_loc loc)
+static struct p4ir_expr *mk_const64(struct sem *s, struct p4_type *t, uint64_t v, struct p4_loc loc)
 {
     struct p4_big b;
     p4big_set_u64(&b, v);
@@ -412,8 +424,7 @@ static bool foldable(const struct p4ir_expr *e)
 /* Replaces a constant typed subtree by its value. */
 static struct p4ir_expr *fold(struct sem *s, struct p4ir_expr *e)
 {
-    if (e->op == P4OP_CONST || e->type->kind == P4T_INFINT || !is_scalar(e->type) ||
-        !foldable(e))
+    if (e->op == P4OP_CONST || e->type->kind == P4T_INFINT || !is_scalar(e->type) || !foldable(e))
         return e;
     struct p4_big v;
     memset(&v, 0, sizeof(v));
@@ -443,8 +454,8 @@ static struct p4ir_expr *coerce(struct sem *s, struct p4ir_expr *e, struct p4_ty
 {
     if (!e || e->type == t || t->kind == P4T_DONTCARE || e->type == s->t_bad)
         return e;
-    if (e->type->kind == P4T_INFINT && is_const(e) && (is_num(t) ||
-                                                       (t->kind == P4T_ENUM && t->serializable))) {
+    if (e->type->kind == P4T_INFINT && is_const(e) &&
+        (is_num(t) || (t->kind == P4T_ENUM && t->serializable))) {
         struct p4_big v;
         const_big(e, &v);
         return mk_const(s, t, &v, e->loc);
@@ -534,27 +545,69 @@ static struct p4ir_expr *lower_binary(struct sem *s, const struct p4ast *a)
     int op = a->op;
     enum p4op o;
     switch (op) {
-    case P4TOK_PLUS: o = P4OP_ADD; break;
-    case P4TOK_MINUS: o = P4OP_SUB; break;
-    case P4TOK_STAR: o = P4OP_MUL; break;
-    case P4TOK_SLASH: o = P4OP_DIV; break;
-    case P4TOK_PERCENT: o = P4OP_MOD; break;
-    case P4TOK_SHL: o = P4OP_SHL; break;
-    case P4TOK_SHR: o = P4OP_SHR; break;
-    case P4TOK_AMP: o = P4OP_AND; break;
-    case P4TOK_PIPE: o = P4OP_OR; break;
-    case P4TOK_CARET: o = P4OP_XOR; break;
-    case P4TOK_SATADD: o = P4OP_SADD; break;
-    case P4TOK_SATSUB: o = P4OP_SSUB; break;
-    case P4TOK_EQ: o = P4OP_EQ; break;
-    case P4TOK_NE: o = P4OP_NE; break;
-    case P4TOK_LT: o = P4OP_LT; break;
-    case P4TOK_LE: o = P4OP_LE; break;
-    case P4TOK_GT: o = P4OP_GT; break;
-    case P4TOK_GE: o = P4OP_GE; break;
-    case P4TOK_ANDAND: o = P4OP_LAND; break;
-    case P4TOK_OROR: o = P4OP_LOR; break;
-    case P4TOK_PLUSPLUS: o = P4OP_CONCAT; break;
+    case P4TOK_PLUS:
+        o = P4OP_ADD;
+        break;
+    case P4TOK_MINUS:
+        o = P4OP_SUB;
+        break;
+    case P4TOK_STAR:
+        o = P4OP_MUL;
+        break;
+    case P4TOK_SLASH:
+        o = P4OP_DIV;
+        break;
+    case P4TOK_PERCENT:
+        o = P4OP_MOD;
+        break;
+    case P4TOK_SHL:
+        o = P4OP_SHL;
+        break;
+    case P4TOK_SHR:
+        o = P4OP_SHR;
+        break;
+    case P4TOK_AMP:
+        o = P4OP_AND;
+        break;
+    case P4TOK_PIPE:
+        o = P4OP_OR;
+        break;
+    case P4TOK_CARET:
+        o = P4OP_XOR;
+        break;
+    case P4TOK_SATADD:
+        o = P4OP_SADD;
+        break;
+    case P4TOK_SATSUB:
+        o = P4OP_SSUB;
+        break;
+    case P4TOK_EQ:
+        o = P4OP_EQ;
+        break;
+    case P4TOK_NE:
+        o = P4OP_NE;
+        break;
+    case P4TOK_LT:
+        o = P4OP_LT;
+        break;
+    case P4TOK_LE:
+        o = P4OP_LE;
+        break;
+    case P4TOK_GT:
+        o = P4OP_GT;
+        break;
+    case P4TOK_GE:
+        o = P4OP_GE;
+        break;
+    case P4TOK_ANDAND:
+        o = P4OP_LAND;
+        break;
+    case P4TOK_OROR:
+        o = P4OP_LOR;
+        break;
+    case P4TOK_PLUSPLUS:
+        o = P4OP_CONCAT;
+        break;
     default:
         err(s, a->loc, "unsupported operator '%s'", p4tok_names[op]);
         return l;
@@ -642,9 +695,15 @@ static struct p4ir_expr *lower_binary(struct sem *s, const struct p4ast *a)
         p4big_set_u64(&v, 0);
         int c = p4big_cmp_signed(&x, &y);
         switch (o) {
-        case P4OP_ADD: p4big_add(&v, &x, &y); break;
-        case P4OP_SUB: p4big_sub(&v, &x, &y); break;
-        case P4OP_MUL: p4big_mul(&v, &x, &y); break;
+        case P4OP_ADD:
+            p4big_add(&v, &x, &y);
+            break;
+        case P4OP_SUB:
+            p4big_sub(&v, &x, &y);
+            break;
+        case P4OP_MUL:
+            p4big_mul(&v, &x, &y);
+            break;
         case P4OP_DIV:
         case P4OP_MOD:
             if (p4big_is_zero(&y) || p4big_is_neg(&x) || p4big_is_neg(&y)) {
@@ -657,15 +716,22 @@ static struct p4ir_expr *lower_binary(struct sem *s, const struct p4ast *a)
         case P4OP_OR:
         case P4OP_XOR:
             for (int i = 0; i < P4_WMAX; i++)
-                v.w[i] = o == P4OP_AND ? x.w[i] & y.w[i] : o == P4OP_OR ? x.w[i] | y.w[i]
-                                                                        : x.w[i] ^ y.w[i];
+                v.w[i] = o == P4OP_AND  ? x.w[i] & y.w[i]
+                         : o == P4OP_OR ? x.w[i] | y.w[i]
+                                        : x.w[i] ^ y.w[i];
             break;
-        case P4OP_EQ: return mk_const64(s, s->t_bool, c == 0, a->loc);
-        case P4OP_NE: return mk_const64(s, s->t_bool, c != 0, a->loc);
-        case P4OP_LT: return mk_const64(s, s->t_bool, c < 0, a->loc);
-        case P4OP_LE: return mk_const64(s, s->t_bool, c <= 0, a->loc);
-        case P4OP_GT: return mk_const64(s, s->t_bool, c > 0, a->loc);
-        case P4OP_GE: return mk_const64(s, s->t_bool, c >= 0, a->loc);
+        case P4OP_EQ:
+            return mk_const64(s, s->t_bool, c == 0, a->loc);
+        case P4OP_NE:
+            return mk_const64(s, s->t_bool, c != 0, a->loc);
+        case P4OP_LT:
+            return mk_const64(s, s->t_bool, c < 0, a->loc);
+        case P4OP_LE:
+            return mk_const64(s, s->t_bool, c <= 0, a->loc);
+        case P4OP_GT:
+            return mk_const64(s, s->t_bool, c > 0, a->loc);
+        case P4OP_GE:
+            return mk_const64(s, s->t_bool, c >= 0, a->loc);
         default:
             err(s, a->loc, "unsupported operation on integers of unknown width");
             break;
@@ -727,12 +793,12 @@ static struct p4ir_expr *lower_member(struct sem *s, const struct p4ast *a)
         err(s, a->loc, "enum '%s' has no member '%s'", et->name, a->name);
         return mk_const64(s, et, 0, a->loc);
     }
-    if (a->a->kind == P4AST_E_CALL && (strcmp(a->name, "hit") == 0 ||
-                                       strcmp(a->name, "miss") == 0)) {
+    if (a->a->kind == P4AST_E_CALL &&
+        (strcmp(a->name, "hit") == 0 || strcmp(a->name, "miss") == 0)) {
         struct p4ir_table *t = table_of_apply(s, a->a);
         if (t) {
-            struct p4ir_expr *e = mk(s, a->name[0] == 'h' ? P4OP_HIT : P4OP_MISS, s->t_bool,
-                                     a->loc);
+            struct p4ir_expr *e =
+                mk(s, a->name[0] == 'h' ? P4OP_HIT : P4OP_MISS, s->t_bool, a->loc);
             e->ptr = t;
             return e;
         }
@@ -893,8 +959,8 @@ static struct p4ir_expr *lower_expr(struct sem *s, const struct p4ast *a)
                 (int)lo.w[0], w);
             return b;
         }
-        struct p4ir_expr *e = mk(s, P4OP_SLICE, bit_type(s, (int)(hi.w[0] - lo.w[0] + 1), false),
-                                 a->loc);
+        struct p4ir_expr *e =
+            mk(s, P4OP_SLICE, bit_type(s, (int)(hi.w[0] - lo.w[0] + 1), false), a->loc);
         e->a = b;
         e->aux = (int)lo.w[0];
         if (b->type->kind == P4T_INFINT) {
@@ -1024,8 +1090,9 @@ static struct p4ir_expr *lower_ref(struct sem *s, const struct p4ast *a, const c
 }
 
 /* Arguments for a callable: values for in/directionless, references for out/inout. */
-static struct p4ir_call *bind_call(struct sem *s, struct p4ir_callable *fn, const struct p4ast *call,
-                                   int first_arg, bool allow_data, struct p4_loc loc)
+static struct p4ir_call *bind_call(struct sem *s, struct p4ir_callable *fn,
+                                   const struct p4ast *call, int first_arg, bool allow_data,
+                                   struct p4_loc loc)
 {
     struct p4ir_call *c = NEW(s, struct p4ir_call);
     c->fn = fn;
@@ -1037,8 +1104,8 @@ static struct p4ir_call *bind_call(struct sem *s, struct p4ir_callable *fn, cons
         ndir += fn->params[i].dir != P4_DIR_NONE || fn->kind != P4CALL_ACTION;
     if (given > fn->nparams || (!allow_data && given != fn->nparams) ||
         (allow_data && given != ndir && given != fn->nparams)) {
-        err(s, loc, "'%s' expects %d arguments, got %d", fn->name,
-            allow_data ? ndir : fn->nparams, given);
+        err(s, loc, "'%s' expects %d arguments, got %d", fn->name, allow_data ? ndir : fn->nparams,
+            given);
         return c;
     }
     for (int i = 0; i < given; i++) {
@@ -1048,8 +1115,8 @@ static struct p4ir_call *bind_call(struct sem *s, struct p4ir_callable *fn, cons
             if (p->dir == P4_DIR_OUT && arg->kind == P4AST_E_NAME && strcmp(arg->name, "_") == 0)
                 continue;
             struct p4ir_expr *r = lower_ref(s, arg, "argument for an out parameter");
-            if (r && r->type != p->type && !(r->op == P4OP_SLICE && is_num(p->type) &&
-                                             r->width == p->type->width)) {
+            if (r && r->type != p->type &&
+                !(r->op == P4OP_SLICE && is_num(p->type) && r->width == p->type->width)) {
                 char b1[64];
                 char b2[64];
                 err(s, arg->loc, "type mismatch in argument '%s': expected %s, got %s", p->name,
@@ -1086,8 +1153,7 @@ static struct p4ir_expr *lower_call_expr(struct sem *s, const struct p4ast *a)
             struct p4_type *t = resolve_type(s, a->list2[0]);
             if (t->kind == P4T_HEADER && t->width > 0) {
                 /* the header's bits; its fields are read as slices (see lower_member) */
-                struct p4ir_expr *e = mk(s, P4OP_LOOKAHEAD, bit_type(s, t->width, false),
-                                         a->loc);
+                struct p4ir_expr *e = mk(s, P4OP_LOOKAHEAD, bit_type(s, t->width, false), a->loc);
                 e->ptr = t;
                 return e;
             }
@@ -1155,8 +1221,8 @@ static int alloc_slots(struct sem *s, int n)
 }
 
 /* Assignment of value expression (or list) to a reference. */
-static void assign(struct sem *s, struct p4ir_block *b, struct p4ir_expr *dst, const struct p4ast *rhs,
-                   struct p4ir_expr *val, struct p4_loc loc)
+static void assign(struct sem *s, struct p4ir_block *b, struct p4ir_expr *dst,
+                   const struct p4ast *rhs, struct p4ir_expr *val, struct p4_loc loc)
 {
     if (!dst)
         return;
@@ -1213,7 +1279,8 @@ static void assign(struct sem *s, struct p4ir_block *b, struct p4ir_expr *dst, c
     st->b = val;
 }
 
-static void zero(struct sem *s, struct p4ir_block *b, int slot, struct p4_type *t, struct p4_loc loc)
+static void zero(struct sem *s, struct p4ir_block *b, int slot, struct p4_type *t,
+                 struct p4_loc loc)
 {
     struct p4ir_stmt *st = stmt(s, b, P4ST_ZERO, loc);
     st->a = mk(s, P4OP_LOAD, t, loc);
@@ -1291,8 +1358,8 @@ static void flatten(struct sem *s, const struct p4ast *a, struct p4ir_expr *e,
             return;
         }
         for (int i = 0; i < t->nfields; i++)
-            flatten(s, NULL, field_ref(s, e, t->fields[i].off, t->fields[i].type, e->loc), out,
-                    n, cap);
+            flatten(s, NULL, field_ref(s, e, t->fields[i].off, t->fields[i].type, e->loc), out, n,
+                    cap);
         return;
     }
     if (t->kind == P4T_INFINT || !is_scalar(t)) {
@@ -1351,8 +1418,7 @@ static bool nargs_ok(struct sem *s, const struct p4ast *call, const char *name, 
         if (lo == hi)
             err(s, call->loc, "'%s' expects %d arguments, got %d", name, lo, call->nlist);
         else
-            err(s, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi,
-                call->nlist);
+            err(s, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi, call->nlist);
         return false;
     }
     return true;
@@ -1429,8 +1495,8 @@ static void call_function(struct sem *s, const struct p4ast *call, struct p4ir_b
         int n = 0;
         int cap = 0;
         flatten(s, call->list[1], NULL, &v, &n, &cap);
-        struct p4ir_stmt *st = builtin(s, b, verify ? P4B_VERIFY_CKSUM : P4B_UPDATE_CKSUM, loc,
-                                       2 + n);
+        struct p4ir_stmt *st =
+            builtin(s, b, verify ? P4B_VERIFY_CKSUM : P4B_UPDATE_CKSUM, loc, 2 + n);
         st->aux2 = hash_algo(s, call->list[3]);
         st->args[0] = cond;
         st->args[1] = field;
@@ -1517,8 +1583,9 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
     if (y && y->kind == SYM_PACKET) {
         if (!y->packet_out && strcmp(name, "extract") == 0) {
             if (call->nlist != 1) {
-                err(s, loc, call->nlist == 2 ? "varbit extraction is not supported"
-                                             : "extract expects 1 argument");
+                err(s, loc,
+                    call->nlist == 2 ? "varbit extraction is not supported"
+                                     : "extract expects 1 argument");
                 return;
             }
             struct p4ir_expr *h = lower_ref(s, call->list[0], "extract target");
@@ -1595,8 +1662,7 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
             st->args[0] = lower_ref(s, call->list[0], "register read result");
             st->args[1] = value_arg(s, call->list[1], NULL);
             if (st->args[0] && st->args[0]->width != x->width)
-                err(s, call->list[0]->loc, "register '%s' holds bit<%d> values", x->name,
-                    x->width);
+                err(s, call->list[0]->loc, "register '%s' holds bit<%d> values", x->name, x->width);
         } else if (x->kind == P4EXT_REGISTER && strcmp(name, "write") == 0 &&
                    nargs_ok(s, call, name, 2, 2)) {
             st = builtin(s, b, P4B_REG_WRITE, loc, 2);
@@ -1940,8 +2006,7 @@ static void lower_function(struct sem *s, const struct p4ast *d)
 
 static enum p4_match_kind match_kind(struct sem *s, const struct p4ast *k)
 {
-    static const char *const names[] = {"exact", "lpm", "ternary", "range", "optional",
-                                        "selector"};
+    static const char *const names[] = {"exact", "lpm", "ternary", "range", "optional", "selector"};
     for (size_t i = 0; i < P4_ARRAY_LEN(names); i++) {
         if (strcmp(k->name, names[i]) == 0) {
             if (i == P4MK_SELECTOR)
@@ -2005,7 +2070,8 @@ static bool action_data(struct sem *s, struct p4ir_table *t, const struct p4ast 
         int ai = given == fn->nparams ? i : i - ndir;
         if (ai < 0 || ai >= given)
             continue;
-        struct p4ir_expr *v = fold(s, coerce(s, lower_expr(s, call->list[ai]), p->type, "argument"));
+        struct p4ir_expr *v =
+            fold(s, coerce(s, lower_expr(s, call->list[ai]), p->type, "argument"));
         if (!is_const(v)) {
             err(s, call->list[ai]->loc, "action argument must be a constant");
             return false;
@@ -2103,8 +2169,9 @@ static void lower_table(struct sem *s, const struct p4ast *d)
             bool c = p->name[0] == 'c';
             if (!y || y->kind != SYM_EXTERN_INST ||
                 s->prog->externs[y->ext].kind != (c ? P4EXT_DIRECT_COUNTER : P4EXT_DIRECT_METER)) {
-                err(s, p->a->loc, c ? "counters needs a direct_counter instance"
-                                    : "meters needs a direct_meter instance");
+                err(s, p->a->loc,
+                    c ? "counters needs a direct_counter instance"
+                      : "meters needs a direct_meter instance");
             } else if (c) {
                 t->direct_counter = y->ext;
             } else {
@@ -2228,8 +2295,8 @@ static void lower_table(struct sem *s, const struct p4ast *d)
                 continue;
             }
             for (int j = 0; j < t->nkeys; j++)
-                key_value(s, &t->keys[j],
-                          ks->kind == P4AST_E_LIST ? ks->list[j] : ks, e->value, e->mask, e->hi);
+                key_value(s, &t->keys[j], ks->kind == P4AST_E_LIST ? ks->list[j] : ks, e->value,
+                          e->mask, e->hi);
             action_data(s, t, en->b, e, false);
             /* priority: explicit (smaller wins) or textual order (first wins) */
             const struct p4ast *pa = p4parse_annot(en, "priority");
@@ -2760,8 +2827,9 @@ static void lower_main(struct sem *s, const struct p4ast *m)
     if (!prog->hdr_type || !prog->meta_type || !prog->std_type ||
         prog->std_type->kind != P4T_STRUCT || prog->hdr_type->kind != P4T_STRUCT ||
         prog->meta_type->kind != P4T_STRUCT) {
-        err(s, pd->loc, "parser must take (packet_in, out H, inout M, inout "
-                        "standard_metadata_t) with struct types");
+        err(s, pd->loc,
+            "parser must take (packet_in, out H, inout M, inout "
+            "standard_metadata_t) with struct types");
         return;
     }
     /* packet region: [payload offset][hdr][meta][standard_metadata] */
@@ -2911,9 +2979,13 @@ struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
         }
     }
     if (s->prog->nerrors == 0) {
-        static const char *const core[] = {"NoError", "PacketTooShort", "NoMatch",
-                                           "StackOutOfBounds", "HeaderTooShort",
-                                           "ParserTimeout", "ParserInvalidArgument"};
+        static const char *const core[] = {"NoError",
+                                           "PacketTooShort",
+                                           "NoMatch",
+                                           "StackOutOfBounds",
+                                           "HeaderTooShort",
+                                           "ParserTimeout",
+                                           "ParserInvalidArgument"};
         for (size_t i = 0; i < P4_ARRAY_LEN(core); i++)
             P4_PUSH(s->prog->errors, s->prog->nerrors, s->prog->caperrors, core[i]);
     }

@@ -12,8 +12,14 @@
 #define VM_CASE(name) case P4OP_##name:
 
 /* error values declared first in core.p4 */
-enum { ERR_NO_ERROR, ERR_PACKET_TOO_SHORT, ERR_NO_MATCH, ERR_STACK_OUT_OF_BOUNDS,
-       ERR_HEADER_TOO_SHORT, ERR_PARSER_TIMEOUT };
+enum {
+    ERR_NO_ERROR,
+    ERR_PACKET_TOO_SHORT,
+    ERR_NO_MATCH,
+    ERR_STACK_OUT_OF_BOUNDS,
+    ERR_HEADER_TOO_SHORT,
+    ERR_PARSER_TIMEOUT
+};
 
 static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e);
 static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out);
@@ -80,7 +86,7 @@ static void read_field(const uint8_t *p, uint32_t pos, int w, uint64_t *out)
     }
     int nw = p4util_nwords(w);
     for (int i = 0; i < nw; i++) {
-        int hi = w - 64 * i;            /* bit index (from field start) after this word */
+        int hi = w - 64 * i; /* bit index (from field start) after this word */
         int lo = hi - 64 < 0 ? 0 : hi - 64;
         out[i] = read_bits(p, pos + (uint32_t)lo, hi - lo);
     }
@@ -144,7 +150,8 @@ static void store_big(const struct p4ir_expr *e, const struct p4_big *b, uint64_
     memcpy(out, t.w, (size_t)e->nw * 8);
 }
 
-__attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out)
+__attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_expr *e,
+                                            uint64_t *out)
 {
     int nw = e->nw;
     struct p4_big x;
@@ -220,8 +227,9 @@ __attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_e
         load_big(vm, e->a, &x, false);
         load_big(vm, e->b, &y, false);
         for (int i = 0; i < P4_WMAX; i++)
-            r.w[i] = e->op == P4OP_AND ? x.w[i] & y.w[i]
-                     : e->op == P4OP_OR ? x.w[i] | y.w[i] : x.w[i] ^ y.w[i];
+            r.w[i] = e->op == P4OP_AND  ? x.w[i] & y.w[i]
+                     : e->op == P4OP_OR ? x.w[i] | y.w[i]
+                                        : x.w[i] ^ y.w[i];
         break;
     case P4OP_NOT:
         load_big(vm, e->a, &x, false);
@@ -336,135 +344,135 @@ static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
 {
     VM_DISPATCH(e->op)
     {
-    VM_CASE(CONST) return e->k;
-    VM_CASE(LOAD) return vm->slots[e->slot];
-    VM_CASE(LOADX)
-    {
-        int64_t s = ref_slot(vm, e);
-        return s < 0 ? 0 : vm->slots[s];
-    }
-    VM_CASE(ADD) return (eval(vm, e->a) + eval(vm, e->b)) & e->mask;
-    VM_CASE(SUB) return (eval(vm, e->a) - eval(vm, e->b)) & e->mask;
-    VM_CASE(MUL) return (eval(vm, e->a) * eval(vm, e->b)) & e->mask;
-    VM_CASE(DIV)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t y = eval(vm, e->b);
-        return y ? x / y : 0;
-    }
-    VM_CASE(MOD)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t y = eval(vm, e->b);
-        return y ? x % y : 0;
-    }
-    VM_CASE(SHL)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t n = eval(vm, e->b);
-        return n >= e->width ? 0 : (x << n) & e->mask;
-    }
-    VM_CASE(SHR)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t n = eval(vm, e->b);
-        if (e->sgn) {
-            int64_t sx = sext(x, e->width);
-            return (uint64_t)(sx >> (n >= 63 ? 63 : n)) & e->mask;
+        VM_CASE(CONST) return e->k;
+        VM_CASE(LOAD) return vm->slots[e->slot];
+        VM_CASE(LOADX)
+        {
+            int64_t s = ref_slot(vm, e);
+            return s < 0 ? 0 : vm->slots[s];
         }
-        return n >= e->width ? 0 : x >> n;
-    }
-    VM_CASE(AND) return eval(vm, e->a) & eval(vm, e->b);
-    VM_CASE(OR) return eval(vm, e->a) | eval(vm, e->b);
-    VM_CASE(XOR) return eval(vm, e->a) ^ eval(vm, e->b);
-    VM_CASE(NOT) return ~eval(vm, e->a) & e->mask;
-    VM_CASE(NEG) return (0 - eval(vm, e->a)) & e->mask;
-    VM_CASE(SADD)
-    {
-        uint64_t x = eval(vm, e->a);
-        return sat(e, x, eval(vm, e->b), true);
-    }
-    VM_CASE(SSUB)
-    {
-        uint64_t x = eval(vm, e->a);
-        return sat(e, x, eval(vm, e->b), false);
-    }
-    VM_CASE(EQ) return compare(vm, e) == 0;
-    VM_CASE(NE) return compare(vm, e) != 0;
-    VM_CASE(LT) return compare(vm, e) < 0;
-    VM_CASE(LE) return compare(vm, e) <= 0;
-    VM_CASE(GT) return compare(vm, e) > 0;
-    VM_CASE(GE) return compare(vm, e) >= 0;
-    VM_CASE(LAND) return eval(vm, e->a) && eval(vm, e->b);
-    VM_CASE(LOR) return eval(vm, e->a) || eval(vm, e->b);
-    VM_CASE(LNOT) return !eval(vm, e->a);
-    VM_CASE(COND) return eval(vm, e->a) ? eval(vm, e->b) : eval(vm, e->c);
-    VM_CASE(CONCAT)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t y = eval(vm, e->b);
-        return ((x << e->awidth) | y) & e->mask;
-    }
-    VM_CASE(SLICE)
-    {
-        if (e->a->nw > 1) {
-            struct p4_big x;
-            load_big(vm, e->a, &x, false);
-            p4big_shr(&x, &x, (unsigned)e->aux, false);
-            return x.w[0] & e->mask;
+        VM_CASE(ADD) return (eval(vm, e->a) + eval(vm, e->b)) & e->mask;
+        VM_CASE(SUB) return (eval(vm, e->a) - eval(vm, e->b)) & e->mask;
+        VM_CASE(MUL) return (eval(vm, e->a) * eval(vm, e->b)) & e->mask;
+        VM_CASE(DIV)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t y = eval(vm, e->b);
+            return y ? x / y : 0;
         }
-        return (eval(vm, e->a) >> e->aux) & e->mask;
-    }
-    VM_CASE(CAST)
-    {
-        uint64_t x;
-        if (e->a->nw > 1) {
-            struct p4_big b;
-            load_big(vm, e->a, &b, false);
-            x = b.w[0];
-        } else {
-            x = eval(vm, e->a);
+        VM_CASE(MOD)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t y = eval(vm, e->b);
+            return y ? x % y : 0;
         }
-        if (e->type->kind == P4T_BOOL)
-            return x != 0;
-        if (e->sgn && e->awidth < 64)
-            x = (uint64_t)sext(x, e->awidth);
-        return x & e->mask;
-    }
-    VM_CASE(ISVALID)
-    {
-        int64_t s = ref_slot(vm, e->a);
-        return s < 0 ? 0 : vm->slots[s];
-    }
-    VM_CASE(CALL)
-    {
-        const struct p4ir_call *c = e->ptr;
-        call(vm, c);
-        return vm->slots[c->fn->ret_slot];
-    }
-    VM_CASE(HIT)
-    {
-        bool hit;
-        apply_table(vm, e->ptr, &hit);
-        return hit;
-    }
-    VM_CASE(MISS)
-    {
-        bool hit;
-        apply_table(vm, e->ptr, &hit);
-        return !hit;
-    }
-    VM_CASE(LOOKAHEAD) return lookahead(vm, e);
-    VM_CASE(LASTINDEX) return (vm->slots[e->slot] - 1) & 0xffffffffu;
-    VM_CASE(EQC)
-    VM_CASE(NEC)
-    {
-        int64_t x = ref_slot(vm, e->a);
-        int64_t y = ref_slot(vm, e->b);
-        bool eq = x >= 0 && y >= 0 &&
-                  memcmp(vm->slots + x, vm->slots + y, (size_t)e->aux2 * 8) == 0;
-        return e->op == P4OP_EQC ? eq : !eq;
-    }
+        VM_CASE(SHL)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t n = eval(vm, e->b);
+            return n >= e->width ? 0 : (x << n) & e->mask;
+        }
+        VM_CASE(SHR)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t n = eval(vm, e->b);
+            if (e->sgn) {
+                int64_t sx = sext(x, e->width);
+                return (uint64_t)(sx >> (n >= 63 ? 63 : n)) & e->mask;
+            }
+            return n >= e->width ? 0 : x >> n;
+        }
+        VM_CASE(AND) return eval(vm, e->a) & eval(vm, e->b);
+        VM_CASE(OR) return eval(vm, e->a) | eval(vm, e->b);
+        VM_CASE(XOR) return eval(vm, e->a) ^ eval(vm, e->b);
+        VM_CASE(NOT) return ~eval(vm, e->a) & e->mask;
+        VM_CASE(NEG) return (0 - eval(vm, e->a)) & e->mask;
+        VM_CASE(SADD)
+        {
+            uint64_t x = eval(vm, e->a);
+            return sat(e, x, eval(vm, e->b), true);
+        }
+        VM_CASE(SSUB)
+        {
+            uint64_t x = eval(vm, e->a);
+            return sat(e, x, eval(vm, e->b), false);
+        }
+        VM_CASE(EQ) return compare(vm, e) == 0;
+        VM_CASE(NE) return compare(vm, e) != 0;
+        VM_CASE(LT) return compare(vm, e) < 0;
+        VM_CASE(LE) return compare(vm, e) <= 0;
+        VM_CASE(GT) return compare(vm, e) > 0;
+        VM_CASE(GE) return compare(vm, e) >= 0;
+        VM_CASE(LAND) return eval(vm, e->a) && eval(vm, e->b);
+        VM_CASE(LOR) return eval(vm, e->a) || eval(vm, e->b);
+        VM_CASE(LNOT) return !eval(vm, e->a);
+        VM_CASE(COND) return eval(vm, e->a) ? eval(vm, e->b) : eval(vm, e->c);
+        VM_CASE(CONCAT)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t y = eval(vm, e->b);
+            return ((x << e->awidth) | y) & e->mask;
+        }
+        VM_CASE(SLICE)
+        {
+            if (e->a->nw > 1) {
+                struct p4_big x;
+                load_big(vm, e->a, &x, false);
+                p4big_shr(&x, &x, (unsigned)e->aux, false);
+                return x.w[0] & e->mask;
+            }
+            return (eval(vm, e->a) >> e->aux) & e->mask;
+        }
+        VM_CASE(CAST)
+        {
+            uint64_t x;
+            if (e->a->nw > 1) {
+                struct p4_big b;
+                load_big(vm, e->a, &b, false);
+                x = b.w[0];
+            } else {
+                x = eval(vm, e->a);
+            }
+            if (e->type->kind == P4T_BOOL)
+                return x != 0;
+            if (e->sgn && e->awidth < 64)
+                x = (uint64_t)sext(x, e->awidth);
+            return x & e->mask;
+        }
+        VM_CASE(ISVALID)
+        {
+            int64_t s = ref_slot(vm, e->a);
+            return s < 0 ? 0 : vm->slots[s];
+        }
+        VM_CASE(CALL)
+        {
+            const struct p4ir_call *c = e->ptr;
+            call(vm, c);
+            return vm->slots[c->fn->ret_slot];
+        }
+        VM_CASE(HIT)
+        {
+            bool hit;
+            apply_table(vm, e->ptr, &hit);
+            return hit;
+        }
+        VM_CASE(MISS)
+        {
+            bool hit;
+            apply_table(vm, e->ptr, &hit);
+            return !hit;
+        }
+        VM_CASE(LOOKAHEAD) return lookahead(vm, e);
+        VM_CASE(LASTINDEX) return (vm->slots[e->slot] - 1) & 0xffffffffu;
+        VM_CASE(EQC)
+        VM_CASE(NEC)
+        {
+            int64_t x = ref_slot(vm, e->a);
+            int64_t y = ref_slot(vm, e->b);
+            bool eq =
+                x >= 0 && y >= 0 && memcmp(vm->slots + x, vm->slots + y, (size_t)e->aux2 * 8) == 0;
+            return e->op == P4OP_EQC ? eq : !eq;
+        }
     }
     return 0;
 }
@@ -497,8 +505,8 @@ static void store(struct p4vm *vm, const struct p4ir_expr *ref, const struct p4i
         memcpy(vm->slots + s, tmp, (size_t)ref->nw * 8);
 }
 
-__attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref, int lo,
-                        const struct p4ir_expr *val)
+__attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref,
+                                                  int lo, const struct p4ir_expr *val)
 {
     uint64_t v = eval(vm, val);
     int64_t s = ref_slot(vm, ref);
@@ -592,7 +600,8 @@ static void emit(struct p4vm *vm, const struct p4ir_stmt *st)
         emit_header(vm, t->elem, vm->slots + s + 1 + i * t->elem->nslots);
 }
 
-__attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st, bool push)
+__attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st,
+                                                  bool push)
 {
     int64_t s = ref_slot(vm, st->a);
     if (s < 0)
@@ -771,10 +780,10 @@ __attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir
                 big |= w[i] != 0;
             max = w[0];
             if (big) {
-                uint64_t h = st->aux2 == P4HASH_RANDOM
-                                 ? p4pipe_random(pipe)
-                                 : p4hash_compute(st->aux2, vm->buf,
-                                                  pack(vm, st->args + 3, st->nargs - 3));
+                uint64_t h =
+                    st->aux2 == P4HASH_RANDOM
+                        ? p4pipe_random(pipe)
+                        : p4hash_compute(st->aux2, vm->buf, pack(vm, st->args + 3, st->nargs - 3));
                 set_ref(vm, st->args[0], base + h);
                 return;
             }
@@ -968,9 +977,9 @@ static void call(struct p4vm *vm, const struct p4ir_call *c)
             continue;
         if (p->dir == P4_DIR_OUT) {
             memset(vm->slots + p->slot, 0, (size_t)p->nslots * 8);
-        } else if (arg->op != P4OP_SLICE && (p->type->kind == P4T_HEADER ||
-                                             p->type->kind == P4T_STRUCT ||
-                                             p->type->kind == P4T_STACK)) {
+        } else if (arg->op != P4OP_SLICE &&
+                   (p->type->kind == P4T_HEADER || p->type->kind == P4T_STRUCT ||
+                    p->type->kind == P4T_STACK)) {
             int64_t s = ref_slot(vm, arg);
             if (s >= 0)
                 memmove(vm->slots + p->slot, vm->slots + s, (size_t)p->nslots * 8);
