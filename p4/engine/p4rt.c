@@ -488,6 +488,66 @@ int p4rt_table_set_default(struct p4_pipe *pipe, const char *table, const char *
     return rc;
 }
 
+int p4rt_table_at(const struct p4_pipe *pipe, int i, const char **name)
+{
+    if (i < 0 || i >= pipe->prog->ntables)
+        return -1;
+    *name = pipe->prog->tables[i]->name;
+    return 0;
+}
+
+int p4rt_table_key(const struct p4_pipe *pipe, const char *table, int i, const char **name,
+                   const char **match_kind, int *width)
+{
+    static const char *const kinds[] = {"exact", "lpm", "ternary", "range", "optional", "selector"};
+    int ti = find_table(pipe, table, NULL, 0);
+    if (ti < 0)
+        return -1;
+    const struct p4ir_table *t = pipe->prog->tables[ti];
+    if (i < 0 || i >= t->nkeys)
+        return -1;
+    *name = t->keys[i].name;
+    *match_kind = kinds[t->keys[i].mk];
+    *width = t->keys[i].width;
+    return 0;
+}
+
+int p4rt_table_action(const struct p4_pipe *pipe, const char *table, int i, const char **name)
+{
+    int ti = find_table(pipe, table, NULL, 0);
+    if (ti < 0)
+        return -1;
+    const struct p4ir_table *t = pipe->prog->tables[ti];
+    if (i < 0 || i >= t->nactions)
+        return -1;
+    *name = t->actions[i].call.fn->name;
+    return 0;
+}
+
+int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char *action, int i,
+                      const char **name, int *width)
+{
+    int ti = find_table(pipe, table, NULL, 0);
+    if (ti < 0)
+        return -1;
+    const struct p4ir_table *t = pipe->prog->tables[ti];
+    int a = find_action(t, action, NULL, 0);
+    if (a < 0)
+        return -1;
+    const struct p4ir_callable *fn = t->actions[a].call.fn;
+    int k = 0;
+    for (int j = 0; j < fn->nparams; j++) {
+        if (fn->params[j].dir != P4_DIR_NONE)
+            continue;
+        if (k++ == i) {
+            *name = fn->params[j].name;
+            *width = fn->params[j].type->width;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
                        char *err, size_t errlen)
 {
