@@ -59,7 +59,7 @@ static int peekc(struct p4lex *lx, size_t k)
 
 static struct p4_loc here(struct p4lex *lx)
 {
-    struct p4_loc l = {lx->file, lx->line, (int)(lx->pos - lx->line_start) + 1};
+    struct p4_loc l = {lx->file, lx->line, (int)(lx->pos - lx->line_start) + 1, NULL};
     return l;
 }
 
@@ -313,7 +313,16 @@ static void lex_number(struct p4lex *lx, struct p4_token *t)
     t->kind = P4TOK_NUMBER;
 }
 
+static void lex_token(struct p4lex *lx, struct p4_token *t);
+
 void p4lex_next(struct p4lex *lx, struct p4_token *t)
+{
+    lex_token(lx, t);
+    if (t->kind != P4TOK_EOF)
+        t->loc.near = p4lex_intern(lx, t->text, (size_t)t->len);
+}
+
+static void lex_token(struct p4lex *lx, struct p4_token *t)
 {
 again:
     memset(t, 0, sizeof(*t));

@@ -480,7 +480,7 @@ static struct p4ast *postfix(struct p4parse *p)
         struct p4_loc loc = p->tok.loc;
         if (p->tok.kind == P4TOK_DOT) {
             advance(p);
-            struct p4ast *m = node(p, P4AST_E_MEMBER, loc);
+            struct p4ast *m = node(p, P4AST_E_MEMBER, p->tok.loc); /* at the member name */
             m->a = e;
             if (p->tok.kind == P4TOK_IDENT || p->tok.kind >= P4TOK_KW_ACTION) {
                 m->name = p->tok.str ? p->tok.str : p4tok_names[p->tok.kind];
@@ -565,7 +565,7 @@ static struct p4ast *unary_inner(struct p4parse *p)
             struct p4_loc l2 = p->tok.loc;
             if (p->tok.kind == P4TOK_DOT) {
                 advance(p);
-                struct p4ast *m = node(p, P4AST_E_MEMBER, l2);
+                struct p4ast *m = node(p, P4AST_E_MEMBER, p->tok.loc);
                 m->a = e;
                 m->name = check_name(p);
                 e = m;
@@ -974,6 +974,7 @@ static struct p4ast *table_decl(struct p4parse *p)
                 txt[n] = 0;
                 ke->text = txt;
                 check_next(p, P4TOK_COLON);
+                ke->loc = p->tok.loc; /* errors about the key point at its match kind */
                 ke->name = check_name(p);
                 annotations(p, ke);
                 check_next(p, P4TOK_SEMI);
@@ -1315,7 +1316,7 @@ struct p4ast *p4parse_program(struct p4parse *p, struct p4lex *lx, struct p4_dia
     static const char *const builtin_types[] = {"packet_in", "packet_out"};
     for (size_t i = 0; i < P4_ARRAY_LEN(builtin_types); i++)
         declare_type(p, builtin_types[i]);
-    struct p4ast *prog = node(p, P4AST_S_BLOCK, (struct p4_loc){lx->file, 1, 1});
+    struct p4ast *prog = node(p, P4AST_S_BLOCK, (struct p4_loc){lx->file, 1, 1, NULL});
     if (setjmp(p->fail))
         return NULL;
     advance(p);

@@ -1212,7 +1212,7 @@ static int alloc_slots(struct sem *s, int n)
     if (slot + n > P4SEM_MAX_SLOTS) { /* keep going without growing: an error is reported */
         if (!s->too_big) {
             s->too_big = true;
-            p4util_error(s->diag, (struct p4_loc){"?", 0, 0}, "program state too large");
+            p4util_error(s->diag, (struct p4_loc){"?", 0, 0, NULL}, "program state too large");
         }
         return 0;
     }

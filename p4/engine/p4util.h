@@ -43,11 +43,13 @@ _Noreturn void p4util_assert_fail(const char *file, int line, const char *expr);
 /* Source location: file name is owned by the program's string pool. */
 struct p4_loc {
     const char *file;
-    int line; /* 1-based */
-    int col;  /* 1-based */
+    int line;         /* 1-based */
+    int col;          /* 1-based */
+    const char *near; /* text of the token there (owned by the program), or NULL */
 };
 
-/* Diagnostics sink: prints `file:line:col: error: message` and counts. */
+/* Diagnostics sink: prints `file:line:col: error: message near 'token'` (the token from
+ * loc.near, unless the message already names one) and counts. */
 struct p4_diag {
     FILE *out; /* NULL: count only */
     int nerrors;
