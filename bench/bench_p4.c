@@ -135,7 +135,9 @@ int main(void)
     add(pt, "acl", "h.ip.src", "0x0a0000**", "set_cls", "c", "3", 10);
     add(pt, "route", "h.ip.dst", "0x0a000100/24", "fwd", "port", "1", 0);
     add(pt, "qos", "m.cls", "3", "set_prio", "p", "5", 0);
-    long n = 2000000;
+    long n = getenv("BENCH_P4_N") ? atol(getenv("BENCH_P4_N")) : 2000000;
+    if (n < 10)
+        n = 10;
     run(pb, basic, n / 10); /* warm up */
     double b = run(pb, basic, n);
     double t = run(pt, three, n);

@@ -54,29 +54,6 @@ static inline uint64_t read_bits(const uint8_t *p, uint32_t pos, int w)
     return (uint64_t)(acc >> extra) & p4util_mask64(w);
 }
 
-static inline void write_bits(uint8_t *p, uint32_t pos, int w, uint64_t v)
-{
-    if (!(pos & 7) && !(w & 7)) { /* byte-aligned: the common case */
-        uint8_t *q = p + (pos >> 3);
-        for (int b = w / 8 - 1; b >= 0; b--) {
-            q[b] = (uint8_t)v;
-            v >>= 8;
-        }
-        return;
-    }
-    while (w > 0) {
-        uint8_t *q = p + (pos >> 3);
-        int sh = (int)(pos & 7);
-        int take = 8 - sh < w ? 8 - sh : w; /* bits into this byte */
-        uint8_t bits = (uint8_t)((v >> (w - take)) & p4util_mask64(take));
-        int shift = 8 - sh - take;
-        uint8_t m = (uint8_t)(p4util_mask64(take) << shift);
-        *q = (uint8_t)((*q & ~m) | (bits << shift));
-        pos += (uint32_t)take;
-        w -= take;
-    }
-}
-
 /* Reads a field of width w (any width) into nw words. */
 static void read_field(const uint8_t *p, uint32_t pos, int w, uint64_t *out)
 {
@@ -92,18 +69,119 @@ static void read_field(const uint8_t *p, uint32_t pos, int w, uint64_t *out)
     }
 }
 
-static void write_field(uint8_t *p, uint32_t pos, int w, const uint64_t *in)
+/* Streaming MSB-first bit writer: fields are shifted into a 64-bit accumulator that is
+ * stored 8 bytes at a time (big-endian), so emitting a header costs a few instructions per
+ * field. */
+struct bitw {
+    uint8_t *out;
+    uint32_t n;   /* bytes written */
+    uint64_t acc; /* the low `bits` bits are pending */
+    int bits;     /* < 64 between calls */
+};
+
+static inline void bitw_store(struct bitw *b, uint64_t word)
+{
+    uint64_t x = __builtin_bswap64(word);
+    memcpy(b->out + b->n, &x, 8);
+    b->n += 8;
+}
+
+/* v must be zero above w (1 <= w <= 64). */
+static inline void bitw_put(struct bitw *b, uint64_t v, int w)
+{
+    int room = 64 - b->bits;
+    if (w < room) {
+        b->acc = (b->acc << w) | v;
+        b->bits += w;
+    } else if (w == room) {
+        bitw_store(b, room == 64 ? v : (b->acc << w) | v);
+        b->acc = 0;
+        b->bits = 0;
+    } else { /* split: the top `room` bits complete this word */
+        int rest = w - room;
+        bitw_store(b, (b->acc << room) | (v >> rest));
+        b->acc = v & p4util_mask64(rest);
+        b->bits = rest;
+    }
+}
+
+/* A field of any width (words little-endian). */
+static inline void bitw_field(struct bitw *b, const uint64_t *words, int w)
 {
     if (w <= 64) {
-        write_bits(p, pos, w, in[0]);
+        bitw_put(b, words[0], w);
         return;
     }
     int nw = p4util_nwords(w);
-    for (int i = 0; i < nw; i++) {
-        int hi = w - 64 * i;
-        int lo = hi - 64 < 0 ? 0 : hi - 64;
-        write_bits(p, pos + (uint32_t)lo, hi - lo, in[i]);
+    bitw_put(b, words[nw - 1], w - 64 * (nw - 1));
+    for (int i = nw - 2; i >= 0; i--)
+        bitw_put(b, words[i], 64);
+}
+
+static inline void bitw_flush(struct bitw *b)
+{
+    while (b->bits >= 8) {
+        b->out[b->n++] = (uint8_t)(b->acc >> (b->bits - 8));
+        b->bits -= 8;
     }
+    if (b->bits > 0) /* zero padding at the end */
+        b->out[b->n++] = (uint8_t)(b->acc << (8 - b->bits));
+    b->bits = 0;
+    b->acc = 0;
+}
+
+/* Streaming MSB-first bit reader for extraction (loads 8 bytes at a time when it can;
+ * never reads past `end`, and callers check the length first). */
+struct bitr {
+    const uint8_t *p;
+    const uint8_t *end;
+    unsigned __int128 acc; /* the low `bits` bits are unread */
+    int bits;
+};
+
+static inline void bitr_init(struct bitr *r, const uint8_t *buf, uint32_t len, uint32_t bitpos)
+{
+    r->p = buf + (bitpos >> 3);
+    r->end = buf + len;
+    r->acc = 0;
+    r->bits = 0;
+    int sh = (int)(bitpos & 7);
+    if (sh) {
+        r->acc = *r->p++ & (0xffu >> sh);
+        r->bits = 8 - sh;
+    }
+}
+
+static inline uint64_t bitr_get(struct bitr *r, int w)
+{
+    if (r->bits < w) {
+        if (r->end - r->p >= 8) {
+            uint64_t x;
+            memcpy(&x, r->p, 8);
+            r->p += 8;
+            r->acc = (r->acc << 64) | __builtin_bswap64(x);
+            r->bits += 64;
+        } else {
+            while (r->bits < w) {
+                r->acc = (r->acc << 8) | *r->p++;
+                r->bits += 8;
+            }
+        }
+    }
+    r->bits -= w;
+    return (uint64_t)(r->acc >> r->bits) & p4util_mask64(w);
+}
+
+static inline void bitr_field(struct bitr *r, uint64_t *words, int w)
+{
+    if (w <= 64) {
+        words[0] = bitr_get(r, w);
+        return;
+    }
+    int nw = p4util_nwords(w);
+    words[nw - 1] = bitr_get(r, w - 64 * (nw - 1));
+    for (int i = nw - 2; i >= 0; i--)
+        words[i] = bitr_get(r, 64);
 }
 
 /* ---- references ---- */
@@ -552,10 +630,11 @@ static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
         return;
     }
     uint64_t *h = vm->slots + s;
-    uint32_t pos = vm->in_bitpos;
+    struct bitr r;
+    bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
     for (int i = 0; i < t->nfields; i++) {
         const struct p4_field *f = &t->fields[i];
-        read_field(vm->in, pos + (uint32_t)f->bitoff, f->type->width, h + f->off);
+        bitr_field(&r, h + f->off, f->type->width);
     }
     h[0] = 1;
     vm->in_bitpos += (uint32_t)t->width;
@@ -572,17 +651,12 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
         vm->out_overflow = true;
         return;
     }
-    uint8_t *o = vm->out + vm->out_len;
-    uint32_t base = 0;
+    struct bitw b = {vm->out + vm->out_len, 0, 0, 0};
     for (int i = 0; i < t->nfields; i++) {
         const struct p4_field *f = &t->fields[i];
-        int w = f->type->width;
-        uint32_t pos = base + (uint32_t)f->bitoff;
-        if (w <= 64)
-            write_bits(o, pos, w, h[f->off]);
-        else
-            write_field(o, pos, w, h + f->off);
+        bitw_field(&b, h + f->off, f->type->width);
     }
+    bitw_flush(&b);
     vm->out_len += bytes;
 }
 
@@ -630,14 +704,9 @@ __attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct 
 /* Packs data-list values MSB first into vm->buf; returns the byte length. */
 static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
 {
-    uint32_t total = 0;
-    for (int i = 0; i < n; i++)
-        total += v[i]->width;
     uint32_t cap = (uint32_t)sizeof(vm->buf) * 8;
-    if (total > cap)
-        total = cap;
-    memset(vm->buf, 0, (total + 7) / 8);
     uint32_t bits = 0;
+    struct bitw b = {vm->buf, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         const struct p4ir_expr *e = v[i];
         int w = e->width;
@@ -651,13 +720,14 @@ static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
         if (e->nw > 1) {
             uint64_t tmp[P4_WMAX];
             evalw(vm, e, tmp);
-            write_field(vm->buf, bits, w, tmp);
+            bitw_field(&b, tmp, w);
         } else {
-            write_bits(vm->buf, bits, w, eval(vm, e));
+            bitw_put(&b, eval(vm, e) & p4util_mask64(w), w);
         }
         bits += (uint32_t)w;
     }
-    return (bits + 7) / 8;
+    bitw_flush(&b);
+    return b.n;
 }
 
 static void set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v)
