@@ -4,7 +4,8 @@
  *
  * Storage model: a packet's state is an array of uint64_t slots. A scalar of width W uses
  * ceil(W/64) slots (little-endian words), always kept zero above W (signed values too).
- * A header is [valid][fields...]; a struct is [fields...]; a stack is [nextIndex][elem]*N.
+ * A header is [valid][fields...]; a struct is [fields...]; a stack is [nextIndex][elem]*N;
+ * a varbit<N> is [length in bits][value, ceil(N/64) words].
  * Slots [0, npkt_slots) are the per-packet region: slot 0 holds the payload offset (low 32
  * bits) and the truncate length (high 32), then hdr, meta and standard_metadata; the rest is
  * scratch (locals, parameters, temporaries). */
@@ -59,6 +60,8 @@ struct p4_type {
     uint64_t *values;     /* ENUM member values */
     int nmembers;
     bool serializable; /* ENUM with an underlying bit<W> */
+    int varbit_max;    /* VARBIT: maximum bits (width is 0); HEADER: its varbit's max
+                        * (the header's width counts only the fixed fields) */
     const struct p4ast *decl;
 };
 
@@ -142,7 +145,7 @@ struct p4ir_stmt {
     uint64_t *vals;           /* SWITCHV case values */
     struct p4ir_call *call;   /* CALL */
     struct p4ir_table *table; /* APPLY, SWITCH */
-    struct p4_type *type;     /* EXTRACT/EMIT header type */
+    struct p4_type *type;     /* EXTRACT/EMIT header type (EXTRACT: b = varbit length) */
     struct p4_loc loc;
 };
 

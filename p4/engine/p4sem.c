@@ -185,7 +185,8 @@ static bool is_num(const struct p4_type *t)
 
 static bool is_compound(const struct p4_type *t)
 {
-    return t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_STACK;
+    return t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_STACK ||
+           t->kind == P4T_VARBIT;
 }
 
 static const char *type_str(const struct p4_type *t, char *buf, size_t n)
@@ -247,9 +248,13 @@ static struct p4_type *layout_compound(struct sem *s, const struct p4ast *d, enu
             if (strcmp(t->fields[j].name, f->name) == 0)
                 err(s, f->loc, "duplicate field '%s'", f->name);
         }
-        if (k == P4T_HEADER &&
-            !(ft->kind == P4T_BIT || ft->kind == P4T_INT || ft->kind == P4T_BOOL ||
-              (ft->kind == P4T_ENUM && ft->serializable))) {
+        if (k == P4T_HEADER && ft->kind == P4T_VARBIT) {
+            if (t->varbit_max)
+                err(s, f->loc, "a header may have only one varbit field");
+            t->varbit_max = ft->varbit_max;
+        } else if (k == P4T_HEADER &&
+                   !(ft->kind == P4T_BIT || ft->kind == P4T_INT || ft->kind == P4T_BOOL ||
+                     (ft->kind == P4T_ENUM && ft->serializable))) {
             char b[64];
             err(s, f->loc, "header field '%s' has unsupported type %s", f->name,
                 type_str(ft, b, sizeof(b)));
@@ -264,8 +269,8 @@ static struct p4_type *layout_compound(struct sem *s, const struct p4ast *d, enu
     }
     t->nslots = off;
     if (k == P4T_HEADER) {
-        t->width = bitoff;
-        if (bitoff % 8)
+        t->width = bitoff; /* fixed fields only; a varbit adds its run-time length */
+        if (bitoff % 8 && !t->varbit_max)
             err(s, d->loc, "header '%s' is %d bits, not a multiple of 8", d->name, bitoff);
     }
     return t;
@@ -300,9 +305,18 @@ static struct p4_type *resolve_type(struct sem *s, const struct p4ast *t)
         return s->t_dontcare;
     case P4AST_TY_MATCH_KIND:
         return s->t_match_kind;
-    case P4AST_TY_VARBIT:
-        err(s, t->loc, "varbit is not supported");
-        return bit_type(s, 8, false);
+    case P4AST_TY_VARBIT: {
+        int w = t->a ? const_width(s, t->a) : -1;
+        if (w < 1 || w > P4_MAXWIDTH) {
+            err(s, t->loc, "invalid varbit width (must be 1..%d)", P4_MAXWIDTH);
+            w = 8;
+        }
+        struct p4_type *vt = new_type(s, P4T_VARBIT, 0);
+        vt->name = "varbit";
+        vt->varbit_max = w;
+        vt->nslots = 1 + p4util_nwords(w);
+        return vt;
+    }
     case P4AST_TY_TUPLE:
         return s->t_list;
     case P4AST_TY_STACK: {
@@ -1151,6 +1165,10 @@ static struct p4ir_expr *lower_call_expr(struct sem *s, const struct p4ast *a)
                 return mk_const64(s, s->t_bool, 0, a->loc);
             }
             struct p4_type *t = resolve_type(s, a->list2[0]);
+            if (t->kind == P4T_HEADER && t->varbit_max) {
+                err(s, a->loc, "lookahead of a header with a varbit is not supported");
+                return mk_const64(s, s->t_bool, 0, a->loc);
+            }
             if (t->kind == P4T_HEADER && t->width > 0) {
                 /* the header's bits; its fields are read as slices (see lower_member) */
                 struct p4ir_expr *e = mk(s, P4OP_LOOKAHEAD, bit_type(s, t->width, false), a->loc);
@@ -1360,6 +1378,10 @@ static void flatten(struct sem *s, const struct p4ast *a, struct p4ir_expr *e,
         for (int i = 0; i < t->nfields; i++)
             flatten(s, NULL, field_ref(s, e, t->fields[i].off, t->fields[i].type, e->loc), out, n,
                     cap);
+        return;
+    }
+    if (t->kind == P4T_VARBIT && is_ref(e)) {
+        P4_PUSH(*out, *n, *cap, e);
         return;
     }
     if (t->kind == P4T_INFINT || !is_scalar(t)) {
@@ -1582,10 +1604,8 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
     struct sym *y = m->a->kind == P4AST_E_NAME ? lookup(s, m->a->name) : NULL;
     if (y && y->kind == SYM_PACKET) {
         if (!y->packet_out && strcmp(name, "extract") == 0) {
-            if (call->nlist != 1) {
-                err(s, loc,
-                    call->nlist == 2 ? "varbit extraction is not supported"
-                                     : "extract expects 1 argument");
+            if (call->nlist != 1 && call->nlist != 2) {
+                err(s, loc, "extract expects 1 or 2 arguments");
                 return;
             }
             struct p4ir_expr *h = lower_ref(s, call->list[0], "extract target");
@@ -1595,9 +1615,17 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
                 err(s, call->list[0]->loc, "extract needs a header");
                 return;
             }
+            if ((call->nlist == 2) != (h->type->varbit_max > 0)) {
+                err(s, loc,
+                    call->nlist == 2 ? "two-argument extract needs a header with a varbit"
+                                     : "a header with a varbit needs extract(hdr, bits)");
+                return;
+            }
             struct p4ir_stmt *st = stmt(s, b, P4ST_EXTRACT, loc);
             st->a = h;
             st->type = h->type;
+            if (call->nlist == 2)
+                st->b = value_arg(s, call->list[1], u32);
             return;
         }
         if (!y->packet_out && strcmp(name, "advance") == 0) {

@@ -616,6 +616,8 @@ static void parser_fail(struct p4vm *vm, int err)
     vm->flow = P4VM_EXIT;
 }
 
+enum { ERR_PARSER_INVALID_ARGUMENT = 6 };
+
 static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     const struct p4ir_expr *ref = st->a;
@@ -625,7 +627,20 @@ static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
         return;
     }
     const struct p4_type *t = st->type;
-    if (vm->in_bitpos + (uint32_t)t->width > vm->in_len * 8) {
+    uint64_t vlen = 0;
+    if (st->b) { /* extract(hdr, bits): the varbit field gets `bits` bits */
+        vlen = eval(vm, st->b);
+        if (vlen % 8) {
+            parser_fail(vm, ERR_PARSER_INVALID_ARGUMENT);
+            return;
+        }
+        if (vlen > (uint64_t)t->varbit_max) {
+            parser_fail(vm, ERR_HEADER_TOO_SHORT);
+            return;
+        }
+    }
+    uint64_t total = (uint64_t)t->width + vlen;
+    if (vm->in_bitpos + total > (uint64_t)vm->in_len * 8) {
         parser_fail(vm, ERR_PACKET_TOO_SHORT);
         return;
     }
@@ -634,10 +649,18 @@ static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
     bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
     for (int i = 0; i < t->nfields; i++) {
         const struct p4_field *f = &t->fields[i];
+        if (f->type->kind == P4T_VARBIT) {
+            uint64_t *v = h + f->off;
+            memset(v, 0, (size_t)f->type->nslots * 8);
+            v[0] = vlen;
+            if (vlen)
+                bitr_field(&r, v + 1, (int)vlen);
+            continue;
+        }
         bitr_field(&r, h + f->off, f->type->width);
     }
     h[0] = 1;
-    vm->in_bitpos += (uint32_t)t->width;
+    vm->in_bitpos += (uint32_t)total;
     if (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)
         vm->slots[ref->slot]++;
 }
@@ -646,7 +669,14 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
 {
     if (!h[0])
         return;
-    uint32_t bytes = (uint32_t)t->width / 8;
+    uint32_t bits = (uint32_t)t->width;
+    if (t->varbit_max) {
+        for (int i = 0; i < t->nfields; i++) {
+            if (t->fields[i].type->kind == P4T_VARBIT)
+                bits += (uint32_t)h[t->fields[i].off];
+        }
+    }
+    uint32_t bytes = (bits + 7) / 8;
     if (vm->out_len + bytes > vm->out_cap) {
         vm->out_overflow = true;
         return;
@@ -654,6 +684,12 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
     struct bitw b = {vm->out + vm->out_len, 0, 0, 0};
     for (int i = 0; i < t->nfields; i++) {
         const struct p4_field *f = &t->fields[i];
+        if (f->type->kind == P4T_VARBIT) {
+            int len = (int)h[f->off];
+            if (len > 0)
+                bitw_field(&b, h + f->off + 1, len);
+            continue;
+        }
         bitw_field(&b, h + f->off, f->type->width);
     }
     bitw_flush(&b);
@@ -714,6 +750,17 @@ static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
             int64_t hs = ref_slot(vm, e->hdr);
             if (hs < 0 || !vm->slots[hs])
                 continue;
+        }
+        if (e->type->kind == P4T_VARBIT) { /* its current length */
+            int64_t vs = ref_slot(vm, e);
+            if (vs < 0)
+                continue;
+            int len = (int)vm->slots[vs];
+            if (len <= 0 || bits + (uint32_t)len > cap)
+                continue;
+            bitw_field(&b, vm->slots + vs + 1, len);
+            bits += (uint32_t)len;
+            continue;
         }
         if (bits + (uint32_t)w > cap)
             break;
