@@ -279,20 +279,35 @@ __attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_e
     memset(&r, 0, sizeof(r));
     switch (e->op) {
     case P4OP_ADD:
-    case P4OP_SADD:
         load_big(vm, e->a, &x, false);
         load_big(vm, e->b, &y, false);
         p4big_add(&r, &x, &y);
-        if (e->op == P4OP_SADD && !e->sgn && p4big_bits(&r) > e->width)
-            p4util_wmask(r.w, P4_WMAX, e->width);
         break;
+    case P4OP_SADD:
+    case P4OP_SSUB: {
+        /* exact in 512 bits (sign-extended for int<W>), then clamp to the type's range */
+        load_big(vm, e->a, &x, e->sgn);
+        load_big(vm, e->b, &y, e->sgn);
+        if (e->op == P4OP_SADD)
+            p4big_add(&r, &x, &y);
+        else
+            p4big_sub(&r, &x, &y);
+        struct p4_big lo;
+        struct p4_big hi;
+        memset(&lo, 0, sizeof(lo));
+        p4util_wmask(hi.w, P4_WMAX, e->sgn ? e->width - 1 : e->width);
+        if (e->sgn)
+            p4big_neg(&lo, &hi), p4big_sub(&lo, &lo, &(struct p4_big){{1}});
+        if (p4big_cmp_signed(&r, &lo) < 0)
+            r = lo;
+        else if (p4big_cmp_signed(&r, &hi) > 0)
+            r = hi;
+        break;
+    }
     case P4OP_SUB:
-    case P4OP_SSUB:
         load_big(vm, e->a, &x, false);
         load_big(vm, e->b, &y, false);
         p4big_sub(&r, &x, &y);
-        if (e->op == P4OP_SSUB && !e->sgn && p4big_is_neg(&r))
-            memset(&r, 0, sizeof(r));
         break;
     case P4OP_MUL:
         load_big(vm, e->a, &x, false);
