@@ -9,7 +9,7 @@ M=lambda w:(1<<w)-1
 def sx(v,w):
     v&=M(w)
     return v-(1<<w) if v>>(w-1) else v
-widths=[1,3,8,13,16,31,32,33,48,63,64,65,96,127,128,200]
+widths=[1,3,5,8,13,16,31,32,33,48,63,64,65,96,127,128,200]
 exprs=[]  # (p4 expr, width, python fn over (a,b) values dict)
 ins=[]
 N=6
@@ -23,7 +23,7 @@ for k in range(40):
     # pick b with same width
     same=[x for x in ins if x[1]==aw]
     (bn,bw)=random.choice(same) if same else (an,aw)
-    kind=random.choice(['add','sub','mul','and','or','xor','not','shl','shr','eq','lt','ge','sadd','ssub','cat','slice','cast','neg','sgt','sshr','scast','div','mod','ssadd','sssub','cond','ssub2'])
+    kind=random.choice(['add','sub','mul','and','or','xor','not','shl','shr','eq','lt','ge','sadd','ssub','cat','slice','cast','neg','sgt','sshr','scast','div','mod','ssadd','sssub','cond','ssub2','shlv','shrv','sshrv','logic'])
     A='h.i.'+an; B='h.i.'+bn
     if kind=='add': ops.append((f'{A} + {B}',aw,lambda v,an=an,bn=bn,aw=aw:(v[an]+v[bn])&M(aw)))
     elif kind=='sub': ops.append((f'{A} - {B}',aw,lambda v,an=an,bn=bn,aw=aw:(v[an]-v[bn])&M(aw)))
@@ -50,6 +50,19 @@ for k in range(40):
         ops.append((f'{A}[{hi}:{lo}]',hi-lo+1,lambda v,an=an,hi=hi,lo=lo:(v[an]>>lo)&M(hi-lo+1)))
     elif kind=='cast':
         tw=random.choice(widths); ops.append((f'(bit<{tw}>){A}',tw,lambda v,an=an,tw=tw:v[an]&M(tw)))
+    elif kind in ('shlv','shrv','sshrv'):
+        narrow=[x for x in ins if x[1]<=8]
+        if narrow and aw>1:
+            (sn,sw)=random.choice(narrow)
+            S='h.i.'+sn
+            if kind=='shlv':
+                ops.append((f'{A} << {S}',aw,lambda v,an=an,sn=sn,aw=aw:(v[an]<<v[sn])&M(aw)))
+            elif kind=='shrv':
+                ops.append((f'{A} >> {S}',aw,lambda v,an=an,sn=sn:v[an]>>v[sn]))
+            else:
+                ops.append((f'(bit<{aw}>)((int<{aw}>){A} >> {S})',aw,lambda v,an=an,sn=sn,aw=aw:(sx(v[an],aw)>>v[sn])&M(aw)))
+    elif kind=='logic':
+        ops.append((f'(bit<1>)(({A} != {B} && !({A} < {B})) || {A} == 0)',1,lambda v,an=an,bn=bn:int((v[an]!=v[bn] and not v[an]<v[bn]) or v[an]==0)))
     elif kind=='div' and aw<=64:
         ops.append((f'{A} / ({B} | 1)',aw,lambda v,an=an,bn=bn:v[an]//(v[bn]|1)))
     elif kind=='mod' and aw<=64:
