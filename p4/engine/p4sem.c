@@ -186,7 +186,7 @@ static bool is_num(const struct p4_type *t)
 static bool is_compound(const struct p4_type *t)
 {
     return t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_STACK ||
-           t->kind == P4T_VARBIT;
+           t->kind == P4T_VARBIT || t->kind == P4T_UNION;
 }
 
 static const char *type_str(const struct p4_type *t, char *buf, size_t n)
@@ -871,7 +871,7 @@ static struct p4ir_expr *lower_member(struct sem *s, const struct p4ast *a)
         err(s, a->loc, "header stack has no member '%s'", a->name);
         return b;
     }
-    if ((t->kind == P4T_HEADER || t->kind == P4T_STRUCT) && is_ref(b)) {
+    if ((t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_UNION) && is_ref(b)) {
         for (int i = 0; i < t->nfields; i++) {
             if (strcmp(t->fields[i].name, a->name) == 0)
                 return field_ref(s, b, t->fields[i].off, t->fields[i].type, a->loc);
@@ -1150,6 +1150,19 @@ static struct p4ir_expr *lower_call_expr(struct sem *s, const struct p4ast *a)
     if (f->kind == P4AST_E_MEMBER) {
         if (strcmp(f->name, "isValid") == 0) {
             struct p4ir_expr *h = lower_expr(s, f->a);
+            if (h->type->kind == P4T_UNION && is_ref(h)) { /* any member valid */
+                struct p4ir_expr *any = mk_const64(s, s->t_bool, 0, a->loc);
+                for (int i = 0; i < h->type->nfields; i++) {
+                    const struct p4_field *m = &h->type->fields[i];
+                    struct p4ir_expr *v = mk(s, P4OP_ISVALID, s->t_bool, a->loc);
+                    v->a = field_ref(s, h, m->off, m->type, a->loc);
+                    struct p4ir_expr *o = mk(s, P4OP_LOR, s->t_bool, a->loc);
+                    o->a = any;
+                    o->b = v;
+                    any = o;
+                }
+                return any;
+            }
             if (h->type->kind != P4T_HEADER || !is_ref(h)) {
                 err(s, a->loc, "isValid() needs a header");
                 return mk_const64(s, s->t_bool, 0, a->loc);
@@ -1370,7 +1383,7 @@ static void flatten(struct sem *s, const struct p4ast *a, struct p4ir_expr *e,
     if (!e)
         e = lower_expr(s, a);
     struct p4_type *t = e->type;
-    if (t->kind == P4T_HEADER || t->kind == P4T_STRUCT) {
+    if (t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_UNION) {
         if (!is_ref(e)) {
             err(s, e->loc, "unsupported value in a data list");
             return;
@@ -1595,6 +1608,27 @@ static void call_function(struct sem *s, const struct p4ast *call, struct p4ir_b
     }
 }
 
+/* If `a` names a member of a header_union, makes the other members invalid (P4: at most
+ * one member of a union is valid; extract, setValid and assignment select the member). */
+static void union_select(struct sem *s, const struct p4ast *a, struct p4ir_block *b,
+                         struct p4_loc loc)
+{
+    if (a->kind != P4AST_E_MEMBER)
+        return;
+    int before = s->diag->nerrors;
+    struct p4ir_expr *u = lower_expr(s, a->a);
+    if (s->diag->nerrors != before || u->type->kind != P4T_UNION || !is_ref(u))
+        return;
+    for (int i = 0; i < u->type->nfields; i++) {
+        const struct p4_field *m = &u->type->fields[i];
+        if (strcmp(m->name, a->name) == 0)
+            continue;
+        struct p4ir_stmt *st = stmt(s, b, P4ST_SETVALID, loc);
+        st->a = field_ref(s, u, m->off, m->type, loc);
+        st->aux = 0;
+    }
+}
+
 static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_block *b)
 {
     const struct p4ast *m = call->a;
@@ -1621,6 +1655,7 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
                                      : "a header with a varbit needs extract(hdr, bits)");
                 return;
             }
+            union_select(s, call->list[0], b, loc);
             struct p4ir_stmt *st = stmt(s, b, P4ST_EXTRACT, loc);
             st->a = h;
             st->type = h->type;
@@ -1645,9 +1680,19 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
             struct p4ir_expr *h = lower_ref(s, call->list[0], "emit argument");
             if (!h)
                 return;
-            if (h->type->kind == P4T_STRUCT) {
+            if (h->type->kind == P4T_STRUCT || h->type->kind == P4T_UNION) {
                 for (int i = 0; i < h->type->nfields; i++) {
                     struct p4_field *f = &h->type->fields[i];
+                    if (f->type->kind == P4T_UNION) {
+                        struct p4ir_expr *u = field_ref(s, h, f->off, f->type, loc);
+                        for (int j = 0; j < f->type->nfields; j++) {
+                            struct p4ir_stmt *st = stmt(s, b, P4ST_EMIT, loc);
+                            st->a = field_ref(s, u, f->type->fields[j].off, f->type->fields[j].type,
+                                              loc);
+                            st->type = f->type->fields[j].type;
+                        }
+                        continue;
+                    }
                     if (f->type->kind != P4T_HEADER && f->type->kind != P4T_STACK) {
                         err(s, call->list[0]->loc, "emit of a struct with non-header field '%s'",
                             f->name);
@@ -1735,6 +1780,8 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
     struct p4ir_expr *h = lower_expr(s, m->a);
     if (h->type->kind == P4T_HEADER && is_ref(h) &&
         (strcmp(name, "setValid") == 0 || strcmp(name, "setInvalid") == 0)) {
+        if (name[3] == 'V')
+            union_select(s, m->a, b, loc);
         struct p4ir_stmt *st = stmt(s, b, P4ST_SETVALID, loc);
         st->a = h;
         st->aux = name[3] == 'V';
@@ -1874,6 +1921,8 @@ static void lower_stmt(struct sem *s, const struct p4ast *a, struct p4ir_block *
         return;
     case P4AST_S_ASSIGN: {
         struct p4ir_expr *dst = lower_ref(s, a->a, "left side of assignment");
+        if (dst && dst->type->kind == P4T_HEADER)
+            union_select(s, a->a, b, a->loc);
         assign(s, b, dst, a->b, NULL, a->loc);
         return;
     }
@@ -2954,9 +3003,12 @@ struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
             y->type = layout_compound(s, d, d->kind == P4AST_D_HEADER ? P4T_HEADER : P4T_STRUCT);
             break;
         case P4AST_D_UNION:
-            err(s, d->loc, "header_union is not supported");
             y = declare(s, d->name, SYM_TYPE, d->loc);
-            y->type = layout_compound(s, d, P4T_STRUCT);
+            y->type = layout_compound(s, d, P4T_UNION);
+            for (int f = 0; f < y->type->nfields; f++) {
+                if (y->type->fields[f].type->kind != P4T_HEADER)
+                    err(s, d->list[f]->loc, "header_union members must be headers");
+            }
             break;
         case P4AST_D_ENUM:
             declare_enum(s, d);
