@@ -64,7 +64,7 @@ static int setup(void **state)
     int nerr;
     f->prog = p4_prog_load_text("vm.p4", program, "p4/include", true, stderr, &nerr);
     assert_non_null(f->prog);
-    struct p4_host host = {f, now, NULL, false, 1};
+    struct p4_host host = {f, now, NULL, false, 1, NULL};
     f->pipe = p4_pipe_create(f->prog, &host);
     f->state = calloc(1, p4_prog_state_bytes(f->prog));
     *state = f;
@@ -260,6 +260,64 @@ static void test_p4vm_table_size(void **state)
     p4_prog_free(prog);
 }
 
+struct faults {
+    int n;
+    int line;
+    char msg[64];
+};
+
+static void on_fault(void *ud, const char *file, int line, int col, const char *msg)
+{
+    struct faults *fl = ud;
+    (void)file;
+    (void)col;
+    fl->n++;
+    fl->line = line;
+    snprintf(fl->msg, sizeof(fl->msg), "%s", msg);
+}
+
+static void test_p4vm_runtime_fault(void **state)
+{
+    (void)state;
+    static const char prog_text[] =
+        "#include <v1model.p4>\n"
+        "header h_t { bit<8> a; bit<8> b; }\n"
+        "struct headers { h_t h; }\n"
+        "struct meta_t { }\n"
+        "parser P(packet_in p, out headers h, inout meta_t m, inout standard_metadata_t s) {\n"
+        "  state start { p.extract(h.h); transition accept; } }\n"
+        "control VC(inout headers h, inout meta_t m) { apply { } }\n"
+        "control I(inout headers h, inout meta_t m, inout standard_metadata_t s) {\n"
+        "  apply {\n"
+        "    h.h.a = h.h.a / h.h.b; } }\n"
+        "control E(inout headers h, inout meta_t m, inout standard_metadata_t s) { apply { } }\n"
+        "control CC(inout headers h, inout meta_t m) { apply { } }\n"
+        "control D(packet_out p, in headers h) { apply { p.emit(h.h); } }\n"
+        "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n";
+    int nerr;
+    struct p4_prog *prog =
+        p4_prog_load_text("div.p4", prog_text, "p4/include", true, stderr, &nerr);
+    assert_non_null(prog);
+    struct faults fl = {0, 0, ""};
+    struct p4_host host = {.ud = &fl, .fault = on_fault};
+    struct p4_pipe *pipe = p4_pipe_create(prog, &host);
+    uint64_t *st = calloc(1, p4_prog_state_bytes(prog));
+    uint8_t ok[] = {10, 3};
+    struct p4_ingress_in in = {ok, 2, 0, 0, 0, NULL, -1};
+    struct p4_ingress_out out;
+    p4_pipe_ingress(pipe, st, &in, &out);
+    assert_int_equal(fl.n, 0);
+    uint8_t zero[] = {10, 0};
+    in.bytes = zero;
+    p4_pipe_ingress(pipe, st, &in, &out);
+    assert_int_equal(fl.n, 1);
+    assert_int_equal(fl.line, 10);
+    assert_string_equal(fl.msg, "division by zero");
+    free(st);
+    p4_pipe_destroy(pipe);
+    p4_prog_free(prog);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +327,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_p4vm_control_plane_errors, setup, teardown),
         cmocka_unit_test(test_p4vm_introspection),
         cmocka_unit_test(test_p4vm_table_size),
+        cmocka_unit_test(test_p4vm_runtime_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

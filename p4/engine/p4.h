@@ -40,6 +40,9 @@ struct p4_host {
     void (*log)(void *ud, const char *msg); /* log_msg output; NULL: discarded */
     bool timestamps_ns;                     /* false: µs like bmv2 */
     uint64_t seed;                          /* random() stream seed */
+    /* Run-time faults of the program (division by zero, failed assert): the source
+     * location and a message; NULL: ignored (the operation yields 0 / continues). */
+    void (*fault)(void *ud, const char *file, int line, int col, const char *msg);
 };
 
 /* Loads path: runs the C preprocessor (cpp -C -undef -nostdinc -x assembler-with-cpp

@@ -106,6 +106,12 @@ static void stf_log(void *ud, const char *msg)
     fprintf(s->out, "log_msg: %s\n", msg);
 }
 
+static void stf_fault(void *ud, const char *file, int line, int col, const char *msg)
+{
+    struct stf *s = ud;
+    fprintf(s->out, "%s:%d:%d: runtime: %s (STF line %d)\n", file, line, col, msg, s->line);
+}
+
 /* ---- tokens ---- */
 
 static const char *skip_ws(const char *p)
@@ -958,7 +964,7 @@ int p4stf_run(const struct p4_prog *prog, const char *stf_path, FILE *out, FILE 
     s->file = stf_path;
     s->out = out;
     s->err = err;
-    struct p4_host host = {s, stf_now, stf_log, false, 0};
+    struct p4_host host = {s, stf_now, stf_log, false, 0, stf_fault};
     s->pipe = p4_pipe_create(prog, &host);
     s->state_bytes = p4_prog_state_bytes(prog);
     s->obuf = p4util_malloc(STF_BUF);

@@ -433,6 +433,12 @@ static uint64_t lookahead(struct p4vm *vm, const struct p4ir_expr *e)
     return read_bits(vm->in, vm->in_bitpos, e->width);
 }
 
+__attribute__((noinline)) static void fault(struct p4vm *vm, struct p4_loc loc, const char *msg)
+{
+    if (vm->pipe && vm->pipe->host.fault)
+        vm->pipe->host.fault(vm->pipe->host.ud, loc.file, loc.line, loc.col, msg);
+}
+
 static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
 {
     VM_DISPATCH(e->op)
@@ -451,13 +457,21 @@ static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
         {
             uint64_t x = eval(vm, e->a);
             uint64_t y = eval(vm, e->b);
-            return y ? x / y : 0;
+            if (!y) {
+                fault(vm, e->loc, "division by zero");
+                return 0;
+            }
+            return x / y;
         }
         VM_CASE(MOD)
         {
             uint64_t x = eval(vm, e->a);
             uint64_t y = eval(vm, e->b);
-            return y ? x % y : 0;
+            if (!y) {
+                fault(vm, e->loc, "modulo by zero");
+                return 0;
+            }
+            return x % y;
         }
         VM_CASE(SHL)
         {
@@ -980,8 +994,8 @@ __attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir
         vm->slots[0] = (vm->slots[0] & 0xffffffffu) | (eval(vm, st->args[0]) & 0xffffffffu) << 32;
         return;
     case P4B_ASSERT:
-        if (!eval(vm, st->args[0]) && pipe && pipe->host.log)
-            pipe->host.log(pipe->host.ud, "assertion failed");
+        if (!eval(vm, st->args[0]))
+            fault(vm, st->loc, "assertion failed");
         return;
     }
 }
