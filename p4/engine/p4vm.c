@@ -87,7 +87,7 @@ static inline void bitw_store(struct bitw *b, uint64_t word)
 }
 
 /* v must be zero above w (1 <= w <= 64). */
-static inline void bitw_put(struct bitw *b, uint64_t v, int w)
+static inline __attribute__((always_inline)) void bitw_put(struct bitw *b, uint64_t v, int w)
 {
     int room = 64 - b->bits;
     if (w < room) {
@@ -106,7 +106,8 @@ static inline void bitw_put(struct bitw *b, uint64_t v, int w)
 }
 
 /* A field of any width (words little-endian). */
-static inline void bitw_field(struct bitw *b, const uint64_t *words, int w)
+static inline __attribute__((always_inline)) void bitw_field(struct bitw *b, const uint64_t *words,
+                                                             int w)
 {
     if (w <= 64) {
         bitw_put(b, words[0], w);
@@ -152,7 +153,7 @@ static inline void bitr_init(struct bitr *r, const uint8_t *buf, uint32_t len, u
     }
 }
 
-static inline uint64_t bitr_get(struct bitr *r, int w)
+static inline __attribute__((always_inline)) uint64_t bitr_get(struct bitr *r, int w)
 {
     if (r->bits < w) {
         if (r->end - r->p >= 8) {
@@ -172,7 +173,7 @@ static inline uint64_t bitr_get(struct bitr *r, int w)
     return (uint64_t)(r->acc >> r->bits) & p4util_mask64(w);
 }
 
-static inline void bitr_field(struct bitr *r, uint64_t *words, int w)
+static inline __attribute__((always_inline)) void bitr_field(struct bitr *r, uint64_t *words, int w)
 {
     if (w <= 64) {
         words[0] = bitr_get(r, w);
@@ -647,6 +648,24 @@ static void parser_fail(struct p4vm *vm, int err)
 
 enum { ERR_PARSER_INVALID_ARGUMENT = 6 };
 
+/* Extraction of a header with a varbit field of vlen bits (the slow path). */
+__attribute__((noinline)) static void extract_varbit(struct bitr *r, const struct p4_type *t,
+                                                     uint64_t *h, uint64_t vlen)
+{
+    for (int i = 0; i < t->nfields; i++) {
+        const struct p4_field *f = &t->fields[i];
+        if (f->type->kind == P4T_VARBIT) {
+            uint64_t *v = h + f->off;
+            memset(v, 0, (size_t)f->type->nslots * 8);
+            v[0] = vlen;
+            if (vlen)
+                bitr_field(r, v + 1, (int)vlen);
+            continue;
+        }
+        bitr_field(r, h + f->off, f->type->width);
+    }
+}
+
 static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     const struct p4ir_expr *ref = st->a;
@@ -676,17 +695,13 @@ static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
     uint64_t *h = vm->slots + s;
     struct bitr r;
     bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
-    for (int i = 0; i < t->nfields; i++) {
-        const struct p4_field *f = &t->fields[i];
-        if (f->type->kind == P4T_VARBIT) {
-            uint64_t *v = h + f->off;
-            memset(v, 0, (size_t)f->type->nslots * 8);
-            v[0] = vlen;
-            if (vlen)
-                bitr_field(&r, v + 1, (int)vlen);
-            continue;
+    if (!t->varbit_max) {
+        for (int i = 0; i < t->nfields; i++) {
+            const struct p4_field *f = &t->fields[i];
+            bitr_field(&r, h + f->off, f->type->width);
         }
-        bitr_field(&r, h + f->off, f->type->width);
+    } else {
+        extract_varbit(&r, t, h, vlen);
     }
     h[0] = 1;
     vm->in_bitpos += (uint32_t)total;
@@ -711,15 +726,22 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
         return;
     }
     struct bitw b = {vm->out + vm->out_len, 0, 0, 0};
-    for (int i = 0; i < t->nfields; i++) {
-        const struct p4_field *f = &t->fields[i];
-        if (f->type->kind == P4T_VARBIT) {
-            int len = (int)h[f->off];
-            if (len > 0)
-                bitw_field(&b, h + f->off + 1, len);
-            continue;
+    if (!t->varbit_max) {
+        for (int i = 0; i < t->nfields; i++) {
+            const struct p4_field *f = &t->fields[i];
+            bitw_field(&b, h + f->off, f->type->width);
         }
-        bitw_field(&b, h + f->off, f->type->width);
+    } else {
+        for (int i = 0; i < t->nfields; i++) {
+            const struct p4_field *f = &t->fields[i];
+            if (f->type->kind == P4T_VARBIT) {
+                int len = (int)h[f->off];
+                if (len > 0)
+                    bitw_field(&b, h + f->off + 1, len);
+                continue;
+            }
+            bitw_field(&b, h + f->off, f->type->width);
+        }
     }
     bitw_flush(&b);
     vm->out_len += bytes;
@@ -780,7 +802,7 @@ static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
             if (hs < 0 || !vm->slots[hs])
                 continue;
         }
-        if (e->type->kind == P4T_VARBIT) { /* its current length */
+        if (w == 0) { /* a varbit (the only non-scalar in data lists): its current length */
             int64_t vs = ref_slot(vm, e);
             if (vs < 0)
                 continue;
