@@ -43,7 +43,7 @@ static void test_p4hash_csum16(void **state)
     assert_int_equal(p4hash_csum16(ip, 20), 0);
     /* odd length: padded with a zero byte */
     const uint8_t odd[] = {0x12, 0x34, 0x56};
-    assert_int_equal(p4hash_csum16(odd, 3), (uint16_t)~(0x1234 + 0x5600));
+    assert_int_equal(p4hash_csum16(odd, 3), (uint16_t) ~(0x1234 + 0x5600));
 }
 
 static void test_p4hash_xor16_identity(void **state)
@@ -59,10 +59,8 @@ static void test_p4hash_xor16_identity(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4hash_crc32_ieee),
-        cmocka_unit_test(test_p4hash_crc16_arc),
-        cmocka_unit_test(test_p4hash_crc_ccitt),
-        cmocka_unit_test(test_p4hash_csum16),
+        cmocka_unit_test(test_p4hash_crc32_ieee),     cmocka_unit_test(test_p4hash_crc16_arc),
+        cmocka_unit_test(test_p4hash_crc_ccitt),      cmocka_unit_test(test_p4hash_csum16),
         cmocka_unit_test(test_p4hash_xor16_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

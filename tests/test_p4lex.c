@@ -78,15 +78,14 @@ static void test_p4lex_operators(void **state)
     struct lexed l;
     struct p4_token t[32];
     int n;
-    lex_all(&l, "a &&& b .. c ++ d |+| e |-| f >> g && h || i <= j >= k != l == m << n", t, 32,
-            &n);
+    lex_all(&l, "a &&& b .. c ++ d |+| e |-| f >> g && h || i <= j >= k != l == m << n", t, 32, &n);
     assert_int_equal(l.diag.nerrors, 0);
-    enum p4tok_kind want[] = {
-        P4TOK_IDENT, P4TOK_MASK,   P4TOK_IDENT, P4TOK_RANGE,  P4TOK_IDENT, P4TOK_PLUSPLUS,
-        P4TOK_IDENT, P4TOK_SATADD, P4TOK_IDENT, P4TOK_SATSUB, P4TOK_IDENT, P4TOK_GT,
-        P4TOK_GT,    P4TOK_IDENT,  P4TOK_ANDAND, P4TOK_IDENT, P4TOK_OROR,  P4TOK_IDENT,
-        P4TOK_LE,    P4TOK_IDENT,  P4TOK_GE,    P4TOK_IDENT,  P4TOK_NE,    P4TOK_IDENT,
-        P4TOK_EQ,    P4TOK_IDENT,  P4TOK_SHL,   P4TOK_IDENT,  P4TOK_EOF};
+    enum p4tok_kind want[] = {P4TOK_IDENT,    P4TOK_MASK,  P4TOK_IDENT,  P4TOK_RANGE, P4TOK_IDENT,
+                              P4TOK_PLUSPLUS, P4TOK_IDENT, P4TOK_SATADD, P4TOK_IDENT, P4TOK_SATSUB,
+                              P4TOK_IDENT,    P4TOK_GT,    P4TOK_GT,     P4TOK_IDENT, P4TOK_ANDAND,
+                              P4TOK_IDENT,    P4TOK_OROR,  P4TOK_IDENT,  P4TOK_LE,    P4TOK_IDENT,
+                              P4TOK_GE,       P4TOK_IDENT, P4TOK_NE,     P4TOK_IDENT, P4TOK_EQ,
+                              P4TOK_IDENT,    P4TOK_SHL,   P4TOK_IDENT,  P4TOK_EOF};
     assert_int_equal(n, (int)(sizeof(want) / sizeof(want[0])));
     for (int i = 0; i < n; i++)
         assert_int_equal(t[i].kind, want[i]);
@@ -152,12 +151,9 @@ static void test_p4lex_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4lex_width_literals),
-        cmocka_unit_test(test_p4lex_wide_literal),
-        cmocka_unit_test(test_p4lex_operators),
-        cmocka_unit_test(test_p4lex_nested_type_args),
-        cmocka_unit_test(test_p4lex_line_markers),
-        cmocka_unit_test(test_p4lex_errors),
+        cmocka_unit_test(test_p4lex_width_literals), cmocka_unit_test(test_p4lex_wide_literal),
+        cmocka_unit_test(test_p4lex_operators),      cmocka_unit_test(test_p4lex_nested_type_args),
+        cmocka_unit_test(test_p4lex_line_markers),   cmocka_unit_test(test_p4lex_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,8 +39,7 @@ static void test_p4parse_expected_token(void **state)
 {
     (void)state;
     expect_error("header h_t { bit<8> a }", false, "t.p4:1:23: error: expected ';' near '}'\n");
-    expect_error("const bit<8> x = ;", false,
-                 "t.p4:1:18: error: expected expression near ';'\n");
+    expect_error("const bit<8> x = ;", false, "t.p4:1:18: error: expected expression near ';'\n");
     expect_error("const bit<8> x = (1 + 2;", false, "t.p4:1:24: error: expected ')' near ';'\n");
 }
 
@@ -97,25 +96,27 @@ static void test_p4parse_semantic_errors(void **state)
 {
     (void)state;
     expect_sem_error("    apply { hdr.h.a = hdr.h.b; }",
-                     "t.p4:11:28: error: type mismatch in assignment: expected bit<8>, got "
-                     "bit<16>\n");
-    expect_sem_error("    apply { hdr.h.c = 1; }", "t.p4:11:18: error: 'h_t' has no field 'c'\n");
-    expect_sem_error("    apply { foo = 1; }", "t.p4:11:13: error: unknown name 'foo'\n");
+                     "t.p4:11:29: error: type mismatch in assignment: expected bit<8>, got "
+                     "bit<16> near 'b'\n");
+    expect_sem_error("    apply { hdr.h.c = 1; }",
+                     "t.p4:11:19: error: 'h_t' has no field 'c' near 'c'\n");
+    expect_sem_error("    apply { foo = 1; }",
+                     "t.p4:11:13: error: unknown name 'foo' near 'foo'\n");
     expect_sem_error("    apply { hdr.h.a = hdr.h.a + true; }",
                      "t.p4:11:31: error: operands of '+' have different types (bit<8> and "
-                     "bool)\n");
+                     "bool) near '+'\n");
     expect_sem_error("    table t { key = { hdr.h.a: fuzzy; } actions = { NoAction; } }\n"
                      "    apply { t.apply(); }",
-                     "t.p4:11:23: error: unsupported match kind 'fuzzy'\n");
+                     "t.p4:11:32: error: unsupported match kind 'fuzzy' near 'fuzzy'\n");
     expect_sem_error("    apply { hdr.h.a = hdr.h.a[8:1]; }",
-                     "t.p4:11:30: error: slice bounds [8:1] out of range for width 8\n");
+                     "t.p4:11:30: error: slice bounds [8:1] out of range for width 8 near '['\n");
     expect_sem_error("    apply { bit<8> x = 1; bit<8> x = 2; }",
-                     "t.p4:11:34: error: 'x' is already declared\n");
+                     "t.p4:11:34: error: 'x' is already declared near 'x'\n");
     expect_sem_error("    apply { undefined_fn(); }",
-                     "t.p4:11:13: error: unknown function 'undefined_fn'\n");
+                     "t.p4:11:13: error: unknown function 'undefined_fn' near 'undefined_fn'\n");
     expect_sem_error("    apply { hdr.h.a = 8w1 ++ 8w2; }",
                      "t.p4:11:27: error: type mismatch in assignment: expected bit<8>, got "
-                     "bit<16>\n");
+                     "bit<16> near '++'\n");
 }
 
 static void test_p4parse_accepts_valid(void **state)

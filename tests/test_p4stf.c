@@ -16,12 +16,15 @@
 #include "p4/engine/p4stf.h"
 
 /* IPv4 to 10.0.1.5, TTL 64; forwarded output with dst aa.., TTL 63 and a new checksum. */
-#define PKT_IN "000000000001000000000002080045000018000100004011" \
-               "65CE0A0000020A000105DEADBEEF"
-#define PKT_OUT "AABBCCDDEEFF000000000001080045000018000100003F11" \
-                "66CE0A0000020A000105DEADBEEF"
-#define ADD "add ipv4_lpm hdr.ipv4.dstAddr:0x0a000100/24 ipv4_forward(dstAddr:0xaabbccddeeff, " \
-            "port:1)\n"
+#define PKT_IN                                                                                     \
+    "000000000001000000000002080045000018000100004011"                                             \
+    "65CE0A0000020A000105DEADBEEF"
+#define PKT_OUT                                                                                    \
+    "AABBCCDDEEFF000000000001080045000018000100003F11"                                             \
+    "66CE0A0000020A000105DEADBEEF"
+#define ADD                                                                                        \
+    "add ipv4_lpm hdr.ipv4.dstAddr:0x0a000100/24 ipv4_forward(dstAddr:0xaabbccddeeff, "            \
+    "port:1)\n"
 
 struct result {
     int rc;

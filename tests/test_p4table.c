@@ -17,8 +17,7 @@ struct fixture {
     struct p4table t;
 };
 
-static void setup_table(struct fixture *f, enum p4_match_kind k0, int nkeys,
-                        enum p4_match_kind k1)
+static void setup_table(struct fixture *f, enum p4_match_kind k0, int nkeys, enum p4_match_kind k1)
 {
     memset(f, 0, sizeof(*f));
     f->keys[0].mk = k0;

@@ -39,7 +39,8 @@ static const char program[] =
     "  }\n"
     "}\n"
     "control E(inout headers h, inout meta_t m, inout standard_metadata_t sm) {\n"
-    "  apply { h.a.arg = m.seen + 1; if (h.tag.isValid()) { h.tag.v = (bit<16>)sm.egress_global_timestamp; } }\n"
+    "  apply { h.a.arg = m.seen + 1; if (h.tag.isValid()) { h.tag.v = "
+    "(bit<16>)sm.egress_global_timestamp; } }\n"
     "}\n"
     "control CC(inout headers h, inout meta_t m) { apply { } }\n"
     "control D(packet_out pkt, in headers h) { apply { pkt.emit(h.a); pkt.emit(h.tag); } }\n"
@@ -63,7 +64,7 @@ static int setup(void **state)
     int nerr;
     f->prog = p4_prog_load_text("vm.p4", program, "p4/include", true, stderr, &nerr);
     assert_non_null(f->prog);
-    struct p4_host host = {f, now, NULL, false, 1};
+    struct p4_host host = {f, now, NULL, false, 1, NULL};
     f->pipe = p4_pipe_create(f->prog, &host);
     f->state = calloc(1, p4_prog_state_bytes(f->prog));
     *state = f;
@@ -191,6 +192,132 @@ static void test_p4vm_control_plane_errors(void **state)
     assert_int_equal(p4_pipe_mirror_port(f->pipe, 34), -1);
 }
 
+static void test_p4vm_introspection(void **state)
+{
+    (void)state;
+    int nerr;
+    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", stderr, &nerr);
+    assert_non_null(prog);
+    struct p4_pipe *pipe = p4_pipe_create(prog, NULL);
+    const char *name;
+    const char *mk;
+    int w;
+    assert_int_equal(p4rt_table_at(pipe, 0, &name), 0);
+    assert_string_equal(name, "MyIngress.ipv4_lpm");
+    assert_int_equal(p4rt_table_at(pipe, 1, &name), -1);
+    assert_int_equal(p4rt_table_key(pipe, "ipv4_lpm", 0, &name, &mk, &w), 0);
+    assert_string_equal(name, "hdr.ipv4.dstAddr");
+    assert_string_equal(mk, "lpm");
+    assert_int_equal(w, 32);
+    assert_int_equal(p4rt_table_action(pipe, "ipv4_lpm", 0, &name), 0);
+    assert_string_equal(name, "MyIngress.ipv4_forward");
+    assert_int_equal(p4rt_action_param(pipe, "ipv4_lpm", "ipv4_forward", 1, &name, &w), 0);
+    assert_string_equal(name, "port");
+    assert_int_equal(w, 9);
+    assert_int_equal(p4rt_action_param(pipe, "ipv4_lpm", "ipv4_forward", 2, &name, &w), -1);
+    p4_pipe_destroy(pipe);
+    p4_prog_free(prog);
+}
+
+static void test_p4vm_table_size(void **state)
+{
+    (void)state;
+    static const char small[] =
+        "#include <v1model.p4>\n"
+        "header h_t { bit<8> k; }\n"
+        "struct headers { h_t h; }\n"
+        "struct meta_t { }\n"
+        "parser P(packet_in p, out headers h, inout meta_t m, inout standard_metadata_t s) {\n"
+        "  state start { p.extract(h.h); transition accept; } }\n"
+        "control VC(inout headers h, inout meta_t m) { apply { } }\n"
+        "control I(inout headers h, inout meta_t m, inout standard_metadata_t s) {\n"
+        "  action a(bit<9> p) { s.egress_spec = p; }\n"
+        "  table t { key = { h.h.k: exact; } actions = { a; } size = 2; }\n"
+        "  apply { t.apply(); } }\n"
+        "control E(inout headers h, inout meta_t m, inout standard_metadata_t s) { apply { } }\n"
+        "control CC(inout headers h, inout meta_t m) { apply { } }\n"
+        "control D(packet_out p, in headers h) { apply { p.emit(h.h); } }\n"
+        "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n";
+    int nerr;
+    struct p4_prog *prog = p4_prog_load_text("small.p4", small, "p4/include", true, stderr, &nerr);
+    assert_non_null(prog);
+    struct p4_pipe *pipe = p4_pipe_create(prog, NULL);
+    char err[128];
+    struct p4rt_kv arg = {"p", "1"};
+    const char *vals[] = {"1", "2", "3"};
+    for (int i = 0; i < 3; i++) {
+        struct p4rt_kv key = {"h.h.k", vals[i]};
+        int rc = p4rt_table_add(pipe, "t", &key, 1, "a", &arg, 1, -1, NULL, err, sizeof(err));
+        assert_int_equal(rc, i < 2 ? 0 : -1);
+    }
+    assert_string_equal(err, "table 'I.t' is full");
+    struct p4rt_kv dup = {"h.h.k", "1"};
+    p4rt_table_remove(pipe, "t", 1, err, sizeof(err));
+    assert_int_equal(p4rt_table_add(pipe, "t", &dup, 1, "a", &arg, 1, -1, NULL, err, sizeof(err)),
+                     -1);
+    assert_string_equal(err, "duplicate entry in table 'I.t'");
+    p4_pipe_destroy(pipe);
+    p4_prog_free(prog);
+}
+
+struct faults {
+    int n;
+    int line;
+    char msg[64];
+};
+
+static void on_fault(void *ud, const char *file, int line, int col, const char *msg)
+{
+    struct faults *fl = ud;
+    (void)file;
+    (void)col;
+    fl->n++;
+    fl->line = line;
+    snprintf(fl->msg, sizeof(fl->msg), "%s", msg);
+}
+
+static void test_p4vm_runtime_fault(void **state)
+{
+    (void)state;
+    static const char prog_text[] =
+        "#include <v1model.p4>\n"
+        "header h_t { bit<8> a; bit<8> b; }\n"
+        "struct headers { h_t h; }\n"
+        "struct meta_t { }\n"
+        "parser P(packet_in p, out headers h, inout meta_t m, inout standard_metadata_t s) {\n"
+        "  state start { p.extract(h.h); transition accept; } }\n"
+        "control VC(inout headers h, inout meta_t m) { apply { } }\n"
+        "control I(inout headers h, inout meta_t m, inout standard_metadata_t s) {\n"
+        "  apply {\n"
+        "    h.h.a = h.h.a / h.h.b; } }\n"
+        "control E(inout headers h, inout meta_t m, inout standard_metadata_t s) { apply { } }\n"
+        "control CC(inout headers h, inout meta_t m) { apply { } }\n"
+        "control D(packet_out p, in headers h) { apply { p.emit(h.h); } }\n"
+        "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n";
+    int nerr;
+    struct p4_prog *prog =
+        p4_prog_load_text("div.p4", prog_text, "p4/include", true, stderr, &nerr);
+    assert_non_null(prog);
+    struct faults fl = {0, 0, ""};
+    struct p4_host host = {.ud = &fl, .fault = on_fault};
+    struct p4_pipe *pipe = p4_pipe_create(prog, &host);
+    uint64_t *st = calloc(1, p4_prog_state_bytes(prog));
+    uint8_t ok[] = {10, 3};
+    struct p4_ingress_in in = {ok, 2, 0, 0, 0, NULL, -1};
+    struct p4_ingress_out out;
+    p4_pipe_ingress(pipe, st, &in, &out);
+    assert_int_equal(fl.n, 0);
+    uint8_t zero[] = {10, 0};
+    in.bytes = zero;
+    p4_pipe_ingress(pipe, st, &in, &out);
+    assert_int_equal(fl.n, 1);
+    assert_int_equal(fl.line, 10);
+    assert_string_equal(fl.msg, "division by zero");
+    free(st);
+    p4_pipe_destroy(pipe);
+    p4_prog_free(prog);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +325,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_p4vm_output_grows_and_shrinks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_p4vm_state_is_per_packet, setup, teardown),
         cmocka_unit_test_setup_teardown(test_p4vm_control_plane_errors, setup, teardown),
+        cmocka_unit_test(test_p4vm_introspection),
+        cmocka_unit_test(test_p4vm_table_size),
+        cmocka_unit_test(test_p4vm_runtime_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

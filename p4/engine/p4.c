@@ -56,8 +56,17 @@ static char *preprocess(const char *path, const char *include_dir, FILE *diag_ou
         dup2(err[1], 2);
         close(out[0]);
         close(err[0]);
-        char *argv[] = {"cpp", "-C", "-undef", "-nostdinc", "-x", "assembler-with-cpp",
-                        "-D__TARGET_BMV2__", "-I", (char *)include_dir, (char *)path, NULL};
+        char *argv[] = {"cpp",
+                        "-C",
+                        "-undef",
+                        "-nostdinc",
+                        "-x",
+                        "assembler-with-cpp",
+                        "-D__TARGET_BMV2__",
+                        "-I",
+                        (char *)include_dir,
+                        (char *)path,
+                        NULL};
         execvp("cpp", argv);
         fprintf(stderr, "cannot run cpp\n");
         _exit(127);
@@ -84,8 +93,8 @@ static char *preprocess(const char *path, const char *include_dir, FILE *diag_ou
     return text;
 }
 
-static struct p4_prog *load_source(const char *name, const char *src, size_t len,
-                                   FILE *diag_out, int *nerrors)
+static struct p4_prog *load_source(const char *name, const char *src, size_t len, FILE *diag_out,
+                                   int *nerrors)
 {
     struct p4_diag diag = {diag_out, 0, 0};
     struct p4lex lx;
@@ -316,8 +325,7 @@ static uint64_t timestamp(const struct p4_pipe *pipe, int64_t ps)
     return (uint64_t)(pipe->host.timestamps_ns ? ps / 1000 : ps / 1000000);
 }
 
-static void copy_field_list(const struct p4_prog *prog, uint64_t *dst, const uint64_t *src,
-                            int fl)
+static void copy_field_list(const struct p4_prog *prog, uint64_t *dst, const uint64_t *src, int fl)
 {
     if (fl < 0 || !src)
         return;

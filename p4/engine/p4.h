@@ -36,10 +36,13 @@ enum p4_instance {
 /* Callbacks into the embedding simulator. Any pointer may be NULL. */
 struct p4_host {
     void *ud;
-    int64_t (*now_ps)(void *ud);                 /* current time; NULL: time 0 */
-    void (*log)(void *ud, const char *msg);      /* log_msg output; NULL: discarded */
-    bool timestamps_ns;                          /* false: µs like bmv2 */
-    uint64_t seed;                               /* random() stream seed */
+    int64_t (*now_ps)(void *ud);            /* current time; NULL: time 0 */
+    void (*log)(void *ud, const char *msg); /* log_msg output; NULL: discarded */
+    bool timestamps_ns;                     /* false: µs like bmv2 */
+    uint64_t seed;                          /* random() stream seed */
+    /* Run-time faults of the program (division by zero, failed assert): the source
+     * location and a message; NULL: ignored (the operation yields 0 / continues). */
+    void (*fault)(void *ud, const char *file, int line, int col, const char *msg);
 };
 
 /* Loads path: runs the C preprocessor (cpp -C -undef -nostdinc -x assembler-with-cpp
@@ -65,24 +68,24 @@ enum p4_fwd { P4_FWD_DROP, P4_FWD_UNICAST, P4_FWD_MULTICAST, P4_FWD_RESUBMIT };
  * list; a unicast packet enters egress with instance_type 0 (even after resubmission),
  * replicas with 5 and their rid. */
 struct p4_ingress_in {
-    const uint8_t *bytes;     /* header bytes the parser may read */
-    uint32_t len;             /* bytes available */
-    uint32_t packet_length;   /* bytes on the wire (headers + virtual payload); 0: len */
+    const uint8_t *bytes;   /* header bytes the parser may read */
+    uint32_t len;           /* bytes available */
+    uint32_t packet_length; /* bytes on the wire (headers + virtual payload); 0: len */
     uint32_t ingress_port;
-    uint32_t instance_type;   /* enum p4_instance */
+    uint32_t instance_type;    /* enum p4_instance */
     const void *preserve_from; /* resubmit/recirculate: state of the original, or NULL */
-    int preserve_fl;          /* field list id to copy from preserve_from (-1: none) */
+    int preserve_fl;           /* field list id to copy from preserve_from (-1: none) */
 };
 
 struct p4_ingress_out {
     enum p4_fwd fwd;
-    uint32_t egress_port;     /* P4_FWD_UNICAST */
-    uint32_t mcast_grp;       /* P4_FWD_MULTICAST */
-    uint32_t priority;        /* standard_metadata.priority (0..7, higher served first) */
-    int clone_session;        /* I2E clone requested: session id, else -1 */
-    int clone_fl;             /* field list to preserve in the clone (-1: none) */
-    int resubmit_fl;          /* P4_FWD_RESUBMIT: field list (-1: none) */
-    uint32_t payload_off;     /* bytes the parser consumed */
+    uint32_t egress_port; /* P4_FWD_UNICAST */
+    uint32_t mcast_grp;   /* P4_FWD_MULTICAST */
+    uint32_t priority;    /* standard_metadata.priority (0..7, higher served first) */
+    int clone_session;    /* I2E clone requested: session id, else -1 */
+    int clone_fl;         /* field list to preserve in the clone (-1: none) */
+    int resubmit_fl;      /* P4_FWD_RESUBMIT: field list (-1: none) */
+    uint32_t payload_off; /* bytes the parser consumed */
 };
 
 /* Runs parser, verifyChecksum and ingress into state. */
@@ -109,18 +112,18 @@ struct p4_egress_in {
     int64_t deq_timedelta_ps; /* time spent in the queue */
     const uint8_t *bytes;     /* the original input bytes (payload source) */
     uint32_t len;
-    uint8_t *out;             /* output buffer */
+    uint8_t *out; /* output buffer */
     uint32_t out_cap;
 };
 
 struct p4_egress_out {
     bool drop;
-    uint32_t out_len;         /* bytes written to out (headers + unparsed remainder) */
-    int clone_session;        /* E2E clone: session or -1 */
+    uint32_t out_len;  /* bytes written to out (headers + unparsed remainder) */
+    int clone_session; /* E2E clone: session or -1 */
     int clone_fl;
     bool recirculate;
     int recirc_fl;
-    bool overflow;            /* out_cap too small: output truncated */
+    bool overflow; /* out_cap too small: output truncated */
 };
 
 /* Runs egress, computeChecksum and the deparser on state. */

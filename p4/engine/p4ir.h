@@ -4,7 +4,8 @@
  *
  * Storage model: a packet's state is an array of uint64_t slots. A scalar of width W uses
  * ceil(W/64) slots (little-endian words), always kept zero above W (signed values too).
- * A header is [valid][fields...]; a struct is [fields...]; a stack is [nextIndex][elem]*N.
+ * A header is [valid][fields...]; a struct is [fields...]; a stack is [nextIndex][elem]*N;
+ * a varbit<N> is [length in bits][value, ceil(N/64) words].
  * Slots [0, npkt_slots) are the per-packet region: slot 0 holds the payload offset (low 32
  * bits) and the truncate length (high 32), then hdr, meta and standard_metadata; the rest is
  * scratch (locals, parameters, temporaries). */
@@ -14,9 +15,25 @@
 #include "p4/engine/p4parse.h"
 
 enum p4type_kind {
-    P4T_BIT, P4T_INT, P4T_BOOL, P4T_INFINT, P4T_ERROR, P4T_ENUM, P4T_HEADER, P4T_STRUCT,
-    P4T_STACK, P4T_VOID, P4T_STRING, P4T_EXTERN, P4T_LIST, P4T_MATCH_KIND, P4T_PACKET_IN,
-    P4T_PACKET_OUT, P4T_DONTCARE, P4T_VARBIT, P4T_UNION
+    P4T_BIT,
+    P4T_INT,
+    P4T_BOOL,
+    P4T_INFINT,
+    P4T_ERROR,
+    P4T_ENUM,
+    P4T_HEADER,
+    P4T_STRUCT,
+    P4T_STACK,
+    P4T_VOID,
+    P4T_STRING,
+    P4T_EXTERN,
+    P4T_LIST,
+    P4T_MATCH_KIND,
+    P4T_PACKET_IN,
+    P4T_PACKET_OUT,
+    P4T_DONTCARE,
+    P4T_VARBIT,
+    P4T_UNION
 };
 
 struct p4_type;
@@ -32,25 +49,29 @@ struct p4_field {
 struct p4_type {
     enum p4type_kind kind;
     const char *name;
-    int width;      /* bits: BIT, INT, BOOL(1), ENUM/ERROR (underlying), HEADER (sum) */
+    int width; /* bits: BIT, INT, BOOL(1), ENUM/ERROR (underlying), HEADER (sum) */
     bool is_signed;
     int nslots;
     struct p4_field *fields; /* HEADER, STRUCT (HEADER slot 0 is the validity bit) */
     int nfields;
-    struct p4_type *elem;    /* STACK */
-    int size;                /* STACK */
-    const char **members;    /* ENUM member names */
-    uint64_t *values;        /* ENUM member values */
+    struct p4_type *elem; /* STACK */
+    int size;             /* STACK */
+    const char **members; /* ENUM member names */
+    uint64_t *values;     /* ENUM member values */
     int nmembers;
-    bool serializable;       /* ENUM with an underlying bit<W> */
+    bool serializable; /* ENUM with an underlying bit<W> */
+    int varbit_max;    /* VARBIT: maximum bits (width is 0); HEADER: its varbit's max
+                        * (the header's width counts only the fixed fields) */
     const struct p4ast *decl;
 };
 
+// clang-format off
 #define P4OP_LIST(X)                                                                       \
     X(CONST) X(LOAD) X(LOADX) X(ADD) X(SUB) X(MUL) X(DIV) X(MOD) X(SHL) X(SHR) X(AND)       \
     X(OR) X(XOR) X(NOT) X(NEG) X(SADD) X(SSUB) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(LAND) \
     X(LOR) X(LNOT) X(COND) X(CONCAT) X(SLICE) X(CAST) X(ISVALID) X(CALL) X(HIT) X(MISS)     \
     X(LOOKAHEAD) X(LASTINDEX) X(EQC) X(NEC)
+// clang-format on
 
 enum p4op {
 #define P4OP_ENUM(n) P4OP_##n,
@@ -63,31 +84,33 @@ enum p4_idx { P4IDX_EXPR, P4IDX_NEXT, P4IDX_LAST };
 
 struct p4ir_expr {
     uint8_t op;
-    uint8_t nw;         /* result words: 1 for width <= 64 */
-    uint8_t sgn;        /* operands are signed (compare, shift, cast source, saturating) */
-    uint8_t idx;        /* LOADX: enum p4_idx */
-    uint16_t width;     /* result width in bits */
-    uint16_t awidth;    /* operand width (CAST source, CONCAT right width, SLICE lo) */
-    int32_t slot;       /* LOAD: slot; LOADX: stack base slot */
-    int32_t aux;        /* LOADX: element stride; SLICE: lo; CONST wide: unused */
-    int32_t aux2;       /* LOADX: stack size; EQC: nslots */
-    uint64_t k;         /* CONST value; LOADX: offset inside the element */
-    uint64_t mask;      /* all ones below width (narrow results) */
-    uint64_t *kw;       /* wide CONST (P4_WMAX words) */
+    uint8_t nw;      /* result words: 1 for width <= 64 */
+    uint8_t sgn;     /* operands are signed (compare, shift, cast source, saturating) */
+    uint8_t idx;     /* LOADX: enum p4_idx */
+    uint16_t width;  /* result width in bits */
+    uint16_t awidth; /* operand width (CAST source, CONCAT right width, SLICE lo) */
+    int32_t slot;    /* LOAD: slot; LOADX: stack base slot */
+    int32_t aux;     /* LOADX: element stride; SLICE: lo; CONST wide: unused */
+    int32_t aux2;    /* LOADX: stack size; EQC: nslots */
+    uint64_t k;      /* CONST value; LOADX: offset inside the element */
+    uint64_t mask;   /* all ones below width (narrow results) */
+    uint64_t *kw;    /* wide CONST (P4_WMAX words) */
     struct p4ir_expr *a;
     struct p4ir_expr *b;
     struct p4ir_expr *c;
     struct p4ir_expr *hdr; /* field of a header: the header (hash/checksum data lists skip
                             * fields of invalid headers, as bmv2 does) */
-    void *ptr;          /* CALL: struct p4ir_call; HIT/MISS: struct p4ir_table */
+    void *ptr;             /* CALL: struct p4ir_call; HIT/MISS: struct p4ir_table */
     struct p4_type *type;
     struct p4_loc loc;
 };
 
+// clang-format off
 #define P4ST_LIST(X)                                                                       \
     X(ASSIGN) X(ASSIGN_SLICE) X(COPY) X(SETVALID) X(BLOCK) X(IF) X(SWITCH) X(APPLY) X(CALL) \
     X(EXIT) X(RETURN) X(BUILTIN) X(EXTRACT) X(EMIT) X(VERIFY) X(ADVANCE) X(PUSH) X(POP)    \
     X(ZERO) X(SWITCHV)
+// clang-format on
 
 enum p4st {
 #define P4ST_ENUM(n) P4ST_##n,
@@ -107,12 +130,12 @@ struct p4ir_call;
 
 struct p4ir_stmt {
     enum p4st op;
-    int aux;                  /* SETVALID value; COPY/ZERO nslots; BUILTIN id; PUSH/POP count */
+    int aux; /* SETVALID value; COPY/ZERO nslots; BUILTIN id; PUSH/POP count */
     int aux2;
-    int flag;                 /* BUILTIN checksum: include the payload */
-    struct p4ir_expr *a;      /* target reference */
-    struct p4ir_expr *b;      /* value */
-    struct p4ir_expr **args;  /* BUILTIN arguments */
+    int flag;                /* BUILTIN checksum: include the payload */
+    struct p4ir_expr *a;     /* target reference */
+    struct p4ir_expr *b;     /* value */
+    struct p4ir_expr **args; /* BUILTIN arguments */
     int nargs;
     struct p4ir_block body;   /* BLOCK, IF then */
     struct p4ir_block els;    /* IF else; SWITCH default */
@@ -122,7 +145,7 @@ struct p4ir_stmt {
     uint64_t *vals;           /* SWITCHV case values */
     struct p4ir_call *call;   /* CALL */
     struct p4ir_table *table; /* APPLY, SWITCH */
-    struct p4_type *type;     /* EXTRACT/EMIT header type */
+    struct p4_type *type;     /* EXTRACT/EMIT header type (EXTRACT: b = varbit length) */
     struct p4_loc loc;
 };
 
@@ -140,8 +163,8 @@ enum p4ir_call_kind { P4CALL_ACTION, P4CALL_FUNC, P4CALL_CONTROL };
 /* An action, function or control instance. */
 struct p4ir_callable {
     enum p4ir_call_kind kind;
-    const char *name;     /* fully qualified (Control.action) */
-    int id;               /* index in prog->actions for actions */
+    const char *name; /* fully qualified (Control.action) */
+    int id;           /* index in prog->actions for actions */
     struct p4ir_param *params;
     int nparams;
     struct p4ir_block body;
@@ -157,33 +180,32 @@ struct p4ir_call {
     int nargs;
 };
 
-enum p4_match_kind { P4MK_EXACT, P4MK_LPM, P4MK_TERNARY, P4MK_RANGE, P4MK_OPTIONAL,
-                     P4MK_SELECTOR };
+enum p4_match_kind { P4MK_EXACT, P4MK_LPM, P4MK_TERNARY, P4MK_RANGE, P4MK_OPTIONAL, P4MK_SELECTOR };
 
 struct p4ir_key {
     struct p4ir_expr *e;
     enum p4_match_kind mk;
     int width;
     int nw;
-    int woff;          /* word offset in the key buffer */
-    const char *name;  /* key text or @name */
+    int woff;         /* word offset in the key buffer */
+    const char *name; /* key text or @name */
 };
 
 struct p4ir_table_action {
-    struct p4ir_call call;  /* args for directional params; NULL for action data */
+    struct p4ir_call call; /* args for directional params; NULL for action data */
     bool default_only;
     bool table_only;
-    int ndata;              /* action data params */
+    int ndata; /* action data params */
     int data_words;
 };
 
 /* A compile-time entry (const entries / default action). */
 struct p4ir_entry {
-    uint64_t *value;   /* key_words */
-    uint64_t *mask;    /* key_words */
-    uint64_t *hi;      /* range upper bounds (key_words), NULL if no range key */
-    int action;        /* index into table actions */
-    uint64_t *data;    /* action data words */
+    uint64_t *value; /* key_words */
+    uint64_t *mask;  /* key_words */
+    uint64_t *hi;    /* range upper bounds (key_words), NULL if no range key */
+    int action;      /* index into table actions */
+    uint64_t *data;  /* action data words */
     int priority;
     struct p4_loc loc;
 };
@@ -207,8 +229,14 @@ struct p4ir_table {
     struct p4_loc loc;
 };
 
-enum p4ext_kind { P4EXT_REGISTER, P4EXT_COUNTER, P4EXT_DIRECT_COUNTER, P4EXT_METER,
-                  P4EXT_DIRECT_METER, P4EXT_ACTION_PROFILE };
+enum p4ext_kind {
+    P4EXT_REGISTER,
+    P4EXT_COUNTER,
+    P4EXT_DIRECT_COUNTER,
+    P4EXT_METER,
+    P4EXT_DIRECT_METER,
+    P4EXT_ACTION_PROFILE
+};
 
 enum p4_counter_type { P4CT_PACKETS, P4CT_BYTES, P4CT_BOTH };
 
@@ -216,17 +244,19 @@ struct p4ir_extern {
     enum p4ext_kind kind;
     const char *name;
     int size;
-    int width;      /* register element width */
+    int width; /* register element width */
     int nw;
-    int ctype;      /* counter/meter type: packets/bytes(/both) */
+    int ctype; /* counter/meter type: packets/bytes(/both) */
     struct p4_loc loc;
 };
 
 /* Builtin operations (externs and v1model functions). */
+// clang-format off
 #define P4B_LIST(X)                                                                        \
     X(MARK_TO_DROP) X(REG_READ) X(REG_WRITE) X(COUNT) X(DCOUNT) X(METER) X(DMETER) X(HASH)  \
     X(RANDOM) X(VERIFY_CKSUM) X(UPDATE_CKSUM) X(CLONE) X(RESUBMIT) X(RECIRC) X(NOP)         \
     X(LOG_MSG) X(TRUNCATE) X(ASSERT)
+// clang-format on
 
 enum p4builtin {
 #define P4B_ENUM(n) P4B_##n,
@@ -237,9 +267,9 @@ enum p4builtin {
 enum p4_select_kind { P4SEL_VALUE, P4SEL_MASK, P4SEL_RANGE, P4SEL_DEFAULT };
 
 struct p4ir_case {
-    uint64_t *v;     /* per key */
-    uint64_t *m;     /* per key mask (or range hi) */
-    uint8_t *kind;   /* per key: enum p4_select_kind */
+    uint64_t *v;   /* per key */
+    uint64_t *m;   /* per key mask (or range hi) */
+    uint8_t *kind; /* per key: enum p4_select_kind */
     int next;
 };
 
@@ -253,7 +283,7 @@ struct p4ir_state {
     int nkeys;
     struct p4ir_case *cases;
     int ncases;
-    int next;                /* when no select */
+    int next; /* when no select */
     struct p4_loc loc;
 };
 
@@ -272,20 +302,19 @@ struct p4ir_field_list {
 /* standard_metadata slots (-1 if the program's struct lacks the field). */
 struct p4ir_std {
     int ingress_port, egress_spec, egress_port, instance_type, packet_length, enq_timestamp,
-        enq_qdepth, deq_timedelta, deq_qdepth, ingress_global_timestamp,
-        egress_global_timestamp, mcast_grp, egress_rid, checksum_error, parser_error,
-        priority, qid;
+        enq_qdepth, deq_timedelta, deq_qdepth, ingress_global_timestamp, egress_global_timestamp,
+        mcast_grp, egress_rid, checksum_error, parser_error, priority, qid;
 };
 
 struct p4_prog {
-    char **strings;     /* string pool */
+    char **strings; /* string pool */
     int nstrings;
     struct p4_type **types;
     int ntypes;
     int captypes;
-    int nslots;         /* total */
-    int npkt_slots;     /* per-packet region */
-    int hdr_slot;       /* parser's hdr parameter */
+    int nslots;     /* total */
+    int npkt_slots; /* per-packet region */
+    int hdr_slot;   /* parser's hdr parameter */
     struct p4_type *hdr_type;
     int meta_slot;
     struct p4_type *meta_type;

@@ -11,8 +11,7 @@ const char *const p4tok_names[P4TOK_COUNT] = {
 #undef P4TOK_NAME
 };
 
-void p4lex_init(struct p4lex *lx, const char *src, size_t n, const char *name,
-                struct p4_diag *diag)
+void p4lex_init(struct p4lex *lx, const char *src, size_t n, const char *name, struct p4_diag *diag)
 {
     memset(lx, 0, sizeof(*lx));
     lx->src = src;
@@ -60,7 +59,7 @@ static int peekc(struct p4lex *lx, size_t k)
 
 static struct p4_loc here(struct p4lex *lx)
 {
-    struct p4_loc l = {lx->file, lx->line, (int)(lx->pos - lx->line_start) + 1};
+    struct p4_loc l = {lx->file, lx->line, (int)(lx->pos - lx->line_start) + 1, NULL};
     return l;
 }
 
@@ -162,25 +161,43 @@ static const struct {
     const char *s;
     enum p4tok_kind k;
 } keywords[] = {
-    {"action", P4TOK_KW_ACTION},       {"bit", P4TOK_KW_BIT},
-    {"bool", P4TOK_KW_BOOL},           {"const", P4TOK_KW_CONST},
-    {"control", P4TOK_KW_CONTROL},     {"default", P4TOK_KW_DEFAULT},
-    {"else", P4TOK_KW_ELSE},           {"enum", P4TOK_KW_ENUM},
-    {"error", P4TOK_KW_ERROR},         {"exit", P4TOK_KW_EXIT},
-    {"extern", P4TOK_KW_EXTERN},       {"false", P4TOK_KW_FALSE},
-    {"header", P4TOK_KW_HEADER},       {"header_union", P4TOK_KW_HEADER_UNION},
-    {"if", P4TOK_KW_IF},               {"in", P4TOK_KW_IN},
-    {"inout", P4TOK_KW_INOUT},         {"int", P4TOK_KW_INT},
-    {"match_kind", P4TOK_KW_MATCH_KIND}, {"out", P4TOK_KW_OUT},
-    {"package", P4TOK_KW_PACKAGE},     {"parser", P4TOK_KW_PARSER},
-    {"return", P4TOK_KW_RETURN},       {"select", P4TOK_KW_SELECT},
-    {"string", P4TOK_KW_STRING},       {"struct", P4TOK_KW_STRUCT},
-    {"switch", P4TOK_KW_SWITCH},       {"table", P4TOK_KW_TABLE},
-    {"transition", P4TOK_KW_TRANSITION}, {"true", P4TOK_KW_TRUE},
-    {"tuple", P4TOK_KW_TUPLE},         {"typedef", P4TOK_KW_TYPEDEF},
+    {"action", P4TOK_KW_ACTION},
+    {"bit", P4TOK_KW_BIT},
+    {"bool", P4TOK_KW_BOOL},
+    {"const", P4TOK_KW_CONST},
+    {"control", P4TOK_KW_CONTROL},
+    {"default", P4TOK_KW_DEFAULT},
+    {"else", P4TOK_KW_ELSE},
+    {"enum", P4TOK_KW_ENUM},
+    {"error", P4TOK_KW_ERROR},
+    {"exit", P4TOK_KW_EXIT},
+    {"extern", P4TOK_KW_EXTERN},
+    {"false", P4TOK_KW_FALSE},
+    {"header", P4TOK_KW_HEADER},
+    {"header_union", P4TOK_KW_HEADER_UNION},
+    {"if", P4TOK_KW_IF},
+    {"in", P4TOK_KW_IN},
+    {"inout", P4TOK_KW_INOUT},
+    {"int", P4TOK_KW_INT},
+    {"match_kind", P4TOK_KW_MATCH_KIND},
+    {"out", P4TOK_KW_OUT},
+    {"package", P4TOK_KW_PACKAGE},
+    {"parser", P4TOK_KW_PARSER},
+    {"return", P4TOK_KW_RETURN},
+    {"select", P4TOK_KW_SELECT},
+    {"string", P4TOK_KW_STRING},
+    {"struct", P4TOK_KW_STRUCT},
+    {"switch", P4TOK_KW_SWITCH},
+    {"table", P4TOK_KW_TABLE},
+    {"transition", P4TOK_KW_TRANSITION},
+    {"true", P4TOK_KW_TRUE},
+    {"tuple", P4TOK_KW_TUPLE},
+    {"typedef", P4TOK_KW_TYPEDEF},
     {"varbit", P4TOK_KW_VARBIT},
-    {"void", P4TOK_KW_VOID},           {"value_set", P4TOK_KW_VALUE_SET},
-    {"abstract", P4TOK_KW_ABSTRACT},   {"this", P4TOK_KW_THIS},
+    {"void", P4TOK_KW_VOID},
+    {"value_set", P4TOK_KW_VALUE_SET},
+    {"abstract", P4TOK_KW_ABSTRACT},
+    {"this", P4TOK_KW_THIS},
 };
 
 static int digit_value(int c)
@@ -277,8 +294,7 @@ static void lex_number(struct p4lex *lx, struct p4_token *t)
             p4big_trunc(&tr, t->num.width, t->num.is_signed);
             if (!neg && p4big_cmp_signed(&tr, &v) != 0 && !t->num.is_signed)
                 p4util_error(lx->diag, t->loc, "value does not fit in %d bits near '%.*s'",
-                             t->num.width, (int)(lx->pos - (size_t)(t->text - lx->src)),
-                             t->text);
+                             t->num.width, (int)(lx->pos - (size_t)(t->text - lx->src)), t->text);
             v = tr;
         } else {
             lx->pos = save;
@@ -297,7 +313,16 @@ static void lex_number(struct p4lex *lx, struct p4_token *t)
     t->kind = P4TOK_NUMBER;
 }
 
+static void lex_token(struct p4lex *lx, struct p4_token *t);
+
 void p4lex_next(struct p4lex *lx, struct p4_token *t)
+{
+    lex_token(lx, t);
+    if (t->kind != P4TOK_EOF)
+        t->loc.near = p4lex_intern(lx, t->text, (size_t)t->len);
+}
+
+static void lex_token(struct p4lex *lx, struct p4_token *t)
 {
 again:
     memset(t, 0, sizeof(*t));
@@ -345,8 +370,8 @@ again:
         }
         size_t e = lx->pos;
         if (peekc(lx, 0) != '"') {
-            p4util_error(lx->diag, t->loc, "unfinished string near '%.*s'",
-                         (int)(lx->pos - s + 1), t->text);
+            p4util_error(lx->diag, t->loc, "unfinished string near '%.*s'", (int)(lx->pos - s + 1),
+                         t->text);
         } else {
             lx->pos++;
         }
@@ -359,18 +384,15 @@ again:
         const char *s;
         enum p4tok_kind k;
     } ops[] = {
-        {"&&&", P4TOK_MASK},  {"|+|", P4TOK_SATADD}, {"|-|", P4TOK_SATSUB},
-        {"==", P4TOK_EQ},     {"!=", P4TOK_NE},      {"<=", P4TOK_LE},
-        {">=", P4TOK_GE},     {"<<", P4TOK_SHL},     {"&&", P4TOK_ANDAND},
-        {"||", P4TOK_OROR},   {"++", P4TOK_PLUSPLUS}, {"..", P4TOK_RANGE},
-        {"(", P4TOK_LPAREN},  {")", P4TOK_RPAREN},   {"{", P4TOK_LBRACE},
-        {"}", P4TOK_RBRACE},  {"[", P4TOK_LBRACKET}, {"]", P4TOK_RBRACKET},
-        {"<", P4TOK_LT},      {">", P4TOK_GT},       {";", P4TOK_SEMI},
-        {":", P4TOK_COLON},   {",", P4TOK_COMMA},    {".", P4TOK_DOT},
-        {"=", P4TOK_ASSIGN},  {"?", P4TOK_QUESTION}, {"!", P4TOK_NOT},
-        {"~", P4TOK_TILDE},   {"+", P4TOK_PLUS},     {"-", P4TOK_MINUS},
-        {"*", P4TOK_STAR},    {"/", P4TOK_SLASH},    {"%", P4TOK_PERCENT},
-        {"&", P4TOK_AMP},     {"|", P4TOK_PIPE},     {"^", P4TOK_CARET},
+        {"&&&", P4TOK_MASK},   {"|+|", P4TOK_SATADD}, {"|-|", P4TOK_SATSUB},  {"==", P4TOK_EQ},
+        {"!=", P4TOK_NE},      {"<=", P4TOK_LE},      {">=", P4TOK_GE},       {"<<", P4TOK_SHL},
+        {"&&", P4TOK_ANDAND},  {"||", P4TOK_OROR},    {"++", P4TOK_PLUSPLUS}, {"..", P4TOK_RANGE},
+        {"(", P4TOK_LPAREN},   {")", P4TOK_RPAREN},   {"{", P4TOK_LBRACE},    {"}", P4TOK_RBRACE},
+        {"[", P4TOK_LBRACKET}, {"]", P4TOK_RBRACKET}, {"<", P4TOK_LT},        {">", P4TOK_GT},
+        {";", P4TOK_SEMI},     {":", P4TOK_COLON},    {",", P4TOK_COMMA},     {".", P4TOK_DOT},
+        {"=", P4TOK_ASSIGN},   {"?", P4TOK_QUESTION}, {"!", P4TOK_NOT},       {"~", P4TOK_TILDE},
+        {"+", P4TOK_PLUS},     {"-", P4TOK_MINUS},    {"*", P4TOK_STAR},      {"/", P4TOK_SLASH},
+        {"%", P4TOK_PERCENT},  {"&", P4TOK_AMP},      {"|", P4TOK_PIPE},      {"^", P4TOK_CARET},
         {"@", P4TOK_AT},
     };
     for (size_t i = 0; i < P4_ARRAY_LEN(ops); i++) {

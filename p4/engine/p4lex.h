@@ -8,6 +8,7 @@
 
 #include "p4/engine/p4util.h"
 
+// clang-format off
 #define P4TOK_LIST(X)                                                                      \
     X(EOF, "<eof>") X(IDENT, "<name>") X(NUMBER, "<number>") X(STRING, "<string>")         \
     X(LPAREN, "(") X(RPAREN, ")") X(LBRACE, "{") X(RBRACE, "}") X(LBRACKET, "[")           \
@@ -29,12 +30,13 @@
     X(KW_TUPLE, "tuple") X(KW_TYPEDEF, "typedef") X(KW_TYPE, "type") X(KW_VARBIT, "varbit") \
     X(KW_VOID, "void") X(KW_VALUE_SET, "value_set") X(KW_ABSTRACT, "abstract")              \
     X(KW_THIS, "this")
+// clang-format on
 
 enum p4tok_kind {
 #define P4TOK_ENUM(name, text) P4TOK_##name,
     P4TOK_LIST(P4TOK_ENUM)
 #undef P4TOK_ENUM
-    P4TOK_COUNT
+        P4TOK_COUNT
 };
 
 extern const char *const p4tok_names[P4TOK_COUNT];
@@ -53,7 +55,7 @@ struct p4_token {
     int len;          /* bytes of text */
     bool adjacent;    /* no whitespace between this token and the previous one */
     struct p4_num num;
-    char *str;        /* identifiers and strings: owned by the lexer's string pool */
+    char *str; /* identifiers and strings: owned by the lexer's string pool */
 };
 
 struct p4lex {

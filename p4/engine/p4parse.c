@@ -76,8 +76,8 @@ static _Noreturn void fail_near(struct p4parse *p, const char *fmt, const char *
     if (p->tok.kind == P4TOK_EOF)
         p4util_error(p->diag, p->tok.loc, "%s near <eof>", msg);
     else
-        p4util_error(p->diag, p->tok.loc, "%s near '%.*s'", msg,
-                     p->tok.len > 40 ? 40 : p->tok.len, p->tok.text);
+        p4util_error(p->diag, p->tok.loc, "%s near '%.*s'", msg, p->tok.len > 40 ? 40 : p->tok.len,
+                     p->tok.text);
     longjmp(p->fail, 1);
 }
 
@@ -480,7 +480,7 @@ static struct p4ast *postfix(struct p4parse *p)
         struct p4_loc loc = p->tok.loc;
         if (p->tok.kind == P4TOK_DOT) {
             advance(p);
-            struct p4ast *m = node(p, P4AST_E_MEMBER, loc);
+            struct p4ast *m = node(p, P4AST_E_MEMBER, p->tok.loc); /* at the member name */
             m->a = e;
             if (p->tok.kind == P4TOK_IDENT || p->tok.kind >= P4TOK_KW_ACTION) {
                 m->name = p->tok.str ? p->tok.str : p4tok_names[p->tok.kind];
@@ -565,7 +565,7 @@ static struct p4ast *unary_inner(struct p4parse *p)
             struct p4_loc l2 = p->tok.loc;
             if (p->tok.kind == P4TOK_DOT) {
                 advance(p);
-                struct p4ast *m = node(p, P4AST_E_MEMBER, l2);
+                struct p4ast *m = node(p, P4AST_E_MEMBER, p->tok.loc);
                 m->a = e;
                 m->name = check_name(p);
                 e = m;
@@ -682,8 +682,8 @@ static struct p4ast *keyset_elem(struct p4parse *p)
     }
     struct p4ast *e = expr(p);
     if (p->tok.kind == P4TOK_MASK || p->tok.kind == P4TOK_RANGE) {
-        struct p4ast *m = node(p, p->tok.kind == P4TOK_MASK ? P4AST_E_MASK : P4AST_E_RANGE,
-                               p->tok.loc);
+        struct p4ast *m =
+            node(p, p->tok.kind == P4TOK_MASK ? P4AST_E_MASK : P4AST_E_RANGE, p->tok.loc);
         advance(p);
         m->a = e;
         m->b = expr(p);
@@ -706,8 +706,8 @@ static struct p4ast *keyset(struct p4parse *p)
         if (l->nlist == 1 && p->tok.kind != P4TOK_MASK && p->tok.kind != P4TOK_RANGE)
             return l->list[0];
         if (l->nlist == 1) { /* (a) &&& b */
-            struct p4ast *m = node(p, p->tok.kind == P4TOK_MASK ? P4AST_E_MASK : P4AST_E_RANGE,
-                                   p->tok.loc);
+            struct p4ast *m =
+                node(p, p->tok.kind == P4TOK_MASK ? P4AST_E_MASK : P4AST_E_RANGE, p->tok.loc);
             advance(p);
             m->a = l->list[0];
             m->b = expr(p);
@@ -974,6 +974,7 @@ static struct p4ast *table_decl(struct p4parse *p)
                 txt[n] = 0;
                 ke->text = txt;
                 check_next(p, P4TOK_COLON);
+                ke->loc = p->tok.loc; /* errors about the key point at its match kind */
                 ke->name = check_name(p);
                 annotations(p, ke);
                 check_next(p, P4TOK_SEMI);
@@ -1271,8 +1272,8 @@ static struct p4ast *declaration(struct p4parse *p)
         d = action_decl(p);
         break;
     default: {
-        if (is_word(p, "type") && (is_type_start_tok(p, peek(p, 1)) ||
-                                   peek(p, 1)->kind == P4TOK_IDENT)) {
+        if (is_word(p, "type") &&
+            (is_type_start_tok(p, peek(p, 1)) || peek(p, 1)->kind == P4TOK_IDENT)) {
             advance(p);
             d = node(p, P4AST_D_TYPEDEF, loc);
             d->a = type_ref(p);
@@ -1315,7 +1316,7 @@ struct p4ast *p4parse_program(struct p4parse *p, struct p4lex *lx, struct p4_dia
     static const char *const builtin_types[] = {"packet_in", "packet_out"};
     for (size_t i = 0; i < P4_ARRAY_LEN(builtin_types); i++)
         declare_type(p, builtin_types[i]);
-    struct p4ast *prog = node(p, P4AST_S_BLOCK, (struct p4_loc){lx->file, 1, 1});
+    struct p4ast *prog = node(p, P4AST_S_BLOCK, (struct p4_loc){lx->file, 1, 1, NULL});
     if (setjmp(p->fail))
         return NULL;
     advance(p);

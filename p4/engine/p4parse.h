@@ -9,6 +9,7 @@
 
 #include <setjmp.h>
 
+// clang-format off
 #define P4AST_LIST(X)                                                                      \
     X(TY_BIT) X(TY_INT) X(TY_BOOL) X(TY_VARBIT) X(TY_ERROR) X(TY_STRING) X(TY_VOID)        \
     X(TY_NAME) X(TY_STACK) X(TY_TUPLE) X(TY_DONTCARE) X(TY_MATCH_KIND)                     \
@@ -23,6 +24,7 @@
     X(D_PACKAGE) X(D_INST) X(D_ACTION) X(D_FUNC) X(D_TABLE) X(D_VALUE_SET)                \
     X(TP_KEY) X(TP_KEY_ELEM) X(TP_ACTIONS) X(TP_ACTION_REF) X(TP_DEFAULT) X(TP_ENTRIES)   \
     X(TP_ENTRY) X(TP_OTHER) X(ANNOT)
+// clang-format on
 
 enum p4ast_kind {
 #define P4AST_ENUM(name) P4AST_##name,
@@ -35,13 +37,13 @@ enum p4_dir { P4_DIR_NONE, P4_DIR_IN, P4_DIR_OUT, P4_DIR_INOUT };
 struct p4ast {
     enum p4ast_kind kind;
     struct p4_loc loc;
-    const char *name;   /* declared or referenced name; annotation name */
-    int op;             /* operator token kind (E_UNARY, E_BINARY) */
-    enum p4_dir dir;    /* D_PARAM */
-    bool is_const;      /* const default_action / const entries / extern method abstract */
-    struct p4_num num;  /* E_NUM; annotation number */
-    const char *str;    /* E_STR; annotation string */
-    char *text;         /* TP_KEY_ELEM: key expression text (owned) */
+    const char *name;  /* declared or referenced name; annotation name */
+    int op;            /* operator token kind (E_UNARY, E_BINARY) */
+    enum p4_dir dir;   /* D_PARAM */
+    bool is_const;     /* const default_action / const entries / extern method abstract */
+    struct p4_num num; /* E_NUM; annotation number */
+    const char *str;   /* E_STR; annotation string */
+    char *text;        /* TP_KEY_ELEM: key expression text (owned) */
     struct p4ast *a;
     struct p4ast *b;
     struct p4ast *c;
@@ -58,7 +60,7 @@ struct p4ast {
 
 struct p4parse {
     struct p4lex *lx;
-    struct p4_token tok;   /* current */
+    struct p4_token tok;      /* current */
     struct p4_token ahead[3]; /* lookahead buffer */
     int nahead;
     struct p4_diag *diag;
@@ -66,7 +68,7 @@ struct p4parse {
     struct p4ast **nodes; /* every node, for freeing */
     int nnodes;
     int capnodes;
-    int depth;            /* nesting of expressions/statements (bounded: no stack overflow) */
+    int depth;          /* nesting of expressions/statements (bounded: no stack overflow) */
     const char **types; /* names declared as types so far */
     int ntypes;
     int captypes;

@@ -8,10 +8,10 @@
 #include "p4/engine/p4vm.h"
 
 struct p4_ext_state {
-    uint64_t *vals;           /* registers: size * nw words */
-    uint64_t *packets;        /* counters */
+    uint64_t *vals;    /* registers: size * nw words */
+    uint64_t *packets; /* counters */
     uint64_t *bytes;
-    struct p4_meter *meters;  /* meters */
+    struct p4_meter *meters; /* meters */
 };
 
 struct p4_mc_group {
@@ -49,7 +49,7 @@ struct p4_pipe {
     struct p4_mirror *mirrors;
     int nmirrors;
     int capmirrors;
-    uint64_t rng;             /* xorshift64* state */
+    uint64_t rng; /* xorshift64* state */
 };
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);

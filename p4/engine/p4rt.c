@@ -354,26 +354,24 @@ static int action_args(const struct p4ir_table *t, int a, const struct p4rt_kv *
                 found = j;
         }
         if (found < 0)
-            return fail(err, errlen, "missing parameter '%s' of action '%s'", p->name,
-                        fn->name);
+            return fail(err, errlen, "missing parameter '%s' of action '%s'", p->name, fn->name);
         used[found] = true;
         bool star;
-        if (parse_number(args[found].value, strlen(args[found].value), p->type->width,
-                         data + w, NULL, NULL, &star, err, errlen))
+        if (parse_number(args[found].value, strlen(args[found].value), p->type->width, data + w,
+                         NULL, NULL, &star, err, errlen))
             return -1;
         w += p->nslots;
     }
     for (int j = 0; j < nargs && j < 64; j++) {
         if (!used[j])
-            return fail(err, errlen, "action '%s' has no parameter '%s'", fn->name,
-                        args[j].name);
+            return fail(err, errlen, "action '%s' has no parameter '%s'", fn->name, args[j].name);
     }
     return 0;
 }
 
-int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys,
-                   int nkeys, const char *action, const struct p4rt_kv *args, int nargs,
-                   int priority, int *handle, char *err, size_t errlen)
+int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys, int nkeys,
+                   const char *action, const struct p4rt_kv *args, int nargs, int priority,
+                   int *handle, char *err, size_t errlen)
 {
     int ti = find_table(pipe, table, err, errlen);
     if (ti < 0)
@@ -403,6 +401,12 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
         for (int j = 0; j < n; j++)
             names[j] = t->keys[j].name;
         int k = find_name(names, n, norm);
+        size_t nl = strlen(norm);
+        if (k == -1 && nl > 8 && strcmp(norm + nl - 8, ".$valid$") == 0 && nl < 240) {
+            /* bmv2 JSON names validity keys X.$valid$; ours are X.isValid() */
+            strcpy(norm + nl - 7, "isValid()");
+            k = find_name(names, n, norm);
+        }
         if (k == -1) {
             fail(err, errlen, "table '%s' has no key '%s'", t->name, keys[i].name);
             goto out;
@@ -440,8 +444,8 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
         has_range |= t->keys[i].mk == P4MK_RANGE;
     int h = p4table_add(rt, v, m, has_range ? hi : NULL, priority < 0 ? 0 : priority, a, data);
     if (h < 0) {
-        fail(err, errlen, rt->n >= t->size ? "table '%s' is full"
-                                           : "duplicate entry in table '%s'", t->name);
+        fail(err, errlen, rt->n >= t->size ? "table '%s' is full" : "duplicate entry in table '%s'",
+             t->name);
         goto out;
     }
     if (handle)
@@ -452,8 +456,7 @@ out:
     return rc;
 }
 
-int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char *err,
-                      size_t errlen)
+int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char *err, size_t errlen)
 {
     int ti = find_table(pipe, table, err, errlen);
     if (ti < 0)
@@ -483,6 +486,66 @@ int p4rt_table_set_default(struct p4_pipe *pipe, const char *table, const char *
         p4table_set_default(&pipe->tables[ti], a, data);
     free(data);
     return rc;
+}
+
+int p4rt_table_at(const struct p4_pipe *pipe, int i, const char **name)
+{
+    if (i < 0 || i >= pipe->prog->ntables)
+        return -1;
+    *name = pipe->prog->tables[i]->name;
+    return 0;
+}
+
+int p4rt_table_key(const struct p4_pipe *pipe, const char *table, int i, const char **name,
+                   const char **match_kind, int *width)
+{
+    static const char *const kinds[] = {"exact", "lpm", "ternary", "range", "optional", "selector"};
+    int ti = find_table(pipe, table, NULL, 0);
+    if (ti < 0)
+        return -1;
+    const struct p4ir_table *t = pipe->prog->tables[ti];
+    if (i < 0 || i >= t->nkeys)
+        return -1;
+    *name = t->keys[i].name;
+    *match_kind = kinds[t->keys[i].mk];
+    *width = t->keys[i].width;
+    return 0;
+}
+
+int p4rt_table_action(const struct p4_pipe *pipe, const char *table, int i, const char **name)
+{
+    int ti = find_table(pipe, table, NULL, 0);
+    if (ti < 0)
+        return -1;
+    const struct p4ir_table *t = pipe->prog->tables[ti];
+    if (i < 0 || i >= t->nactions)
+        return -1;
+    *name = t->actions[i].call.fn->name;
+    return 0;
+}
+
+int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char *action, int i,
+                      const char **name, int *width)
+{
+    int ti = find_table(pipe, table, NULL, 0);
+    if (ti < 0)
+        return -1;
+    const struct p4ir_table *t = pipe->prog->tables[ti];
+    int a = find_action(t, action, NULL, 0);
+    if (a < 0)
+        return -1;
+    const struct p4ir_callable *fn = t->actions[a].call.fn;
+    int k = 0;
+    for (int j = 0; j < fn->nparams; j++) {
+        if (fn->params[j].dir != P4_DIR_NONE)
+            continue;
+        if (k++ == i) {
+            *name = fn->params[j].name;
+            *width = fn->params[j].type->width;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
@@ -546,8 +609,8 @@ int p4rt_counter_read(struct p4_pipe *pipe, const char *ctr, uint64_t index, uin
                 }
             }
         }
-        return fail(err, errlen, "no entry %llu for direct counter '%s'",
-                    (unsigned long long)index, ctr);
+        return fail(err, errlen, "no entry %llu for direct counter '%s'", (unsigned long long)index,
+                    ctr);
     }
     const struct p4ir_extern *e = &pipe->prog->externs[x];
     if (index >= (uint64_t)e->size)
@@ -611,8 +674,7 @@ int p4rt_mc_node_create(struct p4_pipe *pipe, uint32_t rid, const uint32_t *port
     return 0;
 }
 
-int p4rt_mc_node_associate(struct p4_pipe *pipe, uint32_t grp, int handle, char *err,
-                           size_t errlen)
+int p4rt_mc_node_associate(struct p4_pipe *pipe, uint32_t grp, int handle, char *err, size_t errlen)
 {
     struct p4_mc_group *g = group(pipe, grp);
     if (!g)
@@ -639,8 +701,7 @@ int p4rt_mc_add_member(struct p4_pipe *pipe, uint32_t grp, uint32_t port, uint32
     return 0;
 }
 
-int p4rt_mirror_add(struct p4_pipe *pipe, uint32_t session, uint32_t port, char *err,
-                    size_t errlen)
+int p4rt_mirror_add(struct p4_pipe *pipe, uint32_t session, uint32_t port, char *err, size_t errlen)
 {
     for (int i = 0; i < pipe->nmirrors; i++) {
         if (pipe->mirrors[i].session == session) {

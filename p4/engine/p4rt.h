@@ -19,15 +19,26 @@ struct p4rt_kv {
 };
 
 /* priority: larger wins for ternary/range tables; < 0 means "not given" (lowest). */
-int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys,
-                   int nkeys, const char *action, const struct p4rt_kv *args, int nargs,
-                   int priority, int *handle, char *err, size_t errlen);
+int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv *keys, int nkeys,
+                   const char *action, const struct p4rt_kv *args, int nargs, int priority,
+                   int *handle, char *err, size_t errlen);
 int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char *err,
                       size_t errlen);
 int p4rt_table_set_default(struct p4_pipe *pipe, const char *table, const char *action,
                            const struct p4rt_kv *args, int nargs, char *err, size_t errlen);
 /* Full name of a table (after suffix matching), or NULL. */
 const char *p4rt_table_name(const struct p4_pipe *pipe, const char *table);
+
+/* Introspection for configuration builders (e.g. "does this program have an lpm table on
+ * hdr.ipv4.dstAddr and which parameters does its forwarding action take?"). Indexes start at
+ * 0; each returns 0, or -1 past the end / for unknown names. Strings belong to the program. */
+int p4rt_table_at(const struct p4_pipe *pipe, int i, const char **name);
+int p4rt_table_key(const struct p4_pipe *pipe, const char *table, int i, const char **name,
+                   const char **match_kind, int *width);
+int p4rt_table_action(const struct p4_pipe *pipe, const char *table, int i, const char **name);
+/* i-th action-data (control-plane) parameter of an action of a table. */
+int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char *action, int i,
+                      const char **name, int *width);
 
 int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
                        char *err, size_t errlen);

@@ -13,9 +13,22 @@
 #include <string.h>
 
 enum sym_kind {
-    SYM_TYPE, SYM_CONST, SYM_VAR, SYM_ACTION, SYM_TABLE, SYM_FUNC, SYM_EXTERN_INST,
-    SYM_CONTROL_DECL, SYM_PARSER_DECL, SYM_EXTERN_TYPE, SYM_EXTERN_FUNC, SYM_PACKAGE,
-    SYM_CONTROL_INST, SYM_PACKET, SYM_STATE, SYM_GLOBAL_ACTION
+    SYM_TYPE,
+    SYM_CONST,
+    SYM_VAR,
+    SYM_ACTION,
+    SYM_TABLE,
+    SYM_FUNC,
+    SYM_EXTERN_INST,
+    SYM_CONTROL_DECL,
+    SYM_PARSER_DECL,
+    SYM_EXTERN_TYPE,
+    SYM_EXTERN_FUNC,
+    SYM_PACKAGE,
+    SYM_CONTROL_INST,
+    SYM_PACKET,
+    SYM_STATE,
+    SYM_GLOBAL_ACTION
 };
 
 struct sym {
@@ -23,12 +36,12 @@ struct sym {
     enum sym_kind kind;
     struct p4_type *type;
     int slot;
-    struct p4ir_expr *cval;          /* SYM_CONST */
+    struct p4ir_expr *cval; /* SYM_CONST */
     const struct p4ast *decl;
-    struct p4ir_callable *fn;        /* actions, functions, control instances */
+    struct p4ir_callable *fn; /* actions, functions, control instances */
     struct p4ir_table *table;
-    int ext;                         /* SYM_EXTERN_INST index; SYM_STATE index */
-    bool packet_out;                 /* SYM_PACKET */
+    int ext;         /* SYM_EXTERN_INST index; SYM_STATE index */
+    bool packet_out; /* SYM_PACKET */
     struct sym *next;
 };
 
@@ -48,15 +61,15 @@ struct sem {
     struct scope **allscopes;
     int nallscopes;
     int capallscopes;
-    const char *prefix;              /* control instance name for qualified names */
-    struct p4ir_callable *cur_fn;    /* for return */
+    const char *prefix;           /* control instance name for qualified names */
+    struct p4ir_callable *cur_fn; /* for return */
     bool in_parser;
     bool in_action;
-    struct p4ir_block *inits;        /* control local initializers */
+    struct p4ir_block *inits; /* control local initializers */
     struct p4_type *t_bool, *t_infint, *t_void, *t_string, *t_error, *t_dontcare;
     struct p4_type *t_list, *t_match_kind, *t_packet_in, *t_packet_out, *t_extern;
     struct p4_type *t_bad; /* result of an erroneous expression: suppresses cascades */
-    struct p4_type **bits;           /* interned bit<W>/int<W> */
+    struct p4_type **bits; /* interned bit<W>/int<W> */
     int nbits;
     int capbits;
     int next_field_list;
@@ -161,8 +174,8 @@ static struct p4_type *bit_type(struct sem *s, int width, bool is_signed)
 
 static bool is_scalar(const struct p4_type *t)
 {
-    return t->kind == P4T_BIT || t->kind == P4T_INT || t->kind == P4T_BOOL ||
-           t->kind == P4T_ENUM || t->kind == P4T_ERROR;
+    return t->kind == P4T_BIT || t->kind == P4T_INT || t->kind == P4T_BOOL || t->kind == P4T_ENUM ||
+           t->kind == P4T_ERROR;
 }
 
 static bool is_num(const struct p4_type *t)
@@ -172,7 +185,8 @@ static bool is_num(const struct p4_type *t)
 
 static bool is_compound(const struct p4_type *t)
 {
-    return t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_STACK;
+    return t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_STACK ||
+           t->kind == P4T_VARBIT || t->kind == P4T_UNION;
 }
 
 static const char *type_str(const struct p4_type *t, char *buf, size_t n)
@@ -234,9 +248,13 @@ static struct p4_type *layout_compound(struct sem *s, const struct p4ast *d, enu
             if (strcmp(t->fields[j].name, f->name) == 0)
                 err(s, f->loc, "duplicate field '%s'", f->name);
         }
-        if (k == P4T_HEADER && !(ft->kind == P4T_BIT || ft->kind == P4T_INT ||
-                                 ft->kind == P4T_BOOL ||
-                                 (ft->kind == P4T_ENUM && ft->serializable))) {
+        if (k == P4T_HEADER && ft->kind == P4T_VARBIT) {
+            if (t->varbit_max)
+                err(s, f->loc, "a header may have only one varbit field");
+            t->varbit_max = ft->varbit_max;
+        } else if (k == P4T_HEADER &&
+                   !(ft->kind == P4T_BIT || ft->kind == P4T_INT || ft->kind == P4T_BOOL ||
+                     (ft->kind == P4T_ENUM && ft->serializable))) {
             char b[64];
             err(s, f->loc, "header field '%s' has unsupported type %s", f->name,
                 type_str(ft, b, sizeof(b)));
@@ -251,8 +269,8 @@ static struct p4_type *layout_compound(struct sem *s, const struct p4ast *d, enu
     }
     t->nslots = off;
     if (k == P4T_HEADER) {
-        t->width = bitoff;
-        if (bitoff % 8)
+        t->width = bitoff; /* fixed fields only; a varbit adds its run-time length */
+        if (bitoff % 8 && !t->varbit_max)
             err(s, d->loc, "header '%s' is %d bits, not a multiple of 8", d->name, bitoff);
     }
     return t;
@@ -287,9 +305,18 @@ static struct p4_type *resolve_type(struct sem *s, const struct p4ast *t)
         return s->t_dontcare;
     case P4AST_TY_MATCH_KIND:
         return s->t_match_kind;
-    case P4AST_TY_VARBIT:
-        err(s, t->loc, "varbit is not supported");
-        return bit_type(s, 8, false);
+    case P4AST_TY_VARBIT: {
+        int w = t->a ? const_width(s, t->a) : -1;
+        if (w < 1 || w > P4_MAXWIDTH) {
+            err(s, t->loc, "invalid varbit width (must be 1..%d)", P4_MAXWIDTH);
+            w = 8;
+        }
+        struct p4_type *vt = new_type(s, P4T_VARBIT, 0);
+        vt->name = "varbit";
+        vt->varbit_max = w;
+        vt->nslots = 1 + p4util_nwords(w);
+        return vt;
+    }
     case P4AST_TY_TUPLE:
         return s->t_list;
     case P4AST_TY_STACK: {
@@ -316,8 +343,8 @@ static struct p4_type *resolve_type(struct sem *s, const struct p4ast *t)
         }
         if (y->kind == SYM_TYPE)
             return y->type;
-        if (y->kind == SYM_EXTERN_TYPE || y->kind == SYM_PACKAGE ||
-            y->kind == SYM_CONTROL_DECL || y->kind == SYM_PARSER_DECL) {
+        if (y->kind == SYM_EXTERN_TYPE || y->kind == SYM_PACKAGE || y->kind == SYM_CONTROL_DECL ||
+            y->kind == SYM_PARSER_DECL) {
             if (strcmp(t->name, "packet_in") == 0)
                 return s->t_packet_in;
             if (strcmp(t->name, "packet_out") == 0)
@@ -364,8 +391,7 @@ static struct p4ir_expr *mk_const(struct sem *s, struct p4_type *t, const struct
     return e;
 }
 
-static struct p4ir_expr *mk_const64(struct sem *s, struct p4_type *t, uint64_t v,
-                                    struct p4_loc loc)
+static struct p4ir_expr *mk_const64(struct sem *s, struct p4_type *t, uint64_t v, struct p4_loc loc)
 {
     struct p4_big b;
     p4big_set_u64(&b, v);
@@ -412,8 +438,7 @@ static bool foldable(const struct p4ir_expr *e)
 /* Replaces a constant typed subtree by its value. */
 static struct p4ir_expr *fold(struct sem *s, struct p4ir_expr *e)
 {
-    if (e->op == P4OP_CONST || e->type->kind == P4T_INFINT || !is_scalar(e->type) ||
-        !foldable(e))
+    if (e->op == P4OP_CONST || e->type->kind == P4T_INFINT || !is_scalar(e->type) || !foldable(e))
         return e;
     struct p4_big v;
     memset(&v, 0, sizeof(v));
@@ -443,8 +468,8 @@ static struct p4ir_expr *coerce(struct sem *s, struct p4ir_expr *e, struct p4_ty
 {
     if (!e || e->type == t || t->kind == P4T_DONTCARE || e->type == s->t_bad)
         return e;
-    if (e->type->kind == P4T_INFINT && is_const(e) && (is_num(t) ||
-                                                       (t->kind == P4T_ENUM && t->serializable))) {
+    if (e->type->kind == P4T_INFINT && is_const(e) &&
+        (is_num(t) || (t->kind == P4T_ENUM && t->serializable))) {
         struct p4_big v;
         const_big(e, &v);
         return mk_const(s, t, &v, e->loc);
@@ -534,27 +559,69 @@ static struct p4ir_expr *lower_binary(struct sem *s, const struct p4ast *a)
     int op = a->op;
     enum p4op o;
     switch (op) {
-    case P4TOK_PLUS: o = P4OP_ADD; break;
-    case P4TOK_MINUS: o = P4OP_SUB; break;
-    case P4TOK_STAR: o = P4OP_MUL; break;
-    case P4TOK_SLASH: o = P4OP_DIV; break;
-    case P4TOK_PERCENT: o = P4OP_MOD; break;
-    case P4TOK_SHL: o = P4OP_SHL; break;
-    case P4TOK_SHR: o = P4OP_SHR; break;
-    case P4TOK_AMP: o = P4OP_AND; break;
-    case P4TOK_PIPE: o = P4OP_OR; break;
-    case P4TOK_CARET: o = P4OP_XOR; break;
-    case P4TOK_SATADD: o = P4OP_SADD; break;
-    case P4TOK_SATSUB: o = P4OP_SSUB; break;
-    case P4TOK_EQ: o = P4OP_EQ; break;
-    case P4TOK_NE: o = P4OP_NE; break;
-    case P4TOK_LT: o = P4OP_LT; break;
-    case P4TOK_LE: o = P4OP_LE; break;
-    case P4TOK_GT: o = P4OP_GT; break;
-    case P4TOK_GE: o = P4OP_GE; break;
-    case P4TOK_ANDAND: o = P4OP_LAND; break;
-    case P4TOK_OROR: o = P4OP_LOR; break;
-    case P4TOK_PLUSPLUS: o = P4OP_CONCAT; break;
+    case P4TOK_PLUS:
+        o = P4OP_ADD;
+        break;
+    case P4TOK_MINUS:
+        o = P4OP_SUB;
+        break;
+    case P4TOK_STAR:
+        o = P4OP_MUL;
+        break;
+    case P4TOK_SLASH:
+        o = P4OP_DIV;
+        break;
+    case P4TOK_PERCENT:
+        o = P4OP_MOD;
+        break;
+    case P4TOK_SHL:
+        o = P4OP_SHL;
+        break;
+    case P4TOK_SHR:
+        o = P4OP_SHR;
+        break;
+    case P4TOK_AMP:
+        o = P4OP_AND;
+        break;
+    case P4TOK_PIPE:
+        o = P4OP_OR;
+        break;
+    case P4TOK_CARET:
+        o = P4OP_XOR;
+        break;
+    case P4TOK_SATADD:
+        o = P4OP_SADD;
+        break;
+    case P4TOK_SATSUB:
+        o = P4OP_SSUB;
+        break;
+    case P4TOK_EQ:
+        o = P4OP_EQ;
+        break;
+    case P4TOK_NE:
+        o = P4OP_NE;
+        break;
+    case P4TOK_LT:
+        o = P4OP_LT;
+        break;
+    case P4TOK_LE:
+        o = P4OP_LE;
+        break;
+    case P4TOK_GT:
+        o = P4OP_GT;
+        break;
+    case P4TOK_GE:
+        o = P4OP_GE;
+        break;
+    case P4TOK_ANDAND:
+        o = P4OP_LAND;
+        break;
+    case P4TOK_OROR:
+        o = P4OP_LOR;
+        break;
+    case P4TOK_PLUSPLUS:
+        o = P4OP_CONCAT;
+        break;
     default:
         err(s, a->loc, "unsupported operator '%s'", p4tok_names[op]);
         return l;
@@ -642,9 +709,15 @@ static struct p4ir_expr *lower_binary(struct sem *s, const struct p4ast *a)
         p4big_set_u64(&v, 0);
         int c = p4big_cmp_signed(&x, &y);
         switch (o) {
-        case P4OP_ADD: p4big_add(&v, &x, &y); break;
-        case P4OP_SUB: p4big_sub(&v, &x, &y); break;
-        case P4OP_MUL: p4big_mul(&v, &x, &y); break;
+        case P4OP_ADD:
+            p4big_add(&v, &x, &y);
+            break;
+        case P4OP_SUB:
+            p4big_sub(&v, &x, &y);
+            break;
+        case P4OP_MUL:
+            p4big_mul(&v, &x, &y);
+            break;
         case P4OP_DIV:
         case P4OP_MOD:
             if (p4big_is_zero(&y) || p4big_is_neg(&x) || p4big_is_neg(&y)) {
@@ -657,15 +730,22 @@ static struct p4ir_expr *lower_binary(struct sem *s, const struct p4ast *a)
         case P4OP_OR:
         case P4OP_XOR:
             for (int i = 0; i < P4_WMAX; i++)
-                v.w[i] = o == P4OP_AND ? x.w[i] & y.w[i] : o == P4OP_OR ? x.w[i] | y.w[i]
-                                                                        : x.w[i] ^ y.w[i];
+                v.w[i] = o == P4OP_AND  ? x.w[i] & y.w[i]
+                         : o == P4OP_OR ? x.w[i] | y.w[i]
+                                        : x.w[i] ^ y.w[i];
             break;
-        case P4OP_EQ: return mk_const64(s, s->t_bool, c == 0, a->loc);
-        case P4OP_NE: return mk_const64(s, s->t_bool, c != 0, a->loc);
-        case P4OP_LT: return mk_const64(s, s->t_bool, c < 0, a->loc);
-        case P4OP_LE: return mk_const64(s, s->t_bool, c <= 0, a->loc);
-        case P4OP_GT: return mk_const64(s, s->t_bool, c > 0, a->loc);
-        case P4OP_GE: return mk_const64(s, s->t_bool, c >= 0, a->loc);
+        case P4OP_EQ:
+            return mk_const64(s, s->t_bool, c == 0, a->loc);
+        case P4OP_NE:
+            return mk_const64(s, s->t_bool, c != 0, a->loc);
+        case P4OP_LT:
+            return mk_const64(s, s->t_bool, c < 0, a->loc);
+        case P4OP_LE:
+            return mk_const64(s, s->t_bool, c <= 0, a->loc);
+        case P4OP_GT:
+            return mk_const64(s, s->t_bool, c > 0, a->loc);
+        case P4OP_GE:
+            return mk_const64(s, s->t_bool, c >= 0, a->loc);
         default:
             err(s, a->loc, "unsupported operation on integers of unknown width");
             break;
@@ -727,12 +807,12 @@ static struct p4ir_expr *lower_member(struct sem *s, const struct p4ast *a)
         err(s, a->loc, "enum '%s' has no member '%s'", et->name, a->name);
         return mk_const64(s, et, 0, a->loc);
     }
-    if (a->a->kind == P4AST_E_CALL && (strcmp(a->name, "hit") == 0 ||
-                                       strcmp(a->name, "miss") == 0)) {
+    if (a->a->kind == P4AST_E_CALL &&
+        (strcmp(a->name, "hit") == 0 || strcmp(a->name, "miss") == 0)) {
         struct p4ir_table *t = table_of_apply(s, a->a);
         if (t) {
-            struct p4ir_expr *e = mk(s, a->name[0] == 'h' ? P4OP_HIT : P4OP_MISS, s->t_bool,
-                                     a->loc);
+            struct p4ir_expr *e =
+                mk(s, a->name[0] == 'h' ? P4OP_HIT : P4OP_MISS, s->t_bool, a->loc);
             e->ptr = t;
             return e;
         }
@@ -741,6 +821,26 @@ static struct p4ir_expr *lower_member(struct sem *s, const struct p4ast *a)
     struct p4_type *t = b->type;
     if (t == s->t_bad)
         return b;
+    if (b->op == P4OP_LOOKAHEAD && b->ptr) { /* lookahead<H>().field */
+        const struct p4_type *h = b->ptr;
+        for (int i = 0; i < h->nfields; i++) {
+            const struct p4_field *f = &h->fields[i];
+            if (strcmp(f->name, a->name) != 0)
+                continue;
+            struct p4ir_expr *e = mk(s, P4OP_SLICE, bit_type(s, f->type->width, false), a->loc);
+            e->a = b;
+            e->aux = h->width - f->bitoff - f->type->width;
+            if (f->type != e->type) {
+                struct p4ir_expr *c = mk(s, P4OP_CAST, f->type, a->loc);
+                c->a = e;
+                c->awidth = e->width;
+                return c;
+            }
+            return e;
+        }
+        err(s, a->loc, "'%s' has no field '%s'", h->name, a->name);
+        return bad(s, a->loc);
+    }
     if (t->kind == P4T_STACK && is_ref(b)) {
         if (strcmp(a->name, "size") == 0)
             return mk_const64(s, bit_type(s, 32, false), (uint64_t)t->size, a->loc);
@@ -771,7 +871,7 @@ static struct p4ir_expr *lower_member(struct sem *s, const struct p4ast *a)
         err(s, a->loc, "header stack has no member '%s'", a->name);
         return b;
     }
-    if ((t->kind == P4T_HEADER || t->kind == P4T_STRUCT) && is_ref(b)) {
+    if ((t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_UNION) && is_ref(b)) {
         for (int i = 0; i < t->nfields; i++) {
             if (strcmp(t->fields[i].name, a->name) == 0)
                 return field_ref(s, b, t->fields[i].off, t->fields[i].type, a->loc);
@@ -873,8 +973,8 @@ static struct p4ir_expr *lower_expr(struct sem *s, const struct p4ast *a)
                 (int)lo.w[0], w);
             return b;
         }
-        struct p4ir_expr *e = mk(s, P4OP_SLICE, bit_type(s, (int)(hi.w[0] - lo.w[0] + 1), false),
-                                 a->loc);
+        struct p4ir_expr *e =
+            mk(s, P4OP_SLICE, bit_type(s, (int)(hi.w[0] - lo.w[0] + 1), false), a->loc);
         e->a = b;
         e->aux = (int)lo.w[0];
         if (b->type->kind == P4T_INFINT) {
@@ -1004,8 +1104,9 @@ static struct p4ir_expr *lower_ref(struct sem *s, const struct p4ast *a, const c
 }
 
 /* Arguments for a callable: values for in/directionless, references for out/inout. */
-static struct p4ir_call *bind_call(struct sem *s, struct p4ir_callable *fn, const struct p4ast *call,
-                                   int first_arg, bool allow_data, struct p4_loc loc)
+static struct p4ir_call *bind_call(struct sem *s, struct p4ir_callable *fn,
+                                   const struct p4ast *call, int first_arg, bool allow_data,
+                                   struct p4_loc loc)
 {
     struct p4ir_call *c = NEW(s, struct p4ir_call);
     c->fn = fn;
@@ -1017,8 +1118,8 @@ static struct p4ir_call *bind_call(struct sem *s, struct p4ir_callable *fn, cons
         ndir += fn->params[i].dir != P4_DIR_NONE || fn->kind != P4CALL_ACTION;
     if (given > fn->nparams || (!allow_data && given != fn->nparams) ||
         (allow_data && given != ndir && given != fn->nparams)) {
-        err(s, loc, "'%s' expects %d arguments, got %d", fn->name,
-            allow_data ? ndir : fn->nparams, given);
+        err(s, loc, "'%s' expects %d arguments, got %d", fn->name, allow_data ? ndir : fn->nparams,
+            given);
         return c;
     }
     for (int i = 0; i < given; i++) {
@@ -1028,8 +1129,8 @@ static struct p4ir_call *bind_call(struct sem *s, struct p4ir_callable *fn, cons
             if (p->dir == P4_DIR_OUT && arg->kind == P4AST_E_NAME && strcmp(arg->name, "_") == 0)
                 continue;
             struct p4ir_expr *r = lower_ref(s, arg, "argument for an out parameter");
-            if (r && r->type != p->type && !(r->op == P4OP_SLICE && is_num(p->type) &&
-                                             r->width == p->type->width)) {
+            if (r && r->type != p->type &&
+                !(r->op == P4OP_SLICE && is_num(p->type) && r->width == p->type->width)) {
                 char b1[64];
                 char b2[64];
                 err(s, arg->loc, "type mismatch in argument '%s': expected %s, got %s", p->name,
@@ -1049,6 +1150,19 @@ static struct p4ir_expr *lower_call_expr(struct sem *s, const struct p4ast *a)
     if (f->kind == P4AST_E_MEMBER) {
         if (strcmp(f->name, "isValid") == 0) {
             struct p4ir_expr *h = lower_expr(s, f->a);
+            if (h->type->kind == P4T_UNION && is_ref(h)) { /* any member valid */
+                struct p4ir_expr *any = mk_const64(s, s->t_bool, 0, a->loc);
+                for (int i = 0; i < h->type->nfields; i++) {
+                    const struct p4_field *m = &h->type->fields[i];
+                    struct p4ir_expr *v = mk(s, P4OP_ISVALID, s->t_bool, a->loc);
+                    v->a = field_ref(s, h, m->off, m->type, a->loc);
+                    struct p4ir_expr *o = mk(s, P4OP_LOR, s->t_bool, a->loc);
+                    o->a = any;
+                    o->b = v;
+                    any = o;
+                }
+                return any;
+            }
             if (h->type->kind != P4T_HEADER || !is_ref(h)) {
                 err(s, a->loc, "isValid() needs a header");
                 return mk_const64(s, s->t_bool, 0, a->loc);
@@ -1064,8 +1178,18 @@ static struct p4ir_expr *lower_call_expr(struct sem *s, const struct p4ast *a)
                 return mk_const64(s, s->t_bool, 0, a->loc);
             }
             struct p4_type *t = resolve_type(s, a->list2[0]);
+            if (t->kind == P4T_HEADER && t->varbit_max) {
+                err(s, a->loc, "lookahead of a header with a varbit is not supported");
+                return mk_const64(s, s->t_bool, 0, a->loc);
+            }
+            if (t->kind == P4T_HEADER && t->width > 0) {
+                /* the header's bits; its fields are read as slices (see lower_member) */
+                struct p4ir_expr *e = mk(s, P4OP_LOOKAHEAD, bit_type(s, t->width, false), a->loc);
+                e->ptr = t;
+                return e;
+            }
             if (!is_num(t) && t->kind != P4T_BOOL) {
-                err(s, a->loc, "lookahead of a header type is not supported; use bit<W>");
+                err(s, a->loc, "lookahead<T> needs bit<W>, int<W>, bool or a header type");
                 return mk_const64(s, s->t_bool, 0, a->loc);
             }
             return mk(s, P4OP_LOOKAHEAD, t, a->loc);
@@ -1119,7 +1243,7 @@ static int alloc_slots(struct sem *s, int n)
     if (slot + n > P4SEM_MAX_SLOTS) { /* keep going without growing: an error is reported */
         if (!s->too_big) {
             s->too_big = true;
-            p4util_error(s->diag, (struct p4_loc){"?", 0, 0}, "program state too large");
+            p4util_error(s->diag, (struct p4_loc){"?", 0, 0, NULL}, "program state too large");
         }
         return 0;
     }
@@ -1128,8 +1252,8 @@ static int alloc_slots(struct sem *s, int n)
 }
 
 /* Assignment of value expression (or list) to a reference. */
-static void assign(struct sem *s, struct p4ir_block *b, struct p4ir_expr *dst, const struct p4ast *rhs,
-                   struct p4ir_expr *val, struct p4_loc loc)
+static void assign(struct sem *s, struct p4ir_block *b, struct p4ir_expr *dst,
+                   const struct p4ast *rhs, struct p4ir_expr *val, struct p4_loc loc)
 {
     if (!dst)
         return;
@@ -1186,7 +1310,8 @@ static void assign(struct sem *s, struct p4ir_block *b, struct p4ir_expr *dst, c
     st->b = val;
 }
 
-static void zero(struct sem *s, struct p4ir_block *b, int slot, struct p4_type *t, struct p4_loc loc)
+static void zero(struct sem *s, struct p4ir_block *b, int slot, struct p4_type *t,
+                 struct p4_loc loc)
 {
     struct p4ir_stmt *st = stmt(s, b, P4ST_ZERO, loc);
     st->a = mk(s, P4OP_LOAD, t, loc);
@@ -1258,14 +1383,18 @@ static void flatten(struct sem *s, const struct p4ast *a, struct p4ir_expr *e,
     if (!e)
         e = lower_expr(s, a);
     struct p4_type *t = e->type;
-    if (t->kind == P4T_HEADER || t->kind == P4T_STRUCT) {
+    if (t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_UNION) {
         if (!is_ref(e)) {
             err(s, e->loc, "unsupported value in a data list");
             return;
         }
         for (int i = 0; i < t->nfields; i++)
-            flatten(s, NULL, field_ref(s, e, t->fields[i].off, t->fields[i].type, e->loc), out,
-                    n, cap);
+            flatten(s, NULL, field_ref(s, e, t->fields[i].off, t->fields[i].type, e->loc), out, n,
+                    cap);
+        return;
+    }
+    if (t->kind == P4T_VARBIT && is_ref(e)) {
+        P4_PUSH(*out, *n, *cap, e);
         return;
     }
     if (t->kind == P4T_INFINT || !is_scalar(t)) {
@@ -1324,8 +1453,7 @@ static bool nargs_ok(struct sem *s, const struct p4ast *call, const char *name, 
         if (lo == hi)
             err(s, call->loc, "'%s' expects %d arguments, got %d", name, lo, call->nlist);
         else
-            err(s, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi,
-                call->nlist);
+            err(s, call->loc, "'%s' expects %d to %d arguments, got %d", name, lo, hi, call->nlist);
         return false;
     }
     return true;
@@ -1402,8 +1530,8 @@ static void call_function(struct sem *s, const struct p4ast *call, struct p4ir_b
         int n = 0;
         int cap = 0;
         flatten(s, call->list[1], NULL, &v, &n, &cap);
-        struct p4ir_stmt *st = builtin(s, b, verify ? P4B_VERIFY_CKSUM : P4B_UPDATE_CKSUM, loc,
-                                       2 + n);
+        struct p4ir_stmt *st =
+            builtin(s, b, verify ? P4B_VERIFY_CKSUM : P4B_UPDATE_CKSUM, loc, 2 + n);
         st->aux2 = hash_algo(s, call->list[3]);
         st->args[0] = cond;
         st->args[1] = field;
@@ -1480,6 +1608,27 @@ static void call_function(struct sem *s, const struct p4ast *call, struct p4ir_b
     }
 }
 
+/* If `a` names a member of a header_union, makes the other members invalid (P4: at most
+ * one member of a union is valid; extract, setValid and assignment select the member). */
+static void union_select(struct sem *s, const struct p4ast *a, struct p4ir_block *b,
+                         struct p4_loc loc)
+{
+    if (a->kind != P4AST_E_MEMBER)
+        return;
+    int before = s->diag->nerrors;
+    struct p4ir_expr *u = lower_expr(s, a->a);
+    if (s->diag->nerrors != before || u->type->kind != P4T_UNION || !is_ref(u))
+        return;
+    for (int i = 0; i < u->type->nfields; i++) {
+        const struct p4_field *m = &u->type->fields[i];
+        if (strcmp(m->name, a->name) == 0)
+            continue;
+        struct p4ir_stmt *st = stmt(s, b, P4ST_SETVALID, loc);
+        st->a = field_ref(s, u, m->off, m->type, loc);
+        st->aux = 0;
+    }
+}
+
 static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_block *b)
 {
     const struct p4ast *m = call->a;
@@ -1489,9 +1638,8 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
     struct sym *y = m->a->kind == P4AST_E_NAME ? lookup(s, m->a->name) : NULL;
     if (y && y->kind == SYM_PACKET) {
         if (!y->packet_out && strcmp(name, "extract") == 0) {
-            if (call->nlist != 1) {
-                err(s, loc, call->nlist == 2 ? "varbit extraction is not supported"
-                                             : "extract expects 1 argument");
+            if (call->nlist != 1 && call->nlist != 2) {
+                err(s, loc, "extract expects 1 or 2 arguments");
                 return;
             }
             struct p4ir_expr *h = lower_ref(s, call->list[0], "extract target");
@@ -1501,9 +1649,18 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
                 err(s, call->list[0]->loc, "extract needs a header");
                 return;
             }
+            if ((call->nlist == 2) != (h->type->varbit_max > 0)) {
+                err(s, loc,
+                    call->nlist == 2 ? "two-argument extract needs a header with a varbit"
+                                     : "a header with a varbit needs extract(hdr, bits)");
+                return;
+            }
+            union_select(s, call->list[0], b, loc);
             struct p4ir_stmt *st = stmt(s, b, P4ST_EXTRACT, loc);
             st->a = h;
             st->type = h->type;
+            if (call->nlist == 2)
+                st->b = value_arg(s, call->list[1], u32);
             return;
         }
         if (!y->packet_out && strcmp(name, "advance") == 0) {
@@ -1523,9 +1680,19 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
             struct p4ir_expr *h = lower_ref(s, call->list[0], "emit argument");
             if (!h)
                 return;
-            if (h->type->kind == P4T_STRUCT) {
+            if (h->type->kind == P4T_STRUCT || h->type->kind == P4T_UNION) {
                 for (int i = 0; i < h->type->nfields; i++) {
                     struct p4_field *f = &h->type->fields[i];
+                    if (f->type->kind == P4T_UNION) {
+                        struct p4ir_expr *u = field_ref(s, h, f->off, f->type, loc);
+                        for (int j = 0; j < f->type->nfields; j++) {
+                            struct p4ir_stmt *st = stmt(s, b, P4ST_EMIT, loc);
+                            st->a = field_ref(s, u, f->type->fields[j].off, f->type->fields[j].type,
+                                              loc);
+                            st->type = f->type->fields[j].type;
+                        }
+                        continue;
+                    }
                     if (f->type->kind != P4T_HEADER && f->type->kind != P4T_STACK) {
                         err(s, call->list[0]->loc, "emit of a struct with non-header field '%s'",
                             f->name);
@@ -1568,8 +1735,7 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
             st->args[0] = lower_ref(s, call->list[0], "register read result");
             st->args[1] = value_arg(s, call->list[1], NULL);
             if (st->args[0] && st->args[0]->width != x->width)
-                err(s, call->list[0]->loc, "register '%s' holds bit<%d> values", x->name,
-                    x->width);
+                err(s, call->list[0]->loc, "register '%s' holds bit<%d> values", x->name, x->width);
         } else if (x->kind == P4EXT_REGISTER && strcmp(name, "write") == 0 &&
                    nargs_ok(s, call, name, 2, 2)) {
             st = builtin(s, b, P4B_REG_WRITE, loc, 2);
@@ -1614,6 +1780,8 @@ static void call_method(struct sem *s, const struct p4ast *call, struct p4ir_blo
     struct p4ir_expr *h = lower_expr(s, m->a);
     if (h->type->kind == P4T_HEADER && is_ref(h) &&
         (strcmp(name, "setValid") == 0 || strcmp(name, "setInvalid") == 0)) {
+        if (name[3] == 'V')
+            union_select(s, m->a, b, loc);
         struct p4ir_stmt *st = stmt(s, b, P4ST_SETVALID, loc);
         st->a = h;
         st->aux = name[3] == 'V';
@@ -1753,6 +1921,8 @@ static void lower_stmt(struct sem *s, const struct p4ast *a, struct p4ir_block *
         return;
     case P4AST_S_ASSIGN: {
         struct p4ir_expr *dst = lower_ref(s, a->a, "left side of assignment");
+        if (dst && dst->type->kind == P4T_HEADER)
+            union_select(s, a->a, b, a->loc);
         assign(s, b, dst, a->b, NULL, a->loc);
         return;
     }
@@ -1913,8 +2083,7 @@ static void lower_function(struct sem *s, const struct p4ast *d)
 
 static enum p4_match_kind match_kind(struct sem *s, const struct p4ast *k)
 {
-    static const char *const names[] = {"exact", "lpm", "ternary", "range", "optional",
-                                        "selector"};
+    static const char *const names[] = {"exact", "lpm", "ternary", "range", "optional", "selector"};
     for (size_t i = 0; i < P4_ARRAY_LEN(names); i++) {
         if (strcmp(k->name, names[i]) == 0) {
             if (i == P4MK_SELECTOR)
@@ -1978,7 +2147,8 @@ static bool action_data(struct sem *s, struct p4ir_table *t, const struct p4ast 
         int ai = given == fn->nparams ? i : i - ndir;
         if (ai < 0 || ai >= given)
             continue;
-        struct p4ir_expr *v = fold(s, coerce(s, lower_expr(s, call->list[ai]), p->type, "argument"));
+        struct p4ir_expr *v =
+            fold(s, coerce(s, lower_expr(s, call->list[ai]), p->type, "argument"));
         if (!is_const(v)) {
             err(s, call->list[ai]->loc, "action argument must be a constant");
             return false;
@@ -2076,8 +2246,9 @@ static void lower_table(struct sem *s, const struct p4ast *d)
             bool c = p->name[0] == 'c';
             if (!y || y->kind != SYM_EXTERN_INST ||
                 s->prog->externs[y->ext].kind != (c ? P4EXT_DIRECT_COUNTER : P4EXT_DIRECT_METER)) {
-                err(s, p->a->loc, c ? "counters needs a direct_counter instance"
-                                    : "meters needs a direct_meter instance");
+                err(s, p->a->loc,
+                    c ? "counters needs a direct_counter instance"
+                      : "meters needs a direct_meter instance");
             } else if (c) {
                 t->direct_counter = y->ext;
             } else {
@@ -2201,8 +2372,8 @@ static void lower_table(struct sem *s, const struct p4ast *d)
                 continue;
             }
             for (int j = 0; j < t->nkeys; j++)
-                key_value(s, &t->keys[j],
-                          ks->kind == P4AST_E_LIST ? ks->list[j] : ks, e->value, e->mask, e->hi);
+                key_value(s, &t->keys[j], ks->kind == P4AST_E_LIST ? ks->list[j] : ks, e->value,
+                          e->mask, e->hi);
             action_data(s, t, en->b, e, false);
             /* priority: explicit (smaller wins) or textual order (first wins) */
             const struct p4ast *pa = p4parse_annot(en, "priority");
@@ -2733,8 +2904,9 @@ static void lower_main(struct sem *s, const struct p4ast *m)
     if (!prog->hdr_type || !prog->meta_type || !prog->std_type ||
         prog->std_type->kind != P4T_STRUCT || prog->hdr_type->kind != P4T_STRUCT ||
         prog->meta_type->kind != P4T_STRUCT) {
-        err(s, pd->loc, "parser must take (packet_in, out H, inout M, inout "
-                        "standard_metadata_t) with struct types");
+        err(s, pd->loc,
+            "parser must take (packet_in, out H, inout M, inout "
+            "standard_metadata_t) with struct types");
         return;
     }
     /* packet region: [payload offset][hdr][meta][standard_metadata] */
@@ -2831,9 +3003,12 @@ struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
             y->type = layout_compound(s, d, d->kind == P4AST_D_HEADER ? P4T_HEADER : P4T_STRUCT);
             break;
         case P4AST_D_UNION:
-            err(s, d->loc, "header_union is not supported");
             y = declare(s, d->name, SYM_TYPE, d->loc);
-            y->type = layout_compound(s, d, P4T_STRUCT);
+            y->type = layout_compound(s, d, P4T_UNION);
+            for (int f = 0; f < y->type->nfields; f++) {
+                if (y->type->fields[f].type->kind != P4T_HEADER)
+                    err(s, d->list[f]->loc, "header_union members must be headers");
+            }
             break;
         case P4AST_D_ENUM:
             declare_enum(s, d);
@@ -2884,9 +3059,13 @@ struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
         }
     }
     if (s->prog->nerrors == 0) {
-        static const char *const core[] = {"NoError", "PacketTooShort", "NoMatch",
-                                           "StackOutOfBounds", "HeaderTooShort",
-                                           "ParserTimeout", "ParserInvalidArgument"};
+        static const char *const core[] = {"NoError",
+                                           "PacketTooShort",
+                                           "NoMatch",
+                                           "StackOutOfBounds",
+                                           "HeaderTooShort",
+                                           "ParserTimeout",
+                                           "ParserInvalidArgument"};
         for (size_t i = 0; i < P4_ARRAY_LEN(core); i++)
             P4_PUSH(s->prog->errors, s->prog->nerrors, s->prog->caperrors, core[i]);
     }

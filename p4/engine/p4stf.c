@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #define STF_MAX_PORTS 512
-#define STF_MAX_JOBS 4096   /* per input packet: bounds recirculation loops */
+#define STF_MAX_JOBS 4096 /* per input packet: bounds recirculation loops */
 #define STF_BUF 65536
 #define STF_MAX_KV 64
 
@@ -21,16 +21,16 @@ struct stf_pkt {
     uint32_t port;
     uint8_t *bytes;
     uint32_t len;
-    int line;               /* input packet line (for messages) */
+    int line; /* input packet line (for messages) */
 };
 
 struct stf_expect {
     uint32_t port;
-    uint8_t *nib;           /* expected nibbles */
-    uint8_t *care;          /* 0 for '*' */
+    uint8_t *nib;  /* expected nibbles */
+    uint8_t *care; /* 0 for '*' */
     int nnib;
-    bool exact;             /* '$' */
-    bool any;               /* no data: any packet */
+    bool exact; /* '$' */
+    bool any;   /* no data: any packet */
     int line;
 };
 
@@ -38,12 +38,12 @@ enum job_kind { JOB_INGRESS, JOB_EGRESS };
 
 struct stf_job {
     enum job_kind kind;
-    uint8_t *bytes;         /* owned */
+    uint8_t *bytes; /* owned */
     uint32_t len;
     uint32_t port;
     uint32_t instance;
     uint32_t rid;
-    uint64_t *state;        /* owned: egress state, or the state to preserve from */
+    uint64_t *state; /* owned: egress state, or the state to preserve from */
     int fl;
 };
 
@@ -66,13 +66,13 @@ struct stf {
     struct stf_job *jobs;
     int njobs;
     int capjobs;
-    int *ids;               /* `= ID` of add lines */
-    int *id_handles;        /* ... and the handle each one got */
+    int *ids;        /* `= ID` of add lines */
+    int *id_handles; /* ... and the handle each one got */
     int nids;
     int capids;
-    int errors;             /* bad input */
-    int failures;           /* failed expectations */
-    int checks;             /* assertions evaluated */
+    int errors;   /* bad input */
+    int failures; /* failed expectations */
+    int checks;   /* assertions evaluated */
     int packets;
     uint8_t *obuf;
     char kstore[STF_MAX_KV][2][256]; /* key:value text of the current add line */
@@ -104,6 +104,12 @@ static void stf_log(void *ud, const char *msg)
 {
     struct stf *s = ud;
     fprintf(s->out, "log_msg: %s\n", msg);
+}
+
+static void stf_fault(void *ud, const char *file, int line, int col, const char *msg)
+{
+    struct stf *s = ud;
+    fprintf(s->out, "%s:%d:%d: runtime: %s (STF line %d)\n", file, line, col, msg, s->line);
 }
 
 /* ---- tokens ---- */
@@ -276,8 +282,8 @@ static void run_ingress(struct stf *s, struct stf_job *j)
         for (int i = 0; i < n; i++) {
             uint64_t *cs = new_state(s);
             p4_pipe_state_copy(s->pipe, cs, state);
-            push_job(s, (struct stf_job){JOB_EGRESS, dup_bytes(j->bytes, j->len), j->len,
-                                         m[i].port, P4_INSTANCE_REPLICATION, m[i].rid, cs, -1});
+            push_job(s, (struct stf_job){JOB_EGRESS, dup_bytes(j->bytes, j->len), j->len, m[i].port,
+                                         P4_INSTANCE_REPLICATION, m[i].rid, cs, -1});
         }
         break;
     }
@@ -323,8 +329,8 @@ static void run_egress(struct stf *s, struct stf_job *j, int line)
     if (res.recirculate) {
         uint64_t *keep = new_state(s);
         p4_pipe_state_copy(s->pipe, keep, j->state);
-        push_job(s, (struct stf_job){JOB_INGRESS, dup_bytes(s->obuf, res.out_len), res.out_len,
-                                     0, P4_INSTANCE_RECIRC, 0, keep, res.recirc_fl});
+        push_job(s, (struct stf_job){JOB_INGRESS, dup_bytes(s->obuf, res.out_len), res.out_len, 0,
+                                     P4_INSTANCE_RECIRC, 0, keep, res.recirc_fl});
         return;
     }
     struct stf_pkt o = {j->port, dup_bytes(s->obuf, res.out_len), res.out_len, line};
@@ -424,9 +430,8 @@ static bool parse_action(struct stf *s, const char **pp, struct action_call *ac)
         const char *e = p;
         while (e > a && (e[-1] == ' ' || e[-1] == '\t'))
             e--;
-        if (ac->nargs >= STF_MAX_KV ||
-            !split_kv(a, (size_t)(e - a), ac->store[ac->nargs][0], 256, ac->store[ac->nargs][1],
-                      256)) {
+        if (ac->nargs >= STF_MAX_KV || !split_kv(a, (size_t)(e - a), ac->store[ac->nargs][0], 256,
+                                                 ac->store[ac->nargs][1], 256)) {
             stf_error(s, a, "expected param:value near '%.*s'", (int)(e - a), a);
             return false;
         }
@@ -466,7 +471,7 @@ static void cmd_add(struct stf *s, const char *p)
     snprintf(table, sizeof(table), "%.*s", (int)n, t);
     const char *table_at = t;
     int priority = -1;
-    char (*kstore)[2][256] = s->kstore;
+    char(*kstore)[2][256] = s->kstore;
     struct p4rt_kv keys[STF_MAX_KV];
     int nkeys = 0;
     for (;;) {
@@ -485,8 +490,7 @@ static void cmd_add(struct stf *s, const char *p)
             p = save;
             break;
         }
-        if (nkeys >= STF_MAX_KV ||
-            !split_kv(t, n, kstore[nkeys][0], 256, kstore[nkeys][1], 256)) {
+        if (nkeys >= STF_MAX_KV || !split_kv(t, n, kstore[nkeys][0], 256, kstore[nkeys][1], 256)) {
             stf_error(s, t, "expected key:value near '%.*s'", (int)n, t);
             return;
         }
@@ -660,8 +664,7 @@ static void cmd_register(struct stf *s, const char *cmd, const char *p)
         snprintf(what, sizeof(what), "register %s[%llu]", name, (unsigned long long)idx);
         check(s, what, v, want);
     } else {
-        fprintf(s->out, "%s[%llu] = %llu\n", name, (unsigned long long)idx,
-                (unsigned long long)v);
+        fprintf(s->out, "%s[%llu] = %llu\n", name, (unsigned long long)idx, (unsigned long long)v);
     }
 }
 
@@ -729,8 +732,8 @@ static void command(struct stf *s, char *line)
         return;
     char kw[64];
     snprintf(kw, sizeof(kw), "%.*s", (int)(n < 63 ? n : 63), cmd);
-    bool hexline = !strcasecmp(kw, "packet") || !strcasecmp(kw, "expect") ||
-                   !strcasecmp(kw, "packet_at");
+    bool hexline =
+        !strcasecmp(kw, "packet") || !strcasecmp(kw, "expect") || !strcasecmp(kw, "packet_at");
     if (!hexline) { /* strip trailing comment */
         char *h = strchr(line, '#');
         if (h)
@@ -758,8 +761,8 @@ static void command(struct stf *s, char *line)
     } else if (!strcasecmp(kw, "expect")) {
         cmd_expect(s, p);
     } else if (!strcasecmp(kw, "mc_mgrp_create")) {
-        if (need_u64(s, &p, "group", &a) && p4rt_mc_group_create(s->pipe, (uint32_t)a, err,
-                                                                 sizeof(err)))
+        if (need_u64(s, &p, "group", &a) &&
+            p4rt_mc_group_create(s->pipe, (uint32_t)a, err, sizeof(err)))
             stf_error(s, cmd, "%s", err);
     } else if (!strcasecmp(kw, "mc_node_create")) {
         uint32_t ports[512];
@@ -927,8 +930,9 @@ static void compare(struct stf *s)
             const struct stf_expect *e = &s->exps[ei];
             if (oi >= s->nouts) {
                 s->failures++;
-                fprintf(s->out, "%s:%d: expected packet on port %u not received\n  expected: ",
-                        s->file, e->line, port);
+                fprintf(s->out,
+                        "%s:%d: expected packet on port %u not received\n  expected: ", s->file,
+                        e->line, port);
                 print_expect(s->out, e);
                 fputc('\n', s->out);
                 ei++;
@@ -936,8 +940,8 @@ static void compare(struct stf *s)
             }
             if (!match(e, &s->outs[oi])) {
                 s->failures++;
-                fprintf(s->out, "%s:%d: packet on port %u differs\n  expected: ", s->file,
-                        e->line, port);
+                fprintf(s->out, "%s:%d: packet on port %u differs\n  expected: ", s->file, e->line,
+                        port);
                 print_expect(s->out, e);
                 fprintf(s->out, "\n  received: ");
                 hexdump(s->out, s->outs[oi].bytes, s->outs[oi].len);
@@ -960,7 +964,7 @@ int p4stf_run(const struct p4_prog *prog, const char *stf_path, FILE *out, FILE 
     s->file = stf_path;
     s->out = out;
     s->err = err;
-    struct p4_host host = {s, stf_now, stf_log, false, 0};
+    struct p4_host host = {s, stf_now, stf_log, false, 0, stf_fault};
     s->pipe = p4_pipe_create(prog, &host);
     s->state_bytes = p4_prog_state_bytes(prog);
     s->obuf = p4util_malloc(STF_BUF);

@@ -108,8 +108,8 @@ static bool same_key(const struct p4table *t, const struct p4table_entry *e, con
     return true;
 }
 
-int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask,
-                const uint64_t *hi, int priority, int action, const uint64_t *data)
+int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, const uint64_t *hi,
+                int priority, int action, const uint64_t *data)
 {
     int kw = t->key_words;
     int dw = t->ir->actions[action].data_words;
@@ -250,8 +250,7 @@ struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *ke
     return NULL;
 }
 
-static unsigned __int128 refill(unsigned __int128 tok, uint64_t rate, uint64_t burst,
-                                int64_t dt_ps)
+static unsigned __int128 refill(unsigned __int128 tok, uint64_t rate, uint64_t burst, int64_t dt_ps)
 {
     unsigned __int128 cap = (unsigned __int128)burst * 1000000000000ULL;
     tok += (unsigned __int128)rate * (uint64_t)dt_ps;

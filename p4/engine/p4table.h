@@ -11,8 +11,8 @@
  * the committed bucket lacks tokens, else GREEN). Rates in units per second. */
 struct p4_meter {
     bool configured;
-    uint64_t cir;       /* committed rate, units/s */
-    uint64_t cburst;    /* units */
+    uint64_t cir;    /* committed rate, units/s */
+    uint64_t cburst; /* units */
     uint64_t pir;
     uint64_t pburst;
     unsigned __int128 ctok; /* tokens * 1e12 */
@@ -25,12 +25,12 @@ enum p4_color { P4_GREEN = 0, P4_YELLOW = 1, P4_RED = 2 };
 struct p4table_entry {
     uint64_t *value;
     uint64_t *mask;
-    uint64_t *hi;       /* range upper bounds or NULL */
-    uint64_t *data;     /* action data words */
+    uint64_t *hi;   /* range upper bounds or NULL */
+    uint64_t *data; /* action data words */
     int action;
     int priority;
     int handle;
-    uint64_t packets;   /* direct counter */
+    uint64_t packets; /* direct counter */
     uint64_t bytes;
     struct p4_meter meter; /* direct meter */
 };
@@ -56,8 +56,8 @@ void p4table_fini(struct p4table *t);
 /* Adds an entry (copies the vectors; hi may be NULL). priority: larger wins (ignored for
  * exact-only and lpm-only tables). Returns the handle, or -1 if an exact entry with the
  * same key exists (duplicate) or the table is full. */
-int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask,
-                const uint64_t *hi, int priority, int action, const uint64_t *data);
+int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, const uint64_t *hi,
+                int priority, int action, const uint64_t *data);
 int p4table_remove(struct p4table *t, int handle);
 struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *key);
 int p4table_set_default(struct p4table *t, int action, const uint64_t *data);

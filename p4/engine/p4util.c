@@ -72,8 +72,11 @@ void p4util_verror(struct p4_diag *d, struct p4_loc loc, const char *fmt, va_lis
     int max = d->max_errors ? d->max_errors : 50;
     if (!d->out || d->nerrors > max)
         return;
-    fprintf(d->out, "%s:%d:%d: error: ", loc.file ? loc.file : "?", loc.line, loc.col);
-    vfprintf(d->out, fmt, ap);
+    char msg[1024];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fprintf(d->out, "%s:%d:%d: error: %s", loc.file ? loc.file : "?", loc.line, loc.col, msg);
+    if (loc.near && !strstr(msg, " near "))
+        fprintf(d->out, " near '%.40s'", loc.near);
     fputc('\n', d->out);
 }
 

@@ -24,32 +24,34 @@ char *p4util_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 #define P4_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Append x to a growable array (ptr, n, cap). */
-#define P4_PUSH(ptr, n, cap, x)                                                            \
-    do {                                                                                   \
-        if ((n) >= (cap)) {                                                                \
-            (cap) = (cap) ? 2 * (cap) : 8;                                                 \
-            (ptr) = p4util_realloc((ptr), (size_t)(cap) * sizeof(*(ptr)));                 \
-        }                                                                                  \
-        (ptr)[(n)++] = (x);                                                                \
+#define P4_PUSH(ptr, n, cap, x)                                                                    \
+    do {                                                                                           \
+        if ((n) >= (cap)) {                                                                        \
+            (cap) = (cap) ? 2 * (cap) : 8;                                                         \
+            (ptr) = p4util_realloc((ptr), (size_t)(cap) * sizeof(*(ptr)));                         \
+        }                                                                                          \
+        (ptr)[(n)++] = (x);                                                                        \
     } while (0)
 
-#define P4_ASSERT(expr)                                                                    \
-    do {                                                                                   \
-        if (!(expr))                                                                       \
-            p4util_assert_fail(__FILE__, __LINE__, #expr);                                 \
+#define P4_ASSERT(expr)                                                                            \
+    do {                                                                                           \
+        if (!(expr))                                                                               \
+            p4util_assert_fail(__FILE__, __LINE__, #expr);                                         \
     } while (0)
 _Noreturn void p4util_assert_fail(const char *file, int line, const char *expr);
 
 /* Source location: file name is owned by the program's string pool. */
 struct p4_loc {
     const char *file;
-    int line; /* 1-based */
-    int col;  /* 1-based */
+    int line;         /* 1-based */
+    int col;          /* 1-based */
+    const char *near; /* text of the token there (owned by the program), or NULL */
 };
 
-/* Diagnostics sink: prints `file:line:col: error: message` and counts. */
+/* Diagnostics sink: prints `file:line:col: error: message near 'token'` (the token from
+ * loc.near, unless the message already names one) and counts. */
 struct p4_diag {
-    FILE *out;   /* NULL: count only */
+    FILE *out; /* NULL: count only */
     int nerrors;
     int max_errors; /* stop printing after this many (0: 50) */
 };

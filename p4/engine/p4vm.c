@@ -12,8 +12,14 @@
 #define VM_CASE(name) case P4OP_##name:
 
 /* error values declared first in core.p4 */
-enum { ERR_NO_ERROR, ERR_PACKET_TOO_SHORT, ERR_NO_MATCH, ERR_STACK_OUT_OF_BOUNDS,
-       ERR_HEADER_TOO_SHORT, ERR_PARSER_TIMEOUT };
+enum {
+    ERR_NO_ERROR,
+    ERR_PACKET_TOO_SHORT,
+    ERR_NO_MATCH,
+    ERR_STACK_OUT_OF_BOUNDS,
+    ERR_HEADER_TOO_SHORT,
+    ERR_PARSER_TIMEOUT
+};
 
 static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e);
 static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out);
@@ -48,29 +54,6 @@ static inline uint64_t read_bits(const uint8_t *p, uint32_t pos, int w)
     return (uint64_t)(acc >> extra) & p4util_mask64(w);
 }
 
-static inline void write_bits(uint8_t *p, uint32_t pos, int w, uint64_t v)
-{
-    if (!(pos & 7) && !(w & 7)) { /* byte-aligned: the common case */
-        uint8_t *q = p + (pos >> 3);
-        for (int b = w / 8 - 1; b >= 0; b--) {
-            q[b] = (uint8_t)v;
-            v >>= 8;
-        }
-        return;
-    }
-    while (w > 0) {
-        uint8_t *q = p + (pos >> 3);
-        int sh = (int)(pos & 7);
-        int take = 8 - sh < w ? 8 - sh : w; /* bits into this byte */
-        uint8_t bits = (uint8_t)((v >> (w - take)) & p4util_mask64(take));
-        int shift = 8 - sh - take;
-        uint8_t m = (uint8_t)(p4util_mask64(take) << shift);
-        *q = (uint8_t)((*q & ~m) | (bits << shift));
-        pos += (uint32_t)take;
-        w -= take;
-    }
-}
-
 /* Reads a field of width w (any width) into nw words. */
 static void read_field(const uint8_t *p, uint32_t pos, int w, uint64_t *out)
 {
@@ -80,24 +63,126 @@ static void read_field(const uint8_t *p, uint32_t pos, int w, uint64_t *out)
     }
     int nw = p4util_nwords(w);
     for (int i = 0; i < nw; i++) {
-        int hi = w - 64 * i;            /* bit index (from field start) after this word */
+        int hi = w - 64 * i; /* bit index (from field start) after this word */
         int lo = hi - 64 < 0 ? 0 : hi - 64;
         out[i] = read_bits(p, pos + (uint32_t)lo, hi - lo);
     }
 }
 
-static void write_field(uint8_t *p, uint32_t pos, int w, const uint64_t *in)
+/* Streaming MSB-first bit writer: fields are shifted into a 64-bit accumulator that is
+ * stored 8 bytes at a time (big-endian), so emitting a header costs a few instructions per
+ * field. */
+struct bitw {
+    uint8_t *out;
+    uint32_t n;   /* bytes written */
+    uint64_t acc; /* the low `bits` bits are pending */
+    int bits;     /* < 64 between calls */
+};
+
+static inline void bitw_store(struct bitw *b, uint64_t word)
+{
+    uint64_t x = __builtin_bswap64(word);
+    memcpy(b->out + b->n, &x, 8);
+    b->n += 8;
+}
+
+/* v must be zero above w (1 <= w <= 64). */
+static inline __attribute__((always_inline)) void bitw_put(struct bitw *b, uint64_t v, int w)
+{
+    int room = 64 - b->bits;
+    if (w < room) {
+        b->acc = (b->acc << w) | v;
+        b->bits += w;
+    } else if (w == room) {
+        bitw_store(b, room == 64 ? v : (b->acc << w) | v);
+        b->acc = 0;
+        b->bits = 0;
+    } else { /* split: the top `room` bits complete this word */
+        int rest = w - room;
+        bitw_store(b, (b->acc << room) | (v >> rest));
+        b->acc = v & p4util_mask64(rest);
+        b->bits = rest;
+    }
+}
+
+/* A field of any width (words little-endian). */
+static inline __attribute__((always_inline)) void bitw_field(struct bitw *b, const uint64_t *words,
+                                                             int w)
 {
     if (w <= 64) {
-        write_bits(p, pos, w, in[0]);
+        bitw_put(b, words[0], w);
         return;
     }
     int nw = p4util_nwords(w);
-    for (int i = 0; i < nw; i++) {
-        int hi = w - 64 * i;
-        int lo = hi - 64 < 0 ? 0 : hi - 64;
-        write_bits(p, pos + (uint32_t)lo, hi - lo, in[i]);
+    bitw_put(b, words[nw - 1], w - 64 * (nw - 1));
+    for (int i = nw - 2; i >= 0; i--)
+        bitw_put(b, words[i], 64);
+}
+
+static inline void bitw_flush(struct bitw *b)
+{
+    while (b->bits >= 8) {
+        b->out[b->n++] = (uint8_t)(b->acc >> (b->bits - 8));
+        b->bits -= 8;
     }
+    if (b->bits > 0) /* zero padding at the end */
+        b->out[b->n++] = (uint8_t)(b->acc << (8 - b->bits));
+    b->bits = 0;
+    b->acc = 0;
+}
+
+/* Streaming MSB-first bit reader for extraction (loads 8 bytes at a time when it can;
+ * never reads past `end`, and callers check the length first). */
+struct bitr {
+    const uint8_t *p;
+    const uint8_t *end;
+    unsigned __int128 acc; /* the low `bits` bits are unread */
+    int bits;
+};
+
+static inline void bitr_init(struct bitr *r, const uint8_t *buf, uint32_t len, uint32_t bitpos)
+{
+    r->p = buf + (bitpos >> 3);
+    r->end = buf + len;
+    r->acc = 0;
+    r->bits = 0;
+    int sh = (int)(bitpos & 7);
+    if (sh) {
+        r->acc = *r->p++ & (0xffu >> sh);
+        r->bits = 8 - sh;
+    }
+}
+
+static inline __attribute__((always_inline)) uint64_t bitr_get(struct bitr *r, int w)
+{
+    if (r->bits < w) {
+        if (r->end - r->p >= 8) {
+            uint64_t x;
+            memcpy(&x, r->p, 8);
+            r->p += 8;
+            r->acc = (r->acc << 64) | __builtin_bswap64(x);
+            r->bits += 64;
+        } else {
+            while (r->bits < w) {
+                r->acc = (r->acc << 8) | *r->p++;
+                r->bits += 8;
+            }
+        }
+    }
+    r->bits -= w;
+    return (uint64_t)(r->acc >> r->bits) & p4util_mask64(w);
+}
+
+static inline __attribute__((always_inline)) void bitr_field(struct bitr *r, uint64_t *words, int w)
+{
+    if (w <= 64) {
+        words[0] = bitr_get(r, w);
+        return;
+    }
+    int nw = p4util_nwords(w);
+    words[nw - 1] = bitr_get(r, w - 64 * (nw - 1));
+    for (int i = nw - 2; i >= 0; i--)
+        words[i] = bitr_get(r, 64);
 }
 
 /* ---- references ---- */
@@ -144,7 +229,8 @@ static void store_big(const struct p4ir_expr *e, const struct p4_big *b, uint64_
     memcpy(out, t.w, (size_t)e->nw * 8);
 }
 
-__attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out)
+__attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_expr *e,
+                                            uint64_t *out)
 {
     int nw = e->nw;
     struct p4_big x;
@@ -177,26 +263,52 @@ __attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_e
         else
             evalw(vm, e->c, out);
         return;
+    case P4OP_LOOKAHEAD:
+        if (vm->in_bitpos + e->width > vm->in_len * 8) {
+            if (vm->flow == P4VM_NORMAL) {
+                vm->parser_error = 1; /* PacketTooShort */
+                vm->flow = P4VM_EXIT;
+            }
+            memset(out, 0, (size_t)nw * 8);
+            return;
+        }
+        read_field(vm->in, vm->in_bitpos, e->width, out);
+        return;
     default:
         break;
     }
     memset(&r, 0, sizeof(r));
     switch (e->op) {
     case P4OP_ADD:
-    case P4OP_SADD:
         load_big(vm, e->a, &x, false);
         load_big(vm, e->b, &y, false);
         p4big_add(&r, &x, &y);
-        if (e->op == P4OP_SADD && !e->sgn && p4big_bits(&r) > e->width)
-            p4util_wmask(r.w, P4_WMAX, e->width);
         break;
+    case P4OP_SADD:
+    case P4OP_SSUB: {
+        /* exact in 512 bits (sign-extended for int<W>), then clamp to the type's range */
+        load_big(vm, e->a, &x, e->sgn);
+        load_big(vm, e->b, &y, e->sgn);
+        if (e->op == P4OP_SADD)
+            p4big_add(&r, &x, &y);
+        else
+            p4big_sub(&r, &x, &y);
+        struct p4_big lo;
+        struct p4_big hi;
+        memset(&lo, 0, sizeof(lo));
+        p4util_wmask(hi.w, P4_WMAX, e->sgn ? e->width - 1 : e->width);
+        if (e->sgn)
+            p4big_neg(&lo, &hi), p4big_sub(&lo, &lo, &(struct p4_big){{1}});
+        if (p4big_cmp_signed(&r, &lo) < 0)
+            r = lo;
+        else if (p4big_cmp_signed(&r, &hi) > 0)
+            r = hi;
+        break;
+    }
     case P4OP_SUB:
-    case P4OP_SSUB:
         load_big(vm, e->a, &x, false);
         load_big(vm, e->b, &y, false);
         p4big_sub(&r, &x, &y);
-        if (e->op == P4OP_SSUB && !e->sgn && p4big_is_neg(&r))
-            memset(&r, 0, sizeof(r));
         break;
     case P4OP_MUL:
         load_big(vm, e->a, &x, false);
@@ -209,8 +321,9 @@ __attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_e
         load_big(vm, e->a, &x, false);
         load_big(vm, e->b, &y, false);
         for (int i = 0; i < P4_WMAX; i++)
-            r.w[i] = e->op == P4OP_AND ? x.w[i] & y.w[i]
-                     : e->op == P4OP_OR ? x.w[i] | y.w[i] : x.w[i] ^ y.w[i];
+            r.w[i] = e->op == P4OP_AND  ? x.w[i] & y.w[i]
+                     : e->op == P4OP_OR ? x.w[i] | y.w[i]
+                                        : x.w[i] ^ y.w[i];
         break;
     case P4OP_NOT:
         load_big(vm, e->a, &x, false);
@@ -321,139 +434,153 @@ static uint64_t lookahead(struct p4vm *vm, const struct p4ir_expr *e)
     return read_bits(vm->in, vm->in_bitpos, e->width);
 }
 
+__attribute__((noinline)) static void fault(struct p4vm *vm, struct p4_loc loc, const char *msg)
+{
+    if (vm->pipe && vm->pipe->host.fault)
+        vm->pipe->host.fault(vm->pipe->host.ud, loc.file, loc.line, loc.col, msg);
+}
+
 static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
 {
     VM_DISPATCH(e->op)
     {
-    VM_CASE(CONST) return e->k;
-    VM_CASE(LOAD) return vm->slots[e->slot];
-    VM_CASE(LOADX)
-    {
-        int64_t s = ref_slot(vm, e);
-        return s < 0 ? 0 : vm->slots[s];
-    }
-    VM_CASE(ADD) return (eval(vm, e->a) + eval(vm, e->b)) & e->mask;
-    VM_CASE(SUB) return (eval(vm, e->a) - eval(vm, e->b)) & e->mask;
-    VM_CASE(MUL) return (eval(vm, e->a) * eval(vm, e->b)) & e->mask;
-    VM_CASE(DIV)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t y = eval(vm, e->b);
-        return y ? x / y : 0;
-    }
-    VM_CASE(MOD)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t y = eval(vm, e->b);
-        return y ? x % y : 0;
-    }
-    VM_CASE(SHL)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t n = eval(vm, e->b);
-        return n >= e->width ? 0 : (x << n) & e->mask;
-    }
-    VM_CASE(SHR)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t n = eval(vm, e->b);
-        if (e->sgn) {
-            int64_t sx = sext(x, e->width);
-            return (uint64_t)(sx >> (n >= 63 ? 63 : n)) & e->mask;
+        VM_CASE(CONST) return e->k;
+        VM_CASE(LOAD) return vm->slots[e->slot];
+        VM_CASE(LOADX)
+        {
+            int64_t s = ref_slot(vm, e);
+            return s < 0 ? 0 : vm->slots[s];
         }
-        return n >= e->width ? 0 : x >> n;
-    }
-    VM_CASE(AND) return eval(vm, e->a) & eval(vm, e->b);
-    VM_CASE(OR) return eval(vm, e->a) | eval(vm, e->b);
-    VM_CASE(XOR) return eval(vm, e->a) ^ eval(vm, e->b);
-    VM_CASE(NOT) return ~eval(vm, e->a) & e->mask;
-    VM_CASE(NEG) return (0 - eval(vm, e->a)) & e->mask;
-    VM_CASE(SADD)
-    {
-        uint64_t x = eval(vm, e->a);
-        return sat(e, x, eval(vm, e->b), true);
-    }
-    VM_CASE(SSUB)
-    {
-        uint64_t x = eval(vm, e->a);
-        return sat(e, x, eval(vm, e->b), false);
-    }
-    VM_CASE(EQ) return compare(vm, e) == 0;
-    VM_CASE(NE) return compare(vm, e) != 0;
-    VM_CASE(LT) return compare(vm, e) < 0;
-    VM_CASE(LE) return compare(vm, e) <= 0;
-    VM_CASE(GT) return compare(vm, e) > 0;
-    VM_CASE(GE) return compare(vm, e) >= 0;
-    VM_CASE(LAND) return eval(vm, e->a) && eval(vm, e->b);
-    VM_CASE(LOR) return eval(vm, e->a) || eval(vm, e->b);
-    VM_CASE(LNOT) return !eval(vm, e->a);
-    VM_CASE(COND) return eval(vm, e->a) ? eval(vm, e->b) : eval(vm, e->c);
-    VM_CASE(CONCAT)
-    {
-        uint64_t x = eval(vm, e->a);
-        uint64_t y = eval(vm, e->b);
-        return ((x << e->awidth) | y) & e->mask;
-    }
-    VM_CASE(SLICE)
-    {
-        if (e->a->nw > 1) {
-            struct p4_big x;
-            load_big(vm, e->a, &x, false);
-            p4big_shr(&x, &x, (unsigned)e->aux, false);
-            return x.w[0] & e->mask;
+        VM_CASE(ADD) return (eval(vm, e->a) + eval(vm, e->b)) & e->mask;
+        VM_CASE(SUB) return (eval(vm, e->a) - eval(vm, e->b)) & e->mask;
+        VM_CASE(MUL) return (eval(vm, e->a) * eval(vm, e->b)) & e->mask;
+        VM_CASE(DIV)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t y = eval(vm, e->b);
+            if (!y) {
+                fault(vm, e->loc, "division by zero");
+                return 0;
+            }
+            return x / y;
         }
-        return (eval(vm, e->a) >> e->aux) & e->mask;
-    }
-    VM_CASE(CAST)
-    {
-        uint64_t x;
-        if (e->a->nw > 1) {
-            struct p4_big b;
-            load_big(vm, e->a, &b, false);
-            x = b.w[0];
-        } else {
-            x = eval(vm, e->a);
+        VM_CASE(MOD)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t y = eval(vm, e->b);
+            if (!y) {
+                fault(vm, e->loc, "modulo by zero");
+                return 0;
+            }
+            return x % y;
         }
-        if (e->type->kind == P4T_BOOL)
-            return x != 0;
-        if (e->sgn && e->awidth < 64)
-            x = (uint64_t)sext(x, e->awidth);
-        return x & e->mask;
-    }
-    VM_CASE(ISVALID)
-    {
-        int64_t s = ref_slot(vm, e->a);
-        return s < 0 ? 0 : vm->slots[s];
-    }
-    VM_CASE(CALL)
-    {
-        const struct p4ir_call *c = e->ptr;
-        call(vm, c);
-        return vm->slots[c->fn->ret_slot];
-    }
-    VM_CASE(HIT)
-    {
-        bool hit;
-        apply_table(vm, e->ptr, &hit);
-        return hit;
-    }
-    VM_CASE(MISS)
-    {
-        bool hit;
-        apply_table(vm, e->ptr, &hit);
-        return !hit;
-    }
-    VM_CASE(LOOKAHEAD) return lookahead(vm, e);
-    VM_CASE(LASTINDEX) return (vm->slots[e->slot] - 1) & 0xffffffffu;
-    VM_CASE(EQC)
-    VM_CASE(NEC)
-    {
-        int64_t x = ref_slot(vm, e->a);
-        int64_t y = ref_slot(vm, e->b);
-        bool eq = x >= 0 && y >= 0 &&
-                  memcmp(vm->slots + x, vm->slots + y, (size_t)e->aux2 * 8) == 0;
-        return e->op == P4OP_EQC ? eq : !eq;
-    }
+        VM_CASE(SHL)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t n = eval(vm, e->b);
+            return n >= e->width ? 0 : (x << n) & e->mask;
+        }
+        VM_CASE(SHR)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t n = eval(vm, e->b);
+            if (e->sgn) {
+                int64_t sx = sext(x, e->width);
+                return (uint64_t)(sx >> (n >= 63 ? 63 : n)) & e->mask;
+            }
+            return n >= e->width ? 0 : x >> n;
+        }
+        VM_CASE(AND) return eval(vm, e->a) & eval(vm, e->b);
+        VM_CASE(OR) return eval(vm, e->a) | eval(vm, e->b);
+        VM_CASE(XOR) return eval(vm, e->a) ^ eval(vm, e->b);
+        VM_CASE(NOT) return ~eval(vm, e->a) & e->mask;
+        VM_CASE(NEG) return (0 - eval(vm, e->a)) & e->mask;
+        VM_CASE(SADD)
+        {
+            uint64_t x = eval(vm, e->a);
+            return sat(e, x, eval(vm, e->b), true);
+        }
+        VM_CASE(SSUB)
+        {
+            uint64_t x = eval(vm, e->a);
+            return sat(e, x, eval(vm, e->b), false);
+        }
+        VM_CASE(EQ) return compare(vm, e) == 0;
+        VM_CASE(NE) return compare(vm, e) != 0;
+        VM_CASE(LT) return compare(vm, e) < 0;
+        VM_CASE(LE) return compare(vm, e) <= 0;
+        VM_CASE(GT) return compare(vm, e) > 0;
+        VM_CASE(GE) return compare(vm, e) >= 0;
+        VM_CASE(LAND) return eval(vm, e->a) && eval(vm, e->b);
+        VM_CASE(LOR) return eval(vm, e->a) || eval(vm, e->b);
+        VM_CASE(LNOT) return !eval(vm, e->a);
+        VM_CASE(COND) return eval(vm, e->a) ? eval(vm, e->b) : eval(vm, e->c);
+        VM_CASE(CONCAT)
+        {
+            uint64_t x = eval(vm, e->a);
+            uint64_t y = eval(vm, e->b);
+            return ((x << e->awidth) | y) & e->mask;
+        }
+        VM_CASE(SLICE)
+        {
+            if (e->a->nw > 1) {
+                struct p4_big x;
+                load_big(vm, e->a, &x, false);
+                p4big_shr(&x, &x, (unsigned)e->aux, false);
+                return x.w[0] & e->mask;
+            }
+            return (eval(vm, e->a) >> e->aux) & e->mask;
+        }
+        VM_CASE(CAST)
+        {
+            uint64_t x;
+            if (e->a->nw > 1) {
+                struct p4_big b;
+                load_big(vm, e->a, &b, false);
+                x = b.w[0];
+            } else {
+                x = eval(vm, e->a);
+            }
+            if (e->type->kind == P4T_BOOL)
+                return x != 0;
+            if (e->sgn && e->awidth < 64)
+                x = (uint64_t)sext(x, e->awidth);
+            return x & e->mask;
+        }
+        VM_CASE(ISVALID)
+        {
+            int64_t s = ref_slot(vm, e->a);
+            return s < 0 ? 0 : vm->slots[s];
+        }
+        VM_CASE(CALL)
+        {
+            const struct p4ir_call *c = e->ptr;
+            call(vm, c);
+            return vm->slots[c->fn->ret_slot];
+        }
+        VM_CASE(HIT)
+        {
+            bool hit;
+            apply_table(vm, e->ptr, &hit);
+            return hit;
+        }
+        VM_CASE(MISS)
+        {
+            bool hit;
+            apply_table(vm, e->ptr, &hit);
+            return !hit;
+        }
+        VM_CASE(LOOKAHEAD) return lookahead(vm, e);
+        VM_CASE(LASTINDEX) return (vm->slots[e->slot] - 1) & 0xffffffffu;
+        VM_CASE(EQC)
+        VM_CASE(NEC)
+        {
+            int64_t x = ref_slot(vm, e->a);
+            int64_t y = ref_slot(vm, e->b);
+            bool eq =
+                x >= 0 && y >= 0 && memcmp(vm->slots + x, vm->slots + y, (size_t)e->aux2 * 8) == 0;
+            return e->op == P4OP_EQC ? eq : !eq;
+        }
     }
     return 0;
 }
@@ -486,8 +613,8 @@ static void store(struct p4vm *vm, const struct p4ir_expr *ref, const struct p4i
         memcpy(vm->slots + s, tmp, (size_t)ref->nw * 8);
 }
 
-__attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref, int lo,
-                        const struct p4ir_expr *val)
+__attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref,
+                                                  int lo, const struct p4ir_expr *val)
 {
     uint64_t v = eval(vm, val);
     int64_t s = ref_slot(vm, ref);
@@ -519,6 +646,26 @@ static void parser_fail(struct p4vm *vm, int err)
     vm->flow = P4VM_EXIT;
 }
 
+enum { ERR_PARSER_INVALID_ARGUMENT = 6 };
+
+/* Extraction of a header with a varbit field of vlen bits (the slow path). */
+__attribute__((noinline)) static void extract_varbit(struct bitr *r, const struct p4_type *t,
+                                                     uint64_t *h, uint64_t vlen)
+{
+    for (int i = 0; i < t->nfields; i++) {
+        const struct p4_field *f = &t->fields[i];
+        if (f->type->kind == P4T_VARBIT) {
+            uint64_t *v = h + f->off;
+            memset(v, 0, (size_t)f->type->nslots * 8);
+            v[0] = vlen;
+            if (vlen)
+                bitr_field(r, v + 1, (int)vlen);
+            continue;
+        }
+        bitr_field(r, h + f->off, f->type->width);
+    }
+}
+
 static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     const struct p4ir_expr *ref = st->a;
@@ -528,18 +675,36 @@ static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
         return;
     }
     const struct p4_type *t = st->type;
-    if (vm->in_bitpos + (uint32_t)t->width > vm->in_len * 8) {
+    uint64_t vlen = 0;
+    if (st->b) { /* extract(hdr, bits): the varbit field gets `bits` bits */
+        vlen = eval(vm, st->b);
+        if (vlen % 8) {
+            parser_fail(vm, ERR_PARSER_INVALID_ARGUMENT);
+            return;
+        }
+        if (vlen > (uint64_t)t->varbit_max) {
+            parser_fail(vm, ERR_HEADER_TOO_SHORT);
+            return;
+        }
+    }
+    uint64_t total = (uint64_t)t->width + vlen;
+    if (vm->in_bitpos + total > (uint64_t)vm->in_len * 8) {
         parser_fail(vm, ERR_PACKET_TOO_SHORT);
         return;
     }
     uint64_t *h = vm->slots + s;
-    uint32_t pos = vm->in_bitpos;
-    for (int i = 0; i < t->nfields; i++) {
-        const struct p4_field *f = &t->fields[i];
-        read_field(vm->in, pos + (uint32_t)f->bitoff, f->type->width, h + f->off);
+    struct bitr r;
+    bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
+    if (!t->varbit_max) {
+        for (int i = 0; i < t->nfields; i++) {
+            const struct p4_field *f = &t->fields[i];
+            bitr_field(&r, h + f->off, f->type->width);
+        }
+    } else {
+        extract_varbit(&r, t, h, vlen);
     }
     h[0] = 1;
-    vm->in_bitpos += (uint32_t)t->width;
+    vm->in_bitpos += (uint32_t)total;
     if (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)
         vm->slots[ref->slot]++;
 }
@@ -548,22 +713,37 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
 {
     if (!h[0])
         return;
-    uint32_t bytes = (uint32_t)t->width / 8;
+    uint32_t bits = (uint32_t)t->width;
+    if (t->varbit_max) {
+        for (int i = 0; i < t->nfields; i++) {
+            if (t->fields[i].type->kind == P4T_VARBIT)
+                bits += (uint32_t)h[t->fields[i].off];
+        }
+    }
+    uint32_t bytes = (bits + 7) / 8;
     if (vm->out_len + bytes > vm->out_cap) {
         vm->out_overflow = true;
         return;
     }
-    uint8_t *o = vm->out + vm->out_len;
-    uint32_t base = 0;
-    for (int i = 0; i < t->nfields; i++) {
-        const struct p4_field *f = &t->fields[i];
-        int w = f->type->width;
-        uint32_t pos = base + (uint32_t)f->bitoff;
-        if (w <= 64)
-            write_bits(o, pos, w, h[f->off]);
-        else
-            write_field(o, pos, w, h + f->off);
+    struct bitw b = {vm->out + vm->out_len, 0, 0, 0};
+    if (!t->varbit_max) {
+        for (int i = 0; i < t->nfields; i++) {
+            const struct p4_field *f = &t->fields[i];
+            bitw_field(&b, h + f->off, f->type->width);
+        }
+    } else {
+        for (int i = 0; i < t->nfields; i++) {
+            const struct p4_field *f = &t->fields[i];
+            if (f->type->kind == P4T_VARBIT) {
+                int len = (int)h[f->off];
+                if (len > 0)
+                    bitw_field(&b, h + f->off + 1, len);
+                continue;
+            }
+            bitw_field(&b, h + f->off, f->type->width);
+        }
     }
+    bitw_flush(&b);
     vm->out_len += bytes;
 }
 
@@ -581,7 +761,8 @@ static void emit(struct p4vm *vm, const struct p4ir_stmt *st)
         emit_header(vm, t->elem, vm->slots + s + 1 + i * t->elem->nslots);
 }
 
-__attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st, bool push)
+__attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st,
+                                                  bool push)
 {
     int64_t s = ref_slot(vm, st->a);
     if (s < 0)
@@ -610,14 +791,9 @@ __attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct 
 /* Packs data-list values MSB first into vm->buf; returns the byte length. */
 static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
 {
-    uint32_t total = 0;
-    for (int i = 0; i < n; i++)
-        total += v[i]->width;
     uint32_t cap = (uint32_t)sizeof(vm->buf) * 8;
-    if (total > cap)
-        total = cap;
-    memset(vm->buf, 0, (total + 7) / 8);
     uint32_t bits = 0;
+    struct bitw b = {vm->buf, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         const struct p4ir_expr *e = v[i];
         int w = e->width;
@@ -626,18 +802,30 @@ static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
             if (hs < 0 || !vm->slots[hs])
                 continue;
         }
+        if (w == 0) { /* a varbit (the only non-scalar in data lists): its current length */
+            int64_t vs = ref_slot(vm, e);
+            if (vs < 0)
+                continue;
+            int len = (int)vm->slots[vs];
+            if (len <= 0 || bits + (uint32_t)len > cap)
+                continue;
+            bitw_field(&b, vm->slots + vs + 1, len);
+            bits += (uint32_t)len;
+            continue;
+        }
         if (bits + (uint32_t)w > cap)
             break;
         if (e->nw > 1) {
             uint64_t tmp[P4_WMAX];
             evalw(vm, e, tmp);
-            write_field(vm->buf, bits, w, tmp);
+            bitw_field(&b, tmp, w);
         } else {
-            write_bits(vm->buf, bits, w, eval(vm, e));
+            bitw_put(&b, eval(vm, e) & p4util_mask64(w), w);
         }
         bits += (uint32_t)w;
     }
-    return (bits + 7) / 8;
+    bitw_flush(&b);
+    return b.n;
 }
 
 static void set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v)
@@ -760,10 +948,10 @@ __attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir
                 big |= w[i] != 0;
             max = w[0];
             if (big) {
-                uint64_t h = st->aux2 == P4HASH_RANDOM
-                                 ? p4pipe_random(pipe)
-                                 : p4hash_compute(st->aux2, vm->buf,
-                                                  pack(vm, st->args + 3, st->nargs - 3));
+                uint64_t h =
+                    st->aux2 == P4HASH_RANDOM
+                        ? p4pipe_random(pipe)
+                        : p4hash_compute(st->aux2, vm->buf, pack(vm, st->args + 3, st->nargs - 3));
                 set_ref(vm, st->args[0], base + h);
                 return;
             }
@@ -828,8 +1016,8 @@ __attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir
         vm->slots[0] = (vm->slots[0] & 0xffffffffu) | (eval(vm, st->args[0]) & 0xffffffffu) << 32;
         return;
     case P4B_ASSERT:
-        if (!eval(vm, st->args[0]) && pipe && pipe->host.log)
-            pipe->host.log(pipe->host.ud, "assertion failed");
+        if (!eval(vm, st->args[0]))
+            fault(vm, st->loc, "assertion failed");
         return;
     }
 }
@@ -957,9 +1145,9 @@ static void call(struct p4vm *vm, const struct p4ir_call *c)
             continue;
         if (p->dir == P4_DIR_OUT) {
             memset(vm->slots + p->slot, 0, (size_t)p->nslots * 8);
-        } else if (arg->op != P4OP_SLICE && (p->type->kind == P4T_HEADER ||
-                                             p->type->kind == P4T_STRUCT ||
-                                             p->type->kind == P4T_STACK)) {
+        } else if (arg->op != P4OP_SLICE &&
+                   (p->type->kind == P4T_HEADER || p->type->kind == P4T_STRUCT ||
+                    p->type->kind == P4T_STACK)) {
             int64_t s = ref_slot(vm, arg);
             if (s >= 0)
                 memmove(vm->slots + p->slot, vm->slots + s, (size_t)p->nslots * 8);

@@ -17,9 +17,9 @@ struct p4vm {
     uint64_t *slots;
     /* parser input */
     const uint8_t *in;
-    uint32_t in_len;      /* bytes */
-    uint32_t in_bitpos;   /* bits consumed */
-    int parser_error;     /* error value, 0 = NoError */
+    uint32_t in_len;    /* bytes */
+    uint32_t in_bitpos; /* bits consumed */
+    int parser_error;   /* error value, 0 = NoError */
     /* deparser output */
     uint8_t *out;
     uint32_t out_cap;
@@ -28,7 +28,7 @@ struct p4vm {
     enum p4vm_flow flow;
     bool in_egress;
     /* requests made by externs during the current block */
-    int clone_session;    /* -1 none */
+    int clone_session; /* -1 none */
     int clone_fl;
     bool clone_e2e;
     bool resubmit;
@@ -37,7 +37,7 @@ struct p4vm {
     int recirc_fl;
     uint32_t packet_length;
     uint8_t dmeter_color[64];
-    uint8_t buf[512];     /* hash/checksum input */
+    uint8_t buf[512]; /* hash/checksum input */
 };
 
 /* Runs the parser from the start state; sets parser_error, leaves in_bitpos at the payload. */

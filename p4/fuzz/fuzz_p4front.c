@@ -17,8 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = 0;
     FILE *devnull = fopen("/dev/null", "w");
     int nerr = 0;
-    struct p4_prog *prog = p4_prog_load_text("fuzz.p4", text, "p4/include", false, devnull,
-                                             &nerr);
+    struct p4_prog *prog = p4_prog_load_text("fuzz.p4", text, "p4/include", false, devnull, &nerr);
     if (prog) {
         static const uint8_t pkt[64] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0x08, 0x00, 0x45};
         struct p4_pipe *pipe = p4_pipe_create(prog, NULL);

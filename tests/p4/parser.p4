@@ -1,4 +1,5 @@
-/* Parser: select on a tuple with masks, ranges and default; lookahead; advance; verify with
+/* Parser: select on a tuple with masks, ranges and default; lookahead of bits and of a
+ * header (select on one of its fields); advance; verify with
  * a user error; parser errors (PacketTooShort, NoMatch, user error) do not drop: ingress
  * sees standard_metadata.parser_error and the unparsed bytes follow as payload. */
 #include <core.p4>
@@ -17,6 +18,13 @@ struct meta_t { bit<8> path; bit<8> peek; }
 parser P(packet_in pkt, out headers h, inout meta_t m, inout standard_metadata_t sm) {
     state start {
         m.peek = pkt.lookahead<bit<8>>();
+        transition select(pkt.lookahead<a_t>().sub) {
+            0xEE: peek_only;
+            default: parse_a;
+        }
+    }
+    state peek_only { m.path = 6; transition accept; }
+    state parse_a {
         pkt.extract(h.a);
         transition select(h.a.kind, h.a.sub) {
             (0x10, 0x01): exact_path;
