@@ -1,0 +1,170 @@
+// TCP settings shared by the ns-3 TCP programs of the ddlsim comparison, named after ddlsim's
+// tcp flow parameters (ddlsim describe tcp) and mapped onto ns-3.37 attributes:
+//
+//   ddlsim            ns-3.37
+//   cc                TcpL4Protocol::SocketType = TcpNewReno | TcpDctcp
+//   mss               TcpSocket::SegmentSize = mss + 14 (the Ethernet-header stand-in, see
+//                     ddl-common.h); Timestamp and SACK options off, so a data segment's IP
+//                     packet is mss + 54 bytes = ddlsim's frame
+//   init_cwnd         TcpSocket::InitialCwnd (segments)
+//   rcv_wnd           TcpSocket::RcvBufSize (scaled by (mss + 14) / mss)
+//   rto_min           TcpSocketBase::MinRto; ClockGranularity 1 ps (RFC 6298's G: ddlsim has none)
+//   rto_init          RttEstimator::InitialEstimation (ns-3's first RTO)
+//   delayed_ack       TcpSocket::DelAckCount = 2 (true) or 1 (false)
+//   delack_timeout    TcpSocket::DelAckTimeout
+//   dupack_thresh     TcpSocketBase::ReTxThreshold
+//   dctcp_g           TcpDctcp::DctcpShiftG
+//   dctcp_alpha_init  TcpDctcp::DctcpAlphaOnInit
+//   ecn               TcpSocketBase::UseEcn = On (DCTCP turns it on itself)
+//
+// Recovery is ns-3's TcpClassicRecovery (RFC 6582 NewReno, not the default PRR), limited
+// transmit is off, as in ddlsim. What cannot be made equal: ns-3 opens every connection with a
+// SYN handshake (one RTT before data; ddlsim flows start established), and its pure ACKs are
+// 40 IP bytes + 2 (no stand-in bytes), where ddlsim's are 60-byte minimum Ethernet frames + 2.
+#ifndef DDL_NS3_TCP_H
+#define DDL_NS3_TCP_H
+
+#include "ddl-common.h"
+
+namespace ddl
+{
+
+struct TcpCfg
+{
+    std::string cc = "newreno";
+    uint32_t mss = 1460;
+    uint32_t initCwnd = 10;
+    uint64_t rcvWnd = 4000000;
+    std::string rtoMin = "200ms";
+    std::string rtoInit = "1s";
+    bool delayedAck = false;
+    std::string delackTimeout = "40ms";
+    uint32_t dupackThresh = 3;
+    double dctcpG = 0.0625;
+    double dctcpAlphaInit = 1.0;
+    bool ecn = false;
+
+    void AddTo(CommandLine& cmd)
+    {
+        cmd.AddValue("cc", "congestion control: newreno | dctcp", cc);
+        cmd.AddValue("mss", "payload bytes per segment (ddlsim mss)", mss);
+        cmd.AddValue("init_cwnd", "initial window, segments", initCwnd);
+        cmd.AddValue("rcv_wnd", "receiver window, bytes", rcvWnd);
+        cmd.AddValue("rto_min", "minimum retransmission timeout", rtoMin);
+        cmd.AddValue("rto_init", "retransmission timeout before the first RTT sample", rtoInit);
+        cmd.AddValue("delayed_ack", "acknowledge every second segment", delayedAck);
+        cmd.AddValue("delack_timeout", "longest an ACK is delayed", delackTimeout);
+        cmd.AddValue("dupack_thresh", "duplicate ACKs that trigger fast retransmit", dupackThresh);
+        cmd.AddValue("dctcp_g", "DCTCP alpha gain", dctcpG);
+        cmd.AddValue("dctcp_alpha_init", "DCTCP initial alpha", dctcpAlphaInit);
+        cmd.AddValue("ecn", "ECN-capable (RFC 3168) for newreno", ecn);
+    }
+
+    // ns-3 stream bytes carrying `bytes` of ddlsim payload in full segments (+14 each).
+    uint64_t WireBytes(uint64_t bytes) const
+    {
+        return bytes + uint64_t(kEthHdr) * ((bytes + mss - 1) / mss);
+    }
+
+    // The inverse, for bytes received in order in full segments.
+    uint64_t PayloadBytes(uint64_t wire) const
+    {
+        uint64_t seg = mss + kEthHdr;
+        uint64_t rem = wire % seg;
+        return (wire / seg) * mss + (rem > kEthHdr ? rem - kEthHdr : 0);
+    }
+
+    void Apply() const
+    {
+        std::string sock = cc == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
+        NS_ABORT_MSG_UNLESS(cc == "dctcp" || cc == "newreno", "cc must be newreno or dctcp");
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TypeId::LookupByName(sock)));
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
+        uint32_t seg = mss + kEthHdr;
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(seg));
+        Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
+        Config::SetDefault("ns3::TcpSocket::RcvBufSize",
+                           UintegerValue(uint32_t(rcvWnd / mss * seg)));
+        Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1u << 30));
+        Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delayedAck ? 2 : 1));
+        Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Time(delackTimeout)));
+        Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Time(rtoMin)));
+        Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(PicoSeconds(1)));
+        Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Time(rtoInit)));
+        Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(dupackThresh));
+        Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+        Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+        Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+        if (cc == "dctcp")
+        {
+            Config::SetDefault("ns3::TcpDctcp::DctcpShiftG", DoubleValue(dctcpG));
+            Config::SetDefault("ns3::TcpDctcp::DctcpAlphaOnInit", DoubleValue(dctcpAlphaInit));
+        }
+        else if (ecn)
+        {
+            Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+        }
+    }
+};
+
+// One TCP transfer: a BulkSendApplication on `src` and a PacketSink on `dst`. The sink counts
+// ddlsim payload bytes and records when the last one arrived; `onDone` runs then.
+class TcpTransfer
+{
+  public:
+    FlowStats st;
+    std::function<void()> onDone;
+
+    void Install(const TcpCfg& t, Ptr<Node> src, Ptr<Node> dst, Ipv4Address dstAddr,
+                 uint16_t port, uint64_t bytes, Time start)
+    {
+        m_cfg = &t;
+        m_bytes = bytes;
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sink = sinkHelper.Install(dst);
+        sink.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&TcpTransfer::OnRx, this));
+        sink.Start(Seconds(0));
+
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dstAddr, port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(t.WireBytes(bytes)));
+        bulk.SetAttribute("SendSize", UintegerValue(t.mss + kEthHdr));
+        ApplicationContainer app = bulk.Install(src);
+        app.Start(start);
+    }
+
+  private:
+    void OnRx(Ptr<const Packet> p, const Address&)
+    {
+        int64_t now = Simulator::Now().GetPicoSeconds();
+        m_wire += p->GetSize();
+        st.rxPkts++;
+        st.rxBytes = m_cfg->PayloadBytes(m_wire);
+        st.lastRxPs = now;
+        if (st.completePs < 0 && st.rxBytes == m_bytes)
+        {
+            st.completePs = now;
+            if (onDone)
+                onDone();
+        }
+    }
+
+    const TcpCfg* m_cfg = nullptr;
+    uint64_t m_bytes = 0;
+    uint64_t m_wire = 0;
+};
+
+inline void WriteTransfers(Json& j, const std::vector<std::unique_ptr<TcpTransfer>>& xs)
+{
+    std::vector<FlowStats> flows;
+    for (const auto& x : xs)
+        flows.push_back(x->st);
+    WriteFlows(j, flows);
+}
+
+} // namespace ddl
+
+#endif
