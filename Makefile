@@ -103,3 +103,4 @@ clean:
 
 -include $(ALL_OBJS:.o=.d) $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.d)
 -include p4/p4.mk
+-include bench/ns3/ns3.mk
