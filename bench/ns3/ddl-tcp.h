@@ -29,6 +29,42 @@
 namespace ddl
 {
 
+// ns-3.37's TcpDctcp::GetSsThresh returns (1 - alpha/2) * cwnd with no lower bound, so a window
+// of one segment can drop below one segment; the sender then waits, with nothing in flight, for
+// its retransmission timer. Linux (and ddlsim) keep at least 2 segments. This subclass adds
+// that floor; it is used only when asked for (--dctcp_floor), to show the effect.
+class TcpDctcpFloor : public TcpDctcp
+{
+  public:
+    static inline uint32_t floorSegs = 2;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ddl::TcpDctcpFloor")
+                                .SetParent<TcpDctcp>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<TcpDctcpFloor>();
+        return tid;
+    }
+
+    TcpDctcpFloor() = default;
+
+    TcpDctcpFloor(const TcpDctcpFloor& sock) = default;
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        return std::max(TcpDctcp::GetSsThresh(tcb, bytesInFlight),
+                        floorSegs * tcb->m_segmentSize);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpDctcpFloor>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TcpDctcpFloor);
+
 struct TcpCfg
 {
     std::string cc = "newreno";
@@ -43,6 +79,8 @@ struct TcpCfg
     double dctcpG = 0.0625;
     double dctcpAlphaInit = 1.0;
     bool ecn = false;
+    std::string renoClass = "ns3::TcpLinuxReno";
+    uint32_t dctcpFloorSegs = 0;
 
     void AddTo(CommandLine& cmd)
     {
@@ -58,6 +96,10 @@ struct TcpCfg
         cmd.AddValue("dctcp_g", "DCTCP alpha gain", dctcpG);
         cmd.AddValue("dctcp_alpha_init", "DCTCP initial alpha", dctcpAlphaInit);
         cmd.AddValue("ecn", "ECN-capable (RFC 3168) for newreno", ecn);
+        cmd.AddValue("reno_class", "ns-3 class for cc=newreno: ns3::TcpLinuxReno | ns3::TcpNewReno",
+                     renoClass);
+        cmd.AddValue("dctcp_floor", "DCTCP: keep ssthresh >= this many segments, as Linux does "
+                     "(0 = ns-3.37 as shipped, no floor)", dctcpFloorSegs);
     }
 
     // ns-3 stream bytes carrying `bytes` of ddlsim payload in full segments (+14 each).
@@ -76,8 +118,11 @@ struct TcpCfg
 
     void Apply() const
     {
-        std::string sock = cc == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
         NS_ABORT_MSG_UNLESS(cc == "dctcp" || cc == "newreno", "cc must be newreno or dctcp");
+        std::string sock = renoClass;
+        if (cc == "dctcp")
+            sock = dctcpFloorSegs ? "ddl::TcpDctcpFloor" : "ns3::TcpDctcp";
+        TcpDctcpFloor::floorSegs = dctcpFloorSegs;
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TypeId::LookupByName(sock)));
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
@@ -134,9 +179,47 @@ class TcpTransfer
         bulk.SetAttribute("SendSize", UintegerValue(t.mss + kEthHdr));
         ApplicationContainer app = bulk.Install(src);
         app.Start(start);
+        m_app = DynamicCast<BulkSendApplication>(app.Get(0));
+        // The sending socket exists once the application has started.
+        Simulator::Schedule(start + PicoSeconds(1), &TcpTransfer::HookSocket, this);
+    }
+
+    // Sender counters, in ddlsim's terms: timeouts (entries into CA_LOSS), fast retransmits
+    // (entries into CA_RECOVERY), data segments sent beyond the unique ones.
+    uint64_t timeouts = 0;
+    uint64_t fastRetx = 0;
+    uint64_t dataSegs = 0;
+
+    uint64_t Retransmitted() const
+    {
+        uint64_t unique = (m_cfg->WireBytes(m_bytes) + m_cfg->mss + kEthHdr - 1) /
+                          (m_cfg->mss + kEthHdr);
+        return dataSegs > unique ? dataSegs - unique : 0;
     }
 
   private:
+    void HookSocket()
+    {
+        Ptr<Socket> sk = m_app->GetSocket();
+        NS_ABORT_MSG_UNLESS(sk, "BulkSendApplication has no socket yet");
+        sk->TraceConnectWithoutContext("CongState", MakeCallback(&TcpTransfer::OnCongState, this));
+        sk->TraceConnectWithoutContext("Tx", MakeCallback(&TcpTransfer::OnTx, this));
+    }
+
+    void OnCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+    {
+        if (now == TcpSocketState::CA_LOSS)
+            timeouts++;
+        else if (now == TcpSocketState::CA_RECOVERY)
+            fastRetx++;
+    }
+
+    void OnTx(Ptr<const Packet> p, const TcpHeader&, Ptr<const TcpSocketBase>)
+    {
+        if (p->GetSize() > 0)
+            dataSegs++;
+    }
+
     void OnRx(Ptr<const Packet> p, const Address&)
     {
         int64_t now = Simulator::Now().GetPicoSeconds();
@@ -152,6 +235,7 @@ class TcpTransfer
         }
     }
 
+    Ptr<BulkSendApplication> m_app;
     const TcpCfg* m_cfg = nullptr;
     uint64_t m_bytes = 0;
     uint64_t m_wire = 0;
@@ -159,10 +243,24 @@ class TcpTransfer
 
 inline void WriteTransfers(Json& j, const std::vector<std::unique_ptr<TcpTransfer>>& xs)
 {
-    std::vector<FlowStats> flows;
+    j.Key("flows");
+    j.Open('[');
     for (const auto& x : xs)
-        flows.push_back(x->st);
-    WriteFlows(j, flows);
+    {
+        const FlowStats& f = x->st;
+        j.Open('{');
+        j.Key("name");
+        j.Str(f.name);
+        j.KV("rx_packets", f.rxPkts);
+        j.KV("rx_bytes", f.rxBytes);
+        j.KV("last_rx_ps", f.lastRxPs);
+        j.KV("complete_ps", f.completePs);
+        j.KV("timeouts", x->timeouts);
+        j.KV("fast_retransmits", x->fastRetx);
+        j.KV("retransmitted_packets", x->Retransmitted());
+        j.Close('}');
+    }
+    j.Close(']');
 }
 
 } // namespace ddl
