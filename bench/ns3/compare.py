@@ -56,7 +56,8 @@ SPEED_TARGET = 10.0
 SIZE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20,
               "GiB": 2**30}
 TCP_KEYS = ["cc", "mss", "init_cwnd", "rcv_wnd", "rto_min", "rto_init", "delayed_ack",
-            "delack_timeout", "dupack_thresh", "dctcp_g", "dctcp_alpha_init", "ecn"]
+            "delack_timeout", "dupack_thresh", "limited_transmit", "dctcp_g", "dctcp_alpha_init",
+            "ecn"]
 SIZE_KEYS = {"mss", "rcv_wnd", "bytes", "buffer"}
 
 
@@ -119,6 +120,8 @@ def ns3_args(doc, kind):
             raise ValueError("UDP pairs are bursts")
         args.append(f"--mtu={size_bytes(flow.get('mtu', '1500B'))}")
     else:
+        if flow.get("handshake") is not True:
+            raise ValueError("TCP pairs need handshake: true (ns-3 always opens with SYN)")
         args += [f"--{k}={ns3_value(k, flow[k])}" for k in TCP_KEYS if k in flow]
     last = f"h{hosts - 1}"
     if kind in ("udp", "tcp"):
@@ -183,8 +186,10 @@ def common_metrics(kind, flows, done, last_rx, port, events):
     m["drops"] = port["dropped"]
     if kind != "udp":
         m["ECN marks"] = port.get("marked", 0)
-        for key in ("timeouts", "fast_retransmits", "retransmitted_packets"):
-            m[key.replace("_", " ")] = sum(f.get(key, 0) for f in flows)
+        for key in ("timeouts", "timeouts_in_recovery", "fast_retransmits",
+                    "retransmitted_packets"):
+            if any(key in f for f in flows):
+                m[key.replace("_", " ")] = sum(f.get(key, 0) for f in flows)
     m["max queue (B)"] = port["max_queue_bytes"]
     m["max queue (pkts)"] = port["max_queue_packets"]
     m["bottleneck tx packets"] = port["tx_packets"]

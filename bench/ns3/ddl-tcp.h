@@ -13,14 +13,18 @@
 //   delayed_ack       TcpSocket::DelAckCount = 2 (true) or 1 (false)
 //   delack_timeout    TcpSocket::DelAckTimeout
 //   dupack_thresh     TcpSocketBase::ReTxThreshold
+//   limited_transmit  TcpSocketBase::LimitedTransmit (RFC 3042)
+//   handshake: true   ns-3 always opens connections with SYN / SYN-ACK
 //   dctcp_g           TcpDctcp::DctcpShiftG
 //   dctcp_alpha_init  TcpDctcp::DctcpAlphaOnInit
 //   ecn               TcpSocketBase::UseEcn = On (DCTCP turns it on itself)
 //
-// Recovery is ns-3's TcpClassicRecovery (RFC 6582 NewReno, not the default PRR), limited
-// transmit is off, as in ddlsim. What cannot be made equal: ns-3 opens every connection with a
-// SYN handshake (one RTT before data; ddlsim flows start established), and its pure ACKs are
-// 40 IP bytes + 2 (no stand-in bytes), where ddlsim's are 60-byte minimum Ethernet frames + 2.
+// Recovery is ns-3's TcpClassicRecovery (RFC 6582 NewReno, not ns-3's default PRR). For
+// cc: newreno the congestion-avoidance class is TcpLinuxReno (one MSS per window of ACKed
+// segments, which is ddlsim's RFC 3465 byte counting when every ACK covers one segment; ns-3's
+// TcpNewReno adds MSS*MSS/cwnd per ACK instead); TcpDctcp is built on TcpLinuxReno too.
+// What cannot be made equal: ns-3's pure ACKs are 40 IP bytes + 2 (no stand-in bytes), where
+// ddlsim's are 60-byte minimum Ethernet frames + 2 (16 ns more per ACK at 10 Gbps).
 #ifndef DDL_NS3_TCP_H
 #define DDL_NS3_TCP_H
 
@@ -76,6 +80,7 @@ struct TcpCfg
     bool delayedAck = false;
     std::string delackTimeout = "40ms";
     uint32_t dupackThresh = 3;
+    bool limitedTransmit = true;
     double dctcpG = 0.0625;
     double dctcpAlphaInit = 1.0;
     bool ecn = false;
@@ -93,6 +98,7 @@ struct TcpCfg
         cmd.AddValue("delayed_ack", "acknowledge every second segment", delayedAck);
         cmd.AddValue("delack_timeout", "longest an ACK is delayed", delackTimeout);
         cmd.AddValue("dupack_thresh", "duplicate ACKs that trigger fast retransmit", dupackThresh);
+        cmd.AddValue("limited_transmit", "RFC 3042 limited transmit", limitedTransmit);
         cmd.AddValue("dctcp_g", "DCTCP alpha gain", dctcpG);
         cmd.AddValue("dctcp_alpha_init", "DCTCP initial alpha", dctcpAlphaInit);
         cmd.AddValue("ecn", "ECN-capable (RFC 3168) for newreno", ecn);
@@ -139,7 +145,7 @@ struct TcpCfg
         Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(PicoSeconds(1)));
         Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Time(rtoInit)));
         Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(dupackThresh));
-        Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+        Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(limitedTransmit));
         Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
         Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
         Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
@@ -187,6 +193,7 @@ class TcpTransfer
     // Sender counters, in ddlsim's terms: timeouts (entries into CA_LOSS), fast retransmits
     // (entries into CA_RECOVERY), data segments sent beyond the unique ones.
     uint64_t timeouts = 0;
+    uint64_t timeoutsInRecovery = 0; // the timer expired during a NewReno fast recovery
     uint64_t fastRetx = 0;
     uint64_t dataSegs = 0;
 
@@ -206,10 +213,14 @@ class TcpTransfer
         sk->TraceConnectWithoutContext("Tx", MakeCallback(&TcpTransfer::OnTx, this));
     }
 
-    void OnCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+    void OnCongState(TcpSocketState::TcpCongState_t old, TcpSocketState::TcpCongState_t now)
     {
         if (now == TcpSocketState::CA_LOSS)
+        {
             timeouts++;
+            if (old == TcpSocketState::CA_RECOVERY)
+                timeoutsInRecovery++;
+        }
         else if (now == TcpSocketState::CA_RECOVERY)
             fastRetx++;
     }
@@ -256,6 +267,7 @@ inline void WriteTransfers(Json& j, const std::vector<std::unique_ptr<TcpTransfe
         j.KV("last_rx_ps", f.lastRxPs);
         j.KV("complete_ps", f.completePs);
         j.KV("timeouts", x->timeouts);
+        j.KV("timeouts_in_recovery", x->timeoutsInRecovery);
         j.KV("fast_retransmits", x->fastRetx);
         j.KV("retransmitted_packets", x->Retransmitted());
         j.Close('}');
