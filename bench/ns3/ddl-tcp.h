@@ -85,6 +85,7 @@ struct TcpCfg
     double dctcpAlphaInit = 1.0;
     bool ecn = false;
     std::string renoClass = "ns3::TcpLinuxReno";
+    std::string recovery = "ns3::TcpClassicRecovery";
     uint32_t dctcpFloorSegs = 0;
 
     void AddTo(CommandLine& cmd)
@@ -104,6 +105,8 @@ struct TcpCfg
         cmd.AddValue("ecn", "ECN-capable (RFC 3168) for newreno", ecn);
         cmd.AddValue("reno_class", "ns-3 class for cc=newreno: ns3::TcpLinuxReno | ns3::TcpNewReno",
                      renoClass);
+        cmd.AddValue("recovery", "ns-3 recovery class: ns3::TcpClassicRecovery | ns3::TcpPrrRecovery",
+                     recovery);
         cmd.AddValue("dctcp_floor", "DCTCP: keep ssthresh >= this many segments, as Linux does "
                      "(0 = ns-3.37 as shipped, no floor)", dctcpFloorSegs);
     }
@@ -132,7 +135,7 @@ struct TcpCfg
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TypeId::LookupByName(sock)));
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                           TypeIdValue(TypeId::LookupByName("ns3::TcpClassicRecovery")));
+                           TypeIdValue(TypeId::LookupByName(recovery)));
         uint32_t seg = mss + kEthHdr;
         Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(seg));
         Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
