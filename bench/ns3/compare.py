@@ -288,7 +288,10 @@ def run_pair(args, pair, rows, speed, verdicts):
     w3 = statistics.median(walls["ns-3"])
     wd = statistics.median(walls["ddlsim"])
     ratio = w3 / wd if wd > 0 else float("inf")
-    speed.append((name, w3, wd, ratio, rss["ns-3"] / 1024, rss["ddlsim"] / 1024))
+    ev3 = (results["ns-3"].get("events") or 0) / w3
+    evd = (results["ddlsim"].get("events") or 0) / wd if wd > 0 else 0
+    speed.append((name, w3, wd, ratio, rss["ns-3"] / 1024, rss["ddlsim"] / 1024, ev3 / 1e6,
+                  evd / 1e6))
     status = "agrees" if not fails else "DIFFERS in " + ", ".join(fails)
     if ratio < SPEED_TARGET:
         status += f"; speed ratio {ratio:.1f} below {SPEED_TARGET:.0f}x"
@@ -316,11 +319,12 @@ def main():
             continue
         run_pair(args, pair, rows, speed, verdicts)
 
-    srows = [(n, f"{a:.3f}", f"{b:.3f}", f"{r:.1f}x", f"{ra:.1f}", f"{rb:.1f}")
-             for n, a, b, r, ra, rb in speed]
+    srows = [(n, f"{a:.3f}", f"{b:.3f}", f"{r:.1f}x", f"{ra:.1f}", f"{rb:.1f}", f"{ea:.2f}",
+              f"{eb:.2f}") for n, a, b, r, ra, rb, ea, eb in speed]
     t1 = table(("scenario", "metric", "ns-3", "ddlsim", "difference"), rows)
     t2 = table(("scenario", "ns-3 wall (s)", "ddlsim wall (s)", "ns-3 / ddlsim",
-                "ns-3 peak RSS (MB)", "ddlsim peak RSS (MB)"), srows)
+                "ns-3 peak RSS (MB)", "ddlsim peak RSS (MB)", "ns-3 Mevents/s",
+                "ddlsim Mevents/s"), srows)
     vtxt = "\n".join(f"- {n}: {d}" for n, s, d in verdicts)
     text = (f"Agreement (difference = (ddlsim - ns-3) / ns-3; '!' = outside the target: "
             f"UDP {UDP_TOL * 100:g}%, TCP completion {TCP_TOL * 100:g}%)\n\n{t1}\n\n"
