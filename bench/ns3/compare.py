@@ -59,6 +59,19 @@ TCP_KEYS = ["cc", "mss", "init_cwnd", "rcv_wnd", "rto_min", "rto_init", "delayed
             "delack_timeout", "dupack_thresh", "limited_transmit", "dctcp_g", "dctcp_alpha_init",
             "ecn"]
 SIZE_KEYS = {"mss", "rcv_wnd", "bytes", "buffer"}
+# Everything the translation understands; any other key makes the driver refuse the pair.
+KNOWN = {
+    "link": {"rate", "delay", "overhead"},
+    "switch": {"buffer", "ecn", "ecn_unit", "ecn_kmin"},
+    "udp": {"type", "bytes", "pattern", "mtu"},
+    "tcp": {"type", "bytes", "handshake"} | set(TCP_KEYS),
+}
+
+
+def check_keys(what, d, known):
+    extra = set(d) - known
+    if extra:
+        raise ValueError(f"{what}: no ns-3 translation for {', '.join(sorted(extra))}")
 
 
 def size_bytes(v):
@@ -102,6 +115,11 @@ def ns3_args(doc, kind):
     defaults = doc.get("defaults", {})
     sw = defaults.get("switch", {})
     flow = defaults.get("flow", {})
+    check_keys("topology.link", link, KNOWN["link"])
+    check_keys("defaults.switch", sw, KNOWN["switch"])
+    check_keys("defaults.flow", flow, KNOWN["udp" if kind == "udp" else "tcp"])
+    if set(defaults) - {"switch", "flow"} or doc.get("links") or doc.get("switches"):
+        raise ValueError("only topology.link, defaults.switch and defaults.flow are paired")
     flows = doc["flows"]
     hosts = topo["hosts"]
     args = [f"--rate={link.get('rate', '10Gbps')}", f"--delay={link.get('delay', '1us')}",
@@ -129,7 +147,13 @@ def ns3_args(doc, kind):
             raise ValueError("incast pairs send h0..h(n-2) -> h(n-1)")
         args.append(f"--senders={hosts - 1}")
     else:
-        args.append(f"--workers={hosts - 1}")
+        n = hosts - 1
+        want = [(f"h{i}", last) for i in range(n)] + [(last, f"h{i}") for i in range(n)]
+        if [(f["src"], f["dst"]) for f in flows] != want or \
+                any(sorted(f.get("after", [])) != sorted(x["name"] for x in flows[:n])
+                    for f in flows[n:]):
+            raise ValueError("a PS iteration is n pushes h_i -> PS, then n pulls after them all")
+        args.append(f"--workers={n}")
     return args, last
 
 
@@ -242,7 +266,12 @@ def run_pair(args, pair, rows, speed, verdicts):
         doc = yaml.safe_load(f)
     for s in sets:
         apply_set(doc, s)
-    nargs, bottleneck = ns3_args(doc, kind)
+    try:
+        nargs, bottleneck = ns3_args(doc, kind)
+    except ValueError as e:
+        print(f"{name}: cannot pair: {e}")
+        verdicts.append((name, "error", f"cannot pair: {e}"))
+        return
 
     tmp = tempfile.mkdtemp(prefix="bench-ns3-")
     try:
@@ -337,7 +366,7 @@ def main():
         f.write(text)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"rows": rows, "speed": speed, "verdicts": verdicts}, f, indent=1)
-    bad = [n for n, s, d in verdicts if s == "ran" and "DIFFERS" in d]
+    bad = [n for n, s, d in verdicts if s == "error" or (s == "ran" and "DIFFERS" in d)]
     return 1 if bad else 0
 
 
