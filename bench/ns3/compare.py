@@ -27,26 +27,32 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# name, YAML file, --set overrides, ns-3 program, kind (udp | tcp | ps), extra ns-3 arguments
+# name, YAML file, --set overrides, ns-3 program, kind (udp | tcp | ps), extra ns-3 arguments,
+# and the differences beyond target that docs/ns3.md explains: {metric: reason}. Those are
+# marked '*' and do not fail the run; any other miss is marked '!' and does.
+NS3_RTO = "ns-3 restarts the RTO only on the first partial ACK (docs/ns3.md, TCP item 1)"
+NS3_DCTCP = "ns-3.37 DCTCP window falls below one segment (docs/ns3.md, TCP item 2)"
 PAIRS = [
-    ("udp-incast-16", "udp-incast-16.yaml", [], "udp-incast", "udp", []),
+    ("udp-incast-16", "udp-incast-16.yaml", [], "udp-incast", "udp", [], {}),
     ("udp-incast-16 1MB", "udp-incast-16.yaml", ["defaults.switch.buffer=1MB"], "udp-incast",
-     "udp", []),
-    ("udp-incast-64", "udp-incast-64.yaml", [], "udp-incast", "udp", []),
+     "udp", [], {}),
+    ("udp-incast-64", "udp-incast-64.yaml", [], "udp-incast", "udp", [], {}),
     ("udp-incast-64 1MB", "udp-incast-64.yaml", ["defaults.switch.buffer=1MB"], "udp-incast",
-     "udp", []),
-    ("tcp-newreno-16", "tcp-newreno-16.yaml", [], "tcp-incast", "tcp", []),
-    ("tcp-newreno-64", "tcp-newreno-64.yaml", [], "tcp-incast", "tcp", []),
-    # ns-3 restarts the retransmission timer only on the first partial ACK of a recovery
-    # (RFC 6582's "impatient" variant), ddlsim on every one: with a 1 ms timer it shows.
+     "udp", [], {}),
+    ("tcp-newreno-16", "tcp-newreno-16.yaml", [], "tcp-incast", "tcp", [], {}),
+    ("tcp-newreno-64", "tcp-newreno-64.yaml", [], "tcp-incast", "tcp", [],
+     {"FCT mean (us)": NS3_RTO}),
+    # With a 1 ms timer the recovery-timer difference dominates.
     ("tcp-newreno-16 rto 1ms", "tcp-newreno-16.yaml",
-     ["defaults.flow.rto_min=1ms", "defaults.flow.rto_init=1ms"], "tcp-incast", "tcp", []),
-    ("tcp-dctcp-16", "tcp-dctcp-16.yaml", [], "tcp-incast", "tcp", []),
-    ("tcp-dctcp-64", "tcp-dctcp-64.yaml", [], "tcp-incast", "tcp", []),
+     ["defaults.flow.rto_min=1ms", "defaults.flow.rto_init=1ms"], "tcp-incast", "tcp", [],
+     {"last byte (us)": NS3_RTO, "FCT max (us)": NS3_RTO, "FCT mean (us)": NS3_RTO}),
+    ("tcp-dctcp-16", "tcp-dctcp-16.yaml", [], "tcp-incast", "tcp", [], {}),
+    ("tcp-dctcp-64", "tcp-dctcp-64.yaml", [], "tcp-incast", "tcp", [],
+     {"FCT mean (us)": NS3_DCTCP}),
     # The same with ns-3's DCTCP window kept >= 2 segments, as Linux and ddlsim do (ddl-tcp.h).
     ("tcp-dctcp-64 ns-3 floor 2", "tcp-dctcp-64.yaml", [], "tcp-incast", "tcp",
-     ["--dctcp_floor=2"]),
-    ("ps-iter", "ps-iter.yaml", [], "ps-iter", "ps", []),
+     ["--dctcp_floor=2"], {}),
+    ("ps-iter", "ps-iter.yaml", [], "ps-iter", "ps", [], {}),
 ]
 
 UDP_TOL = 0.001  # deterministic: equal within 0.1%
@@ -250,7 +256,7 @@ def fmt(v):
 
 
 def run_pair(args, pair, rows, speed, verdicts):
-    name, yfile, sets, prog, kind, extra = pair
+    name, yfile, sets, prog, kind, extra, known = pair
     ypath = os.path.join(HERE, yfile)
     ddlsim = os.path.join(args.build, "ddlsim")
     setargs = [a for s in sets for a in ("--set", s)]
@@ -300,18 +306,19 @@ def run_pair(args, pair, rows, speed, verdicts):
         shutil.rmtree(tmp, ignore_errors=True)
 
     fails = []
+    explained = []
     for metric, a in results["ns-3"].items():
         b = results["ddlsim"].get(metric)
         d = rel_diff(a, b)
         tol = target(kind, metric)
         mark = ""
-        if tol is not None:
-            if d is None and a != b:
-                fails.append(metric)
-                mark = " !"
-            elif d is not None and abs(d) > tol:
-                fails.append(metric)
-                mark = " !"
+        missed = tol is not None and ((d is None and a != b) or (d is not None and abs(d) > tol))
+        if missed and metric in known:
+            explained.append(f"{metric}: {known[metric]}")
+            mark = " *"
+        elif missed:
+            fails.append(metric)
+            mark = " !"
         dtxt = "-" if d is None else ("0" if d == 0 else f"{d * 100:+.3f}%")
         rows.append((name, metric, fmt(a), fmt(b), dtxt + mark))
     w3 = statistics.median(walls["ns-3"])
@@ -321,7 +328,10 @@ def run_pair(args, pair, rows, speed, verdicts):
     evd = (results["ddlsim"].get("events") or 0) / wd if wd > 0 else 0
     speed.append((name, w3, wd, ratio, rss["ns-3"] / 1024, rss["ddlsim"] / 1024, ev3 / 1e6,
                   evd / 1e6))
-    status = "agrees" if not fails else "DIFFERS in " + ", ".join(fails)
+    status = "DIFFERS in " + ", ".join(fails) if fails else ""
+    if explained:
+        status += ("; " if status else "") + "differs as explained: " + "; ".join(explained)
+    status = status or "agrees"
     if ratio < SPEED_TARGET:
         status += f"; speed ratio {ratio:.1f} below {SPEED_TARGET:.0f}x"
     verdicts.append((name, "ran", status))
@@ -355,8 +365,9 @@ def main():
                 "ns-3 peak RSS (MB)", "ddlsim peak RSS (MB)", "ns-3 Mevents/s",
                 "ddlsim Mevents/s"), srows)
     vtxt = "\n".join(f"- {n}: {d}" for n, s, d in verdicts)
-    text = (f"Agreement (difference = (ddlsim - ns-3) / ns-3; '!' = outside the target: "
-            f"UDP {UDP_TOL * 100:g}%, TCP completion {TCP_TOL * 100:g}%)\n\n{t1}\n\n"
+    text = (f"Agreement (difference = (ddlsim - ns-3) / ns-3; outside the target (UDP "
+            f"{UDP_TOL * 100:g}%, TCP completion {TCP_TOL * 100:g}%): '*' explained in "
+            f"docs/ns3.md, '!' not)\n\n{t1}\n\n"
             f"Speed (median of {args.reps} runs each, one after the other; whole process, "
             f"start-up and output included)\n\n{t2}\n\n{vtxt}\n")
     print()
