@@ -69,6 +69,106 @@ class TcpDctcpFloor : public TcpDctcp
 
 NS_OBJECT_ENSURE_REGISTERED(TcpDctcpFloor);
 
+// ns-3.37 restarts the retransmission timer on the first partial ACK of a NewReno recovery
+// only (RFC 6582 §4, "impatient"); ddlsim restarts it on every new ACK ("slow but steady").
+// This socket restarts it on every one. ns-3 creates every TcpSocketBase itself, so a transfer
+// that wants it builds the socket here and sends with BulkSender (--rto_restart=every).
+class SteadyRtoSocket : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ddl::SteadyRtoSocket")
+                                .SetParent<TcpSocketBase>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<SteadyRtoSocket>();
+        return tid;
+    }
+
+  protected:
+    void NewAck(const SequenceNumber32& seq, bool) override
+    {
+        TcpSocketBase::NewAck(seq, true);
+    }
+
+    Ptr<TcpSocketBase> Fork() override
+    {
+        return CopyObject<SteadyRtoSocket>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(SteadyRtoSocket);
+
+// BulkSendApplication's loop on a socket it is given: writes `bytes` as fast as the send buffer
+// takes them, then closes.
+class BulkSender : public Application
+{
+  public:
+    void Setup(Ptr<Socket> socket, Address peer, uint64_t bytes, uint32_t chunk)
+    {
+        m_socket = socket;
+        m_peer = peer;
+        m_left = bytes;
+        m_chunk = chunk;
+    }
+
+    Ptr<Socket> GetSocket() const
+    {
+        return m_socket;
+    }
+
+  private:
+    void StartApplication() override
+    {
+        m_socket->Bind();
+        m_socket->Connect(m_peer);
+        m_socket->SetConnectCallback(MakeCallback(&BulkSender::Connected, this),
+                                     MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->SetSendCallback(MakeCallback(&BulkSender::Room, this));
+    }
+
+    void StopApplication() override
+    {
+    }
+
+    void Connected(Ptr<Socket>)
+    {
+        m_connected = true;
+        Fill();
+    }
+
+    void Room(Ptr<Socket>, uint32_t)
+    {
+        if (m_connected)
+            Fill();
+    }
+
+    void Fill()
+    {
+        if (m_closed)
+            return;
+        while (m_left > 0)
+        {
+            uint32_t n = uint32_t(std::min<uint64_t>(m_left, m_chunk));
+            if (m_socket->GetTxAvailable() < n)
+                return;
+            int r = m_socket->Send(Create<Packet>(n));
+            if (r <= 0)
+                return;
+            m_left -= uint64_t(r);
+        }
+        m_socket->Close();
+        m_closed = true;
+    }
+
+    Ptr<Socket> m_socket;
+    Address m_peer;
+    uint64_t m_left = 0;
+    uint32_t m_chunk = 0;
+    bool m_connected = false;
+    bool m_closed = false;
+};
+
 struct TcpCfg
 {
     std::string cc = "newreno";
@@ -87,6 +187,7 @@ struct TcpCfg
     std::string renoClass = "ns3::TcpLinuxReno";
     std::string recovery = "ns3::TcpClassicRecovery";
     uint32_t dctcpFloorSegs = 0;
+    std::string rtoRestart = "first";
 
     void AddTo(CommandLine& cmd)
     {
@@ -107,6 +208,8 @@ struct TcpCfg
                      renoClass);
         cmd.AddValue("recovery", "ns-3 recovery class: ns3::TcpClassicRecovery | ns3::TcpPrrRecovery",
                      recovery);
+        cmd.AddValue("rto_restart", "restart the RTO on the first partial ACK of a recovery "
+                     "(first: ns-3.37 as shipped) or on every one (every: as ddlsim)", rtoRestart);
         cmd.AddValue("dctcp_floor", "DCTCP: keep ssthresh >= this many segments, as Linux does "
                      "(0 = ns-3.37 as shipped, no floor)", dctcpFloorSegs);
     }
@@ -128,6 +231,8 @@ struct TcpCfg
     void Apply() const
     {
         NS_ABORT_MSG_UNLESS(cc == "dctcp" || cc == "newreno", "cc must be newreno or dctcp");
+        NS_ABORT_MSG_UNLESS(rtoRestart == "first" || rtoRestart == "every",
+                            "rto_restart must be first or every");
         std::string sock = renoClass;
         if (cc == "dctcp")
             sock = dctcpFloorSegs ? "ddl::TcpDctcpFloor" : "ns3::TcpDctcp";
@@ -183,12 +288,38 @@ class TcpTransfer
         sink.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&TcpTransfer::OnRx, this));
         sink.Start(Seconds(0));
 
-        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dstAddr, port));
-        bulk.SetAttribute("MaxBytes", UintegerValue(t.WireBytes(bytes)));
-        bulk.SetAttribute("SendSize", UintegerValue(t.mss + kEthHdr));
-        ApplicationContainer app = bulk.Install(src);
-        app.Start(start);
-        m_app = DynamicCast<BulkSendApplication>(app.Get(0));
+        if (t.rtoRestart == "every")
+        {
+            // Build the socket as TcpL4Protocol::CreateSocket would, with the steady timer.
+            Ptr<TcpL4Protocol> tcp = src->GetObject<TcpL4Protocol>();
+            TypeIdValue cc;
+            tcp->GetAttribute("SocketType", cc);
+            TypeIdValue rec;
+            tcp->GetAttribute("RecoveryType", rec);
+            ObjectFactory ccf(cc.Get().GetName());
+            ObjectFactory recf(rec.Get().GetName());
+            Ptr<SteadyRtoSocket> sk = CreateObject<SteadyRtoSocket>();
+            sk->SetNode(src);
+            sk->SetTcp(tcp);
+            sk->SetRtt(CreateObject<RttMeanDeviation>());
+            sk->SetCongestionControlAlgorithm(ccf.Create<TcpCongestionOps>());
+            sk->SetRecoveryAlgorithm(recf.Create<TcpRecoveryOps>());
+            tcp->AddSocket(sk);
+            Ptr<BulkSender> app = CreateObject<BulkSender>();
+            app->Setup(sk, InetSocketAddress(dstAddr, port), t.WireBytes(bytes), t.mss + kEthHdr);
+            src->AddApplication(app);
+            app->SetStartTime(start);
+            m_socket = sk;
+        }
+        else
+        {
+            BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dstAddr, port));
+            bulk.SetAttribute("MaxBytes", UintegerValue(t.WireBytes(bytes)));
+            bulk.SetAttribute("SendSize", UintegerValue(t.mss + kEthHdr));
+            ApplicationContainer app = bulk.Install(src);
+            app.Start(start);
+            m_app = DynamicCast<BulkSendApplication>(app.Get(0));
+        }
         // The sending socket exists once the application has started.
         Simulator::Schedule(start + PicoSeconds(1), &TcpTransfer::HookSocket, this);
     }
@@ -210,7 +341,7 @@ class TcpTransfer
   private:
     void HookSocket()
     {
-        Ptr<Socket> sk = m_app->GetSocket();
+        Ptr<Socket> sk = m_socket ? m_socket : m_app->GetSocket();
         NS_ABORT_MSG_UNLESS(sk, "BulkSendApplication has no socket yet");
         sk->TraceConnectWithoutContext("CongState", MakeCallback(&TcpTransfer::OnCongState, this));
         sk->TraceConnectWithoutContext("Tx", MakeCallback(&TcpTransfer::OnTx, this));
@@ -250,6 +381,7 @@ class TcpTransfer
     }
 
     Ptr<BulkSendApplication> m_app;
+    Ptr<Socket> m_socket; // set when the transfer built its own socket
     const TcpCfg* m_cfg = nullptr;
     uint64_t m_bytes = 0;
     uint64_t m_wire = 0;
