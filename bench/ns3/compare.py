@@ -258,7 +258,7 @@ def fmt(v):
     return str(v)
 
 
-def run_pair(args, pair, rows, speed, verdicts):
+def run_pair(args, pair, rows, speed, alt_speed, verdicts):
     name, yfile, sets, prog, kind, extra, known = pair
     ypath = os.path.join(HERE, yfile)
     ddlsim = os.path.join(args.build, "ddlsim")
@@ -288,18 +288,21 @@ def run_pair(args, pair, rows, speed, verdicts):
         ns3_cmd = [os.path.join(args.build, "ns3", prog)] + nargs + extra + [f"--out={ns3_out}"]
         ddl_cmd = [ddlsim, "run", ypath, "--out", os.path.join(tmp, "ddl")] + setargs
         print(f"{name}: {' '.join(ns3_cmd[1:-1])}", flush=True)
-        walls = {"ns-3": [], "ddlsim": []}
-        rss = {"ns-3": 0, "ddlsim": 0}
+        sims = [("ns-3", ns3_cmd), ("ddlsim", ddl_cmd)]
+        if args.ns3_alt:
+            sims.append(("ns-3 alt", [os.path.join(args.ns3_alt, prog)] + ns3_cmd[1:]))
+        walls = {sim: [] for sim, _ in sims}
+        rss = {sim: 0 for sim, _ in sims}
         results = {}
         for rep in range(args.reps):
-            for sim, cmd in (("ns-3", ns3_cmd), ("ddlsim", ddl_cmd)):
+            for sim, cmd in sims:
                 wall, maxrss, rc, err = run_timed(cmd, tmp)
                 if rc != 0:
                     raise RuntimeError(f"{name}: {sim} failed ({rc}): {err.strip()[-500:]}")
                 walls[sim].append(wall)
                 rss[sim] = max(rss[sim], maxrss)
                 if rep == 0:
-                    if sim == "ns-3":
+                    if sim.startswith("ns-3"):
                         with open(ns3_out) as f:
                             results[sim] = metrics_ns3(json.load(f), kind)
                     else:
@@ -308,6 +311,8 @@ def run_pair(args, pair, rows, speed, verdicts):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
+    if args.ns3_alt and results["ns-3 alt"] != results["ns-3"]:
+        raise RuntimeError(f"{name}: the two ns-3 builds give different results")
     fails = []
     explained = []
     for metric, a in results["ns-3"].items():
@@ -331,6 +336,10 @@ def run_pair(args, pair, rows, speed, verdicts):
     evd = (results["ddlsim"].get("events") or 0) / wd if wd > 0 else 0
     speed.append((name, w3, wd, ratio, rss["ns-3"] / 1024, rss["ddlsim"] / 1024, ev3 / 1e6,
                   evd / 1e6))
+    if args.ns3_alt:
+        wa = statistics.median(walls["ns-3 alt"])
+        alt_speed.append((name, f"{wa:.3f}", f"{wd:.3f}", f"{wa / wd:.1f}x",
+                          f"{rss['ns-3 alt'] / 1024:.1f}"))
     status = "DIFFERS in " + ", ".join(fails) if fails else ""
     if explained:
         status += ("; " if status else "") + "differs as explained: " + "; ".join(explained)
@@ -353,13 +362,17 @@ def main():
     ap.add_argument("--reps", type=int, default=5, help="runs of each simulator per pair")
     ap.add_argument("--only", default="", help="regular expression on pair names")
     ap.add_argument("--out", default="out/bench-ns3", help="folder for results.md/.json")
+    ap.add_argument("--ns3-alt", default="", metavar="DIR",
+                    help="also time the ns-3 programs in DIR (e.g. built against a release "
+                         "build of ns-3, docs/ns3.md) in the same run; their results must equal "
+                         "the first build's")
     args = ap.parse_args()
 
-    rows, speed, verdicts = [], [], []
+    rows, speed, alt_speed, verdicts = [], [], [], []
     for pair in PAIRS:
         if args.only and not re.search(args.only, pair[0]):
             continue
-        run_pair(args, pair, rows, speed, verdicts)
+        run_pair(args, pair, rows, speed, alt_speed, verdicts)
 
     srows = [(n, f"{a:.3f}", f"{b:.3f}", f"{r:.1f}x", f"{ra:.1f}", f"{rb:.1f}", f"{ea:.2f}",
               f"{eb:.2f}") for n, a, b, r, ra, rb, ea, eb in speed]
@@ -368,6 +381,10 @@ def main():
                 "ns-3 peak RSS (MB)", "ddlsim peak RSS (MB)", "ns-3 Mevents/s",
                 "ddlsim Mevents/s"), srows)
     vtxt = "\n".join(f"- {n}: {d}" for n, s, d in verdicts)
+    if alt_speed:
+        t3 = table(("scenario", "ns-3 alt wall (s)", "ddlsim wall (s)", "ns-3 alt / ddlsim",
+                    "ns-3 alt peak RSS (MB)"), alt_speed)
+        t2 += f"\n\nThe same run, ns-3 programs from {args.ns3_alt}:\n\n{t3}"
     text = (f"Agreement (difference = (ddlsim - ns-3) / ns-3; outside the target (UDP "
             f"{UDP_TOL * 100:g}%, TCP completion {TCP_TOL * 100:g}%): '*' explained in "
             f"docs/ns3.md, '!' not)\n\n{t1}\n\n"
@@ -379,7 +396,8 @@ def main():
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write(text)
     with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump({"rows": rows, "speed": speed, "verdicts": verdicts}, f, indent=1)
+        json.dump({"rows": rows, "speed": speed, "alt_speed": alt_speed, "verdicts": verdicts},
+                  f, indent=1)
     bad = [n for n, s, d in verdicts if s == "error" or (s == "ran" and "DIFFERS" in d)]
     return 1 if bad else 0
 
