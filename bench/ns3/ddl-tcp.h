@@ -2,7 +2,7 @@
 // tcp flow parameters (ddlsim describe tcp) and mapped onto ns-3.37 attributes:
 //
 //   ddlsim            ns-3.37
-//   cc                TcpL4Protocol::SocketType = TcpNewReno | TcpDctcp
+//   cc                TcpL4Protocol::SocketType = TcpLinuxReno (newreno) | TcpDctcp
 //   mss               TcpSocket::SegmentSize = mss + 14 (the Ethernet-header stand-in, see
 //                     ddl-common.h); Timestamp and SACK options off, so a data segment's IP
 //                     packet is mss + 54 bytes = ddlsim's frame
@@ -25,6 +25,8 @@
 // TcpNewReno adds MSS*MSS/cwnd per ACK instead); TcpDctcp is built on TcpLinuxReno too.
 // What cannot be made equal: ns-3's pure ACKs are 40 IP bytes + 2 (no stand-in bytes), where
 // ddlsim's are 60-byte minimum Ethernet frames + 2 (16 ns more per ACK at 10 Gbps).
+// Two ns-3 behaviours that differ from ddlsim's can be switched to ddlsim's, to show what they
+// do (docs/ns3.md): --dctcp_floor=2 (TcpDctcpFloor) and --rto_restart=every (SteadyRtoSocket).
 #ifndef DDL_NS3_TCP_H
 #define DDL_NS3_TCP_H
 
