@@ -104,6 +104,7 @@ clean:
 -include $(ALL_OBJS:.o=.d) $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%.d) \
 	$(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%.d)
 -include p4/p4.mk
+-include bench/ns3/ns3.mk
 
 # libFuzzer on the scenario front end (YAML → validated scenario), next to the P4 targets of
 # p4/p4.mk; `make fuzz` runs all, FUZZ_SECONDS each.
