@@ -23,6 +23,8 @@ void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, 
 
 void flow_base_fini(struct flow *f)
 {
+    free(f->dependents);
+    f->dependents = NULL;
     free(f->name);
     f->name = NULL;
 }
@@ -114,4 +116,27 @@ uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len)
         return len;
     uint64_t end = f->stream.msg_end(f, off, f->stream.ud);
     return end > off ? MIN(len, end - off) : len;
+}
+
+void flow_wait_for(struct flow *f, struct flow *first)
+{
+    if (f->waiting_for++ == 0)
+        f->ops->start_at(f, SIM_TIME_NEVER);
+    first->dependents =
+        xrealloc(first->dependents, (first->ndependents + 1) * sizeof(*first->dependents));
+    first->dependents[first->ndependents++] = f;
+}
+
+void flow_complete(struct flow *f, sim_time_t now)
+{
+    if (f->st.complete_ps >= 0)
+        return;
+    f->st.complete_ps = now;
+    for (uint32_t i = 0; i < f->ndependents; i++) {
+        struct flow *d = f->dependents[i];
+        if (--d->waiting_for == 0) {
+            d->common.start_ps = MAX(now, d->common.start_ps); /* its FCT counts from here */
+            d->ops->start_at(d, d->common.start_ps);
+        }
+    }
 }

@@ -28,6 +28,7 @@ struct flow_cfg {
     int64_t priority;    /* traffic class 0..7 */
     int64_t dscp;
     bool ecn;            /* ECN-capable transport */
+    const struct cfg_node *after; /* names of flows that must complete first */
 };
 
 #define FLOW_COMMON_PARAMS(S)                                                                  \
@@ -48,7 +49,9 @@ struct flow_cfg {
          "traffic class (queue) of the flow's packets"},                                       \
         {"dscp", PARAM_INT, offsetof(S, common.dscp), "0", "0", "63", NULL, "IPv4 DSCP"},      \
         {"ecn", PARAM_BOOL, offsetof(S, common.ecn), "false", NULL, NULL, NULL,                \
-         "ECN-capable transport (packets sent ECT(0))"}
+         "ECN-capable transport (packets sent ECT(0))"},                                       \
+        {"after", PARAM_NODE, offsetof(S, common.after), PARAM_OPTIONAL, NULL, NULL, NULL,     \
+         "start only when these flows (names) have delivered all their bytes"}
 
 struct flow_stats {
     uint64_t tx_pkts;  /* data packets sent, retransmissions included */
@@ -114,6 +117,9 @@ struct flow_ops {
     void (*push)(struct flow *f);
     /* Changes the source port before the flow starts (NULL: f->sport is simply used). */
     void (*set_sport)(struct flow *f, uint16_t port);
+    /* Moves the flow's start (create() schedules it at `start`); SIM_TIME_NEVER holds it
+     * until a later call. */
+    void (*start_at)(struct flow *f, sim_time_t at);
 };
 
 struct flow {
@@ -129,7 +135,16 @@ struct flow {
     uint64_t pushed;           /* stream mode: bytes pushed so far */
     struct flow_stream stream; /* stream mode: progress callbacks */
     FILE *messages;            /* messages.csv rows of message flows (rpc), set by the report */
+    struct flow **dependents;  /* flows waiting for this one to complete (`after`) */
+    uint32_t ndependents;
+    uint32_t waiting_for;      /* flows this one still waits for */
 };
+
+/* Records that all of the flow's bytes are delivered (sets complete_ps) and starts the flows
+ * that were waiting for it. Transports call it once. */
+void flow_complete(struct flow *f, sim_time_t now);
+/* Makes `f` wait for `first` to complete (builder; before the run). */
+void flow_wait_for(struct flow *f, struct flow *first);
 
 /* Payload bytes the flow may send in total: pushed bytes in stream mode, else `bytes`
  * (0 = unlimited). */

@@ -140,7 +140,7 @@ static void rpc_delivered(struct msg_conn *c, const struct msg *m, void *ud)
     st->rx_bytes += m->bytes;
     st->last_rx_ps = c->sim->now;
     if ((int64_t)st->rx_pkts == f->cfg.count)
-        st->complete_ps = c->sim->now;
+        flow_complete(&f->base, c->sim->now);
     if (f->cfg.interval_ps == 0 && f->submitted < f->cfg.count)
         submit(f);
 }
@@ -161,6 +161,15 @@ static struct flow *rpc_create(struct sim *sim, uint32_t index, const char *name
     evq_timer_init(&f->timer, rpc_timer, EVQ_PHASE_DEFAULT);
     evq_schedule(&sim->evq, &f->timer, cfg->common.start_ps);
     return &f->base;
+}
+
+static void rpc_start_at(struct flow *fb, sim_time_t at)
+{
+    struct rpc_flow *f = container_of(fb, struct rpc_flow, base);
+    struct evq *q = &f->conn->sim->evq;
+    evq_cancel(q, &f->timer);
+    if (at != SIM_TIME_NEVER)
+        evq_schedule(q, &f->timer, at);
 }
 
 static void rpc_destroy(struct sim *sim, struct flow *fb)
@@ -221,4 +230,5 @@ const struct flow_ops rpc_flow_ops = {
     .destroy = rpc_destroy,
     .stats_json = rpc_stats_json,
     .messages = true,
+    .start_at = rpc_start_at,
 };

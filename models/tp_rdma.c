@@ -576,7 +576,7 @@ static void responder_recv(struct rdma_flow *f, struct pkt *p, const struct roce
         if (op_is_last(bth->opcode))
             f->rcv_msn = (f->rcv_msn + 1) & ROCE_PSN_MASK;
         if (f->cfg.common.bytes && st->rx_bytes == f->cfg.common.bytes)
-            st->complete_ps = sim->now;
+            flow_complete(&f->base, sim->now);
         if (bth->ack_req)
             send_ack(f, ROCE_AETH_ACK, bth->psn);
         flow_report_delivered(&f->base, st->rx_bytes);
@@ -682,6 +682,19 @@ static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *nam
     return &f->base;
 }
 
+static void rdma_start_at(struct flow *fb, sim_time_t at)
+{
+    struct rdma_flow *f = container_of(fb, struct rdma_flow, base);
+    struct evq *q = &flow_sim(f)->evq;
+    evq_cancel(q, &f->pace);
+    evq_cancel(q, &f->sample);
+    if (at == SIM_TIME_NEVER)
+        return;
+    evq_schedule(q, &f->pace, at);
+    if (f->cfg.rate_interval_ps)
+        evq_schedule(q, &f->sample, at);
+}
+
 /* Stream mode: the bytes pushed since the last push become one RDMA message. */
 static void rdma_push(struct flow *fb)
 {
@@ -785,4 +798,5 @@ const struct flow_ops rdma_flow_ops = {
     .stats_json = rdma_stats_json,
     .reliable = true,
     .push = rdma_push,
+    .start_at = rdma_start_at,
 };

@@ -636,7 +636,7 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
         if (f->rcv_nxt > before)
             flow_report_delivered(&f->base, st->rx_bytes);
         if (want && st->rx_bytes >= want && st->complete_ps < 0) {
-            st->complete_ps = sim->now;
+            flow_complete(&f->base, sim->now);
             ack_now = true; /* the last byte: acknowledge without delay, as a FIN would */
         }
         if (had_hole)
@@ -731,6 +731,19 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     return &f->base;
 }
 
+static void tcp_start_at(struct flow *fb, sim_time_t at)
+{
+    struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
+    struct evq *q = &flow_sim(f)->evq;
+    evq_cancel(q, &f->start);
+    evq_cancel(q, &f->sample_timer);
+    if (at == SIM_TIME_NEVER)
+        return;
+    evq_schedule(q, &f->start, at);
+    if (f->cfg.cwnd_interval_ps)
+        evq_schedule(q, &f->sample_timer, at);
+}
+
 /* Stream mode: send what was pushed. */
 static void tcp_push(struct flow *fb)
 {
@@ -811,4 +824,5 @@ const struct flow_ops tcp_flow_ops = {
     .reliable = true,
     .push = tcp_push,
     .set_sport = tcp_set_sport,
+    .start_at = tcp_start_at,
 };

@@ -167,7 +167,7 @@ static void sink_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     uint32_t payload = p->size_bytes - UDP_HEADERS - flow_tag_bytes(&f->base);
     st->rx_bytes += payload;
     if (f->cfg.common.bytes && st->rx_bytes == f->cfg.common.bytes)
-        st->complete_ps = sim->now;
+        flow_complete(&f->base, sim->now);
     uint64_t off = p->stream_off;
     pkt_free(sim, p);
     /* Datagrams: each message completes when its own bytes are in, whatever the order (priority
@@ -241,6 +241,15 @@ static struct flow *udp_create(struct sim *sim, uint32_t index, const char *name
     return &f->base;
 }
 
+static void udp_start_at(struct flow *fb, sim_time_t at)
+{
+    struct udp_flow *f = container_of(fb, struct udp_flow, base);
+    struct evq *q = &fb->src->node.sim->evq;
+    evq_cancel(q, &f->timer);
+    if (at != SIM_TIME_NEVER)
+        evq_schedule(q, &f->timer, at);
+}
+
 static void udp_destroy(struct sim *sim, struct flow *fb)
 {
     struct udp_flow *f = container_of(fb, struct udp_flow, base);
@@ -266,4 +275,5 @@ const struct flow_ops udp_flow_ops = {
     .destroy = udp_destroy,
     .stats_json = udp_stats_json,
     .push = udp_push,
+    .start_at = udp_start_at,
 };

@@ -491,6 +491,57 @@ out_free_cfg:
     free(cfg);
 }
 
+/* True when following the dependents of `f` leads back to `start` (a cycle: none would start). */
+static bool reaches(const struct flow *f, const struct flow *start, uint32_t depth)
+{
+    if (depth > 100000)
+        return true;
+    for (uint32_t i = 0; i < f->ndependents; i++) {
+        if (f->dependents[i] == start || reaches(f->dependents[i], start, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* `after: [names]`: a flow starts when those flows have delivered all their bytes. */
+static void link_dependencies(struct builder *b)
+{
+    struct scenario *sc = b->sc;
+    for (uint32_t i = 0; i < sc->nflows; i++) {
+        struct flow *f = sc->flows[i];
+        const struct cfg_node *a = f->common.after;
+        if (!a)
+            continue;
+        if (a->kind != CFG_SEQ) {
+            diag_error(b->d, a->loc, "after: expected a list of flow names");
+            b->errors++;
+            continue;
+        }
+        for (size_t k = 0; k < a->n; k++) {
+            const struct cfg_node *v = a->items[k];
+            struct flow *first = v->kind == CFG_SCALAR ? scenario_flow(sc, v->str) : NULL;
+            if (!first) {
+                diag_error(b->d, v->loc, "after: no flow named '%s'",
+                           v->kind == CFG_SCALAR ? v->str : "?");
+                b->errors++;
+            } else if (first == f) {
+                diag_error(b->d, v->loc, "after: flow '%s' cannot wait for itself", f->name);
+                b->errors++;
+            } else {
+                flow_wait_for(f, first);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < sc->nflows && b->errors == 0; i++) {
+        if (reaches(sc->flows[i], sc->flows[i], 0)) {
+            diag_error(b->d, sc->flows[i]->common.after ? sc->flows[i]->common.after->loc
+                                                        : b->sc->cfg.flows->loc,
+                       "after: flow '%s' waits for itself through a cycle", sc->flows[i]->name);
+            b->errors++;
+        }
+    }
+}
+
 static void create_flows(struct builder *b)
 {
     struct scenario *sc = b->sc;
@@ -508,6 +559,8 @@ static void create_flows(struct builder *b)
     for (size_t i = 0; i < seq->n; i++)
         create_flow(b, seq->items[i], i, &fnames);
     names_free(&fnames);
+    if (b->errors == 0)
+        link_dependencies(b);
 }
 
 /* Every switch runs its P4 program (default basic.p4) unless it says `program: none`; the

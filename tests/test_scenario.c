@@ -337,6 +337,28 @@ static void test_scenario_switch_latency(void **state)
     scenario_destroy(b);
 }
 
+/* `after`: a flow starts when the flows it names have delivered everything; its completion
+ * time counts from then. Two bursts in sequence on an idle path take twice one burst. */
+static void test_scenario_after(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 3}\n"
+                               "flows:\n"
+                               "  - {name: a, src: h0, dst: h2, bytes: 1472}\n"
+                               "  - {name: b, src: h1, dst: h2, bytes: 1472}\n"
+                               "  - {name: c, src: h2, dst: h0, bytes: 1472, after: [a, b]}\n");
+    scenario_run(sc);
+    const struct flow *c = scenario_flow(sc, "c");
+    sim_time_t one = 2 * (wire_ps(PAYLOAD_MAX + HEADERS) + DELAY_PS);
+    /* a and b cross the switch one after the other: b completes one frame time after a */
+    sim_time_t b_done = one + wire_ps(PAYLOAD_MAX + HEADERS);
+    assert_int_equal(scenario_flow(sc, "b")->st.complete_ps, b_done);
+    assert_int_equal(c->st.first_tx_ps, b_done);
+    assert_int_equal(c->st.complete_ps, b_done + one);
+    assert_true(fabs(flow_fct_s(c) - simtime_sec(one)) < 1e-15);
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_scenario_leaf_spine_dumbbell),
         cmocka_unit_test(test_scenario_determinism),
         cmocka_unit_test(test_scenario_switch_latency),
+        cmocka_unit_test(test_scenario_after),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
