@@ -37,6 +37,9 @@ PAIRS = [
     ("udp-incast-16 1MB", "udp-incast-16.yaml", ["defaults.switch.buffer=1MB"], "udp-incast",
      "udp", [], {}),
     ("udp-incast-64", "udp-incast-64.yaml", [], "udp-incast", "udp", [], {}),
+    ("udp-incast-64 1MB basic.p4", "udp-incast-64.yaml",
+     ["defaults.switch.buffer=1MB", "defaults.switch.program=basic"], "udp-incast", "udp", [],
+     {}),
     ("udp-incast-64 1MB", "udp-incast-64.yaml", ["defaults.switch.buffer=1MB"], "udp-incast",
      "udp", [], {}),
     ("tcp-newreno-16", "tcp-newreno-16.yaml", [], "tcp-incast", "tcp", [], {}),
@@ -71,7 +74,7 @@ SIZE_KEYS = {"mss", "rcv_wnd", "bytes", "buffer"}
 # Everything the translation understands; any other key makes the driver refuse the pair.
 KNOWN = {
     "link": {"rate", "delay", "overhead"},
-    "switch": {"buffer", "ecn", "ecn_unit", "ecn_kmin"},
+    "switch": {"buffer", "ecn", "ecn_unit", "ecn_kmin", "program"},
     "udp": {"type", "bytes", "pattern", "mtu"},
     "tcp": {"type", "bytes", "handshake"} | set(TCP_KEYS),
 }
@@ -126,6 +129,8 @@ def ns3_args(doc, kind):
     flow = defaults.get("flow", {})
     check_keys("topology.link", link, KNOWN["link"])
     check_keys("defaults.switch", sw, KNOWN["switch"])
+    if sw.get("program", "basic") not in ("none", "basic"):
+        raise ValueError("pairs forward like ns-3's global routing: program none or basic")
     check_keys("defaults.flow", flow, KNOWN["udp" if kind == "udp" else "tcp"])
     if set(defaults) - {"switch", "flow"} or doc.get("links") or doc.get("switches"):
         raise ValueError("only topology.link, defaults.switch and defaults.flow are paired")
