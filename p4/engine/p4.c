@@ -265,6 +265,9 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
         case P4EXT_METER:
             es->meters = p4util_calloc(n, sizeof(struct p4_meter));
             break;
+        case P4EXT_VALUE_SET: /* vals: (value, mask) pairs; nvals members */
+            es->vals = p4util_calloc(2 * n, 8);
+            break;
         default:
             break;
         }

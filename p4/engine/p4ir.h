@@ -235,7 +235,8 @@ enum p4ext_kind {
     P4EXT_DIRECT_COUNTER,
     P4EXT_METER,
     P4EXT_DIRECT_METER,
-    P4EXT_ACTION_PROFILE
+    P4EXT_ACTION_PROFILE,
+    P4EXT_VALUE_SET /* parser value set: size (value, mask) pairs set by the control plane */
 };
 
 enum p4_counter_type { P4CT_PACKETS, P4CT_BYTES, P4CT_BOTH };
@@ -264,10 +265,10 @@ enum p4builtin {
 #undef P4B_ENUM
 };
 
-enum p4_select_kind { P4SEL_VALUE, P4SEL_MASK, P4SEL_RANGE, P4SEL_DEFAULT };
+enum p4_select_kind { P4SEL_VALUE, P4SEL_MASK, P4SEL_RANGE, P4SEL_DEFAULT, P4SEL_VSET };
 
 struct p4ir_case {
-    uint64_t *v;   /* per key */
+    uint64_t *v;   /* per key (P4SEL_VSET: the value set's extern index) */
     uint64_t *m;   /* per key mask (or range hi) */
     uint8_t *kind; /* per key: enum p4_select_kind */
     int next;

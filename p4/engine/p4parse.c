@@ -1055,7 +1055,18 @@ static struct p4ast *local_decl(struct p4parse *p)
     else if (p->tok.kind == P4TOK_KW_TABLE)
         d = table_decl(p);
     else if (p->tok.kind == P4TOK_KW_VALUE_SET) {
-        error_expected(p, "declaration (value_set is not supported)");
+        /* valueSetDecl -> 'value_set' '<' typeRef '>' '(' expr ')' name ';' */
+        d = node(p, P4AST_D_VALUE_SET, p->tok.loc);
+        advance(p);
+        struct p4_loc open = check_next(p, P4TOK_LT);
+        d->a = type_ref(p);
+        check_match(p, P4TOK_GT, P4TOK_LT, open);
+        open = check_next(p, P4TOK_LPAREN);
+        d->b = expr(p);
+        check_match(p, P4TOK_RPAREN, P4TOK_LPAREN, open);
+        d->loc = p->tok.loc;
+        d->name = check_name(p);
+        check_next(p, P4TOK_SEMI);
     } else if (is_type_start_tok(p, &p->tok) || p->tok.kind == P4TOK_KW_ERROR ||
                p->tok.kind == P4TOK_IDENT)
         d = var_decl(p, true);

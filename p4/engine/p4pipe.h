@@ -12,6 +12,7 @@ struct p4_ext_state {
     uint64_t *packets; /* counters */
     uint64_t *bytes;
     struct p4_meter *meters; /* meters */
+    int nvals;               /* value sets: members in use */
 };
 
 struct p4_mc_group {

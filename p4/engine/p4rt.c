@@ -642,6 +642,35 @@ int p4rt_meter_set(struct p4_pipe *pipe, const char *mtr, uint64_t index, uint64
     return 0;
 }
 
+int p4rt_value_set_add(struct p4_pipe *pipe, const char *vset, const char *value, char *err,
+                       size_t errlen)
+{
+    int x = find_extern(pipe, vset, P4EXT_VALUE_SET, "value set", err, errlen);
+    if (x < 0)
+        return -1;
+    const struct p4ir_extern *e = &pipe->prog->externs[x];
+    struct p4_ext_state *es = &pipe->ext[x];
+    if (es->nvals >= e->size)
+        return fail(err, errlen, "value set '%s' is full (size %d)", e->name, e->size);
+    struct p4ir_key k;
+    memset(&k, 0, sizeof(k));
+    k.mk = P4MK_TERNARY;
+    k.width = e->width;
+    k.nw = 1;
+    k.name = e->name;
+    uint64_t v = 0;
+    uint64_t m = 0;
+    uint64_t hi = 0;
+    if (!strstr(value, "&&&") && !strchr(value, '*'))
+        k.mk = P4MK_EXACT;
+    if (parse_key(&k, value, &v, &m, &hi, err, errlen))
+        return -1;
+    es->vals[2 * es->nvals] = v & m;
+    es->vals[2 * es->nvals + 1] = m;
+    es->nvals++;
+    return 0;
+}
+
 static struct p4_mc_group *group(struct p4_pipe *pipe, uint32_t grp)
 {
     for (int i = 0; i < pipe->ngroups; i++) {

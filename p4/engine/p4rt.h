@@ -51,6 +51,10 @@ int p4rt_counter_read(struct p4_pipe *pipe, const char *ctr, uint64_t index, uin
 int p4rt_meter_set(struct p4_pipe *pipe, const char *mtr, uint64_t index, uint64_t cir,
                    uint64_t cburst, uint64_t pir, uint64_t pburst, char *err, size_t errlen);
 
+/* Adds a member to a parser value set: "V" or "V&&&M" (ternary digits like STF keys). */
+int p4rt_value_set_add(struct p4_pipe *pipe, const char *vset, const char *value, char *err,
+                       size_t errlen);
+
 int p4rt_mc_group_create(struct p4_pipe *pipe, uint32_t grp, char *err, size_t errlen);
 /* Node handles are 0, 1, 2, ... in creation order (bmv2). */
 int p4rt_mc_node_create(struct p4_pipe *pipe, uint32_t rid, const uint32_t *ports, int nports,

@@ -2484,6 +2484,26 @@ static void control_locals(struct sem *s, const struct p4ast *locals, struct p4i
         case P4AST_D_INST:
             instantiate(s, l);
             break;
+        case P4AST_D_VALUE_SET: {
+            struct p4ir_extern x;
+            memset(&x, 0, sizeof(x));
+            x.kind = P4EXT_VALUE_SET;
+            x.name = qualify(s, l);
+            x.loc = l->loc;
+            struct p4_type *vt = resolve_type(s, l->a);
+            if (!is_num(vt) || vt->width > 64)
+                err(s, l->a->loc, "value_set elements must be bit<W> (W <= 64)");
+            x.width = vt->width ? vt->width : 1;
+            x.nw = 1;
+            struct p4_big v;
+            x.size = 0;
+            if (const_int(s, l->b, &v))
+                x.size = (int)(v.w[0] > 4096 ? 4096 : v.w[0]);
+            P4_PUSH(s->prog->externs, s->prog->nexterns, s->prog->capexterns, x);
+            struct sym *y = declare(s, l->name, SYM_EXTERN_INST, l->loc);
+            y->ext = s->prog->nexterns - 1;
+            break;
+        }
         case P4AST_D_ACTION: {
             struct p4ir_callable *fn = lower_action(s, l);
             struct sym *y = declare(s, l->name, SYM_ACTION, l->loc);
@@ -2634,6 +2654,18 @@ static void select_case(struct sem *s, struct p4ir_state *st, int ci, const stru
         if (e->kind == P4AST_E_DEFAULT) {
             pc->kind[i] = P4SEL_DEFAULT;
             continue;
+        }
+        if (e->kind == P4AST_E_NAME) {
+            struct sym *y = lookup(s, e->name);
+            if (y && y->kind == SYM_EXTERN_INST &&
+                s->prog->externs[y->ext].kind == P4EXT_VALUE_SET) {
+                if (s->prog->externs[y->ext].width != t->width)
+                    err(s, e->loc, "value set '%s' holds bit<%d> values, the key is %d bits",
+                        e->name, s->prog->externs[y->ext].width, t->width);
+                pc->kind[i] = P4SEL_VSET;
+                pc->v[i] = (uint64_t)y->ext;
+                continue;
+            }
         }
         const struct p4ast *va = e->kind == P4AST_E_MASK || e->kind == P4AST_E_RANGE ? e->a : e;
         struct p4ir_expr *v = fold(s, coerce(s, lower_expr(s, va), t, "select case"));

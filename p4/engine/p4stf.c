@@ -785,6 +785,18 @@ static void command(struct stf *s, char *line)
         if (need_u64(s, &p, "group", &a) && need_u64(s, &p, "node handle", &b) &&
             p4rt_mc_node_associate(s->pipe, (uint32_t)a, (int)b, err, sizeof(err)))
             stf_error(s, cmd, "%s", err);
+    } else if (!strcasecmp(kw, "value_set_add")) {
+        /* value_set_add NAME VALUE (ddlsim extension) */
+        const char *t = token(&p, &n);
+        char name[256];
+        snprintf(name, sizeof(name), "%.*s", (int)n, t);
+        const char *vt = token(&p, &n);
+        char val[256];
+        snprintf(val, sizeof(val), "%.*s", (int)(n < 255 ? n : 255), vt);
+        if (!n)
+            stf_error(s, vt, "expected a value");
+        else if (p4rt_value_set_add(s->pipe, name, val, err, sizeof(err)))
+            stf_error(s, t, "%s", err);
     } else if (!strcasecmp(kw, "mirroring_add")) {
         if (need_u64(s, &p, "session", &a) && need_u64(s, &p, "port", &b) &&
             p4rt_mirror_add(s->pipe, (uint32_t)a, (uint32_t)b, err, sizeof(err)))

@@ -1275,6 +1275,13 @@ void p4vm_run_parser(struct p4vm *vm)
                 case P4SEL_RANGE:
                     ok = keys[i] >= pc->v[i] && keys[i] <= pc->m[i];
                     break;
+                case P4SEL_VSET: {
+                    const struct p4_ext_state *es = &vm->pipe->ext[pc->v[i]];
+                    ok = false;
+                    for (int k = 0; k < es->nvals && !ok; k++)
+                        ok = (keys[i] & es->vals[2 * k + 1]) == es->vals[2 * k];
+                    break;
+                }
                 default:
                     break;
                 }
