@@ -341,6 +341,11 @@ static struct p4_type *resolve_type(struct sem *s, const struct p4ast *t)
             err(s, t->loc, "unknown type '%s'", t->name);
             return bit_type(s, 32, false);
         }
+        if (y->kind == SYM_TYPE && !y->type) {
+            /* declared, but its own layout is not finished: it contains itself */
+            err(s, t->loc, "type '%s' is used inside its own declaration", t->name);
+            return bit_type(s, 32, false);
+        }
         if (y->kind == SYM_TYPE)
             return y->type;
         if (y->kind == SYM_EXTERN_TYPE || y->kind == SYM_PACKAGE || y->kind == SYM_CONTROL_DECL ||

@@ -823,6 +823,8 @@ static void command(struct stf *s, char *line)
         int64_t d;
         if (!parse_duration(t, n, &d))
             stf_error(s, t, "expected a duration like 10us");
+        else if (d > INT64_MAX / 2 - s->now_ps)
+            stf_error(s, t, "time_advance goes past the end of simulated time");
         else
             s->now_ps += d;
     } else if (!strcasecmp(kw, "set_queue_depth")) {
