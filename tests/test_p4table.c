@@ -70,6 +70,56 @@ static void test_p4table_lpm_longest_prefix(void **state)
     p4table_fini(&f.t);
 }
 
+/* lpm with an exact key (indexed by prefix length): both must match; duplicates are refused;
+ * removing the longest prefix exposes the next; many /32s stay O(1) to look up. */
+static void test_p4table_lpm_with_exact(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup_table(&f, P4MK_LPM, 2, P4MK_EXACT);
+    uint64_t d;
+    uint64_t v[2];
+    uint64_t m[2];
+    int handles[3];
+    const uint64_t pfx[3][3] = {{0x0A000000, 0xFF000000, 8},
+                                {0x0A010000, 0xFFFF0000, 16},
+                                {0x0A010100, 0xFFFFFF00, 24}};
+    for (int i = 0; i < 3; i++) {
+        v[0] = pfx[i][0];
+        v[1] = 7;
+        m[0] = pfx[i][1];
+        m[1] = 0xffff;
+        d = pfx[i][2];
+        handles[i] = p4table_add(&f.t, v, m, NULL, 0, 0, &d);
+        assert_true(handles[i] >= 0);
+    }
+    v[0] = 0x0A010100;
+    v[1] = 7;
+    m[0] = 0xFFFFFF00;
+    assert_int_equal(p4table_add(&f.t, v, m, NULL, 0, 0, &d), -1); /* duplicate */
+    v[0] = 0x0A0101FF;                                              /* same prefix, other bits */
+    assert_int_equal(p4table_add(&f.t, v, m, NULL, 0, 0, &d), -1);
+    assert_int_equal(lookup(&f, 0x0A010105, 7), 24);
+    assert_int_equal(lookup(&f, 0x0A010105, 8), -1); /* the exact key differs */
+    assert_int_equal(lookup(&f, 0x0A0102FF, 7), 16);
+    assert_int_equal(p4table_remove(&f.t, handles[2]), 0);
+    assert_int_equal(lookup(&f, 0x0A010105, 7), 16);
+    assert_int_equal(p4table_remove(&f.t, handles[1]), 0);
+    assert_int_equal(lookup(&f, 0x0A010105, 7), 8);
+    p4table_fini(&f.t);
+
+    setup_table(&f, P4MK_LPM, 1, P4MK_EXACT);
+    f.ir.size = 0; /* unbounded */
+    for (uint64_t h = 0; h < 5000; h++)
+        add(&f, 0x0A000000 | h, 0xFFFFFFFF, 0, h);
+    add(&f, 0x0A000000, 0xFF000000, 0, 99999);
+    for (uint64_t h = 0; h < 5000; h += 97)
+        assert_int_equal(lookup(&f, 0x0A000000 | h, 0), (int)h);
+    assert_int_equal(lookup(&f, 0x0AFFFFFF, 0), 99999);
+    assert_int_equal(f.t.nlevels, 2);
+    p4table_fini(&f.t);
+}
+
 static void test_p4table_ternary_priority(void **state)
 {
     (void)state;
@@ -155,6 +205,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_p4table_lpm_longest_prefix),
+        cmocka_unit_test(test_p4table_lpm_with_exact),
         cmocka_unit_test(test_p4table_ternary_priority),
         cmocka_unit_test(test_p4table_exact_hash),
         cmocka_unit_test(test_p4table_range),

@@ -44,6 +44,10 @@ void p4table_fini(struct p4table *t)
 {
     for (int i = 0; i < t->n; i++)
         free_entry(t->entries[i]);
+    for (int i = 0; i < t->nlevels; i++)
+        free(t->levels[i].mask);
+    free(t->levels);
+    free(t->lpm_index);
     free(t->entries);
     free(t->index);
     free(t->default_data);
@@ -89,6 +93,104 @@ static void index_rebuild(struct p4table *t)
         index_insert(t, i);
 }
 
+/* --- lpm-only index --- */
+
+static uint64_t lpm_hash(const uint64_t *v, int n, int priority)
+{
+    return key_hash(v, n) ^ ((uint64_t)priority * 0x9e3779b97f4a7c15ULL);
+}
+
+static void lpm_insert(struct p4table *t, struct p4table_entry *e)
+{
+    size_t m = (size_t)t->lpm_cap - 1;
+    for (size_t i = lpm_hash(e->value, t->key_words, e->priority) & m;; i = (i + 1) & m) {
+        if (!t->lpm_index[i]) {
+            t->lpm_index[i] = e;
+            return;
+        }
+    }
+}
+
+static void lpm_rebuild(struct p4table *t)
+{
+    int cap = 16;
+    while (cap < 2 * (t->n + 1))
+        cap *= 2;
+    free(t->lpm_index);
+    t->lpm_index = p4util_calloc((size_t)cap, sizeof(*t->lpm_index));
+    t->lpm_cap = cap;
+    for (int i = 0; i < t->n; i++)
+        lpm_insert(t, t->entries[i]);
+}
+
+/* The entry with exactly this masked value and prefix length, or NULL. */
+static struct p4table_entry *lpm_find(const struct p4table *t, const uint64_t *v, int priority)
+{
+    if (!t->lpm_cap)
+        return NULL;
+    size_t n = (size_t)t->key_words * 8;
+    size_t m = (size_t)t->lpm_cap - 1;
+    for (size_t i = lpm_hash(v, t->key_words, priority) & m;; i = (i + 1) & m) {
+        struct p4table_entry *e = t->lpm_index[i];
+        if (!e)
+            return NULL;
+        if (e->priority == priority && memcmp(e->value, v, n) == 0)
+            return e;
+    }
+}
+
+static void level_add(struct p4table *t, int priority, const uint64_t *mask)
+{
+    int i = 0;
+    while (i < t->nlevels && t->levels[i].priority > priority)
+        i++;
+    if (i < t->nlevels && t->levels[i].priority == priority) {
+        t->levels[i].count++;
+        return;
+    }
+    t->levels = p4util_realloc(t->levels, (size_t)(t->nlevels + 1) * sizeof(*t->levels));
+    memmove(t->levels + i + 1, t->levels + i, (size_t)(t->nlevels - i) * sizeof(*t->levels));
+    t->levels[i].priority = priority;
+    t->levels[i].count = 1;
+    t->levels[i].mask = p4util_malloc((size_t)t->key_words * 8);
+    memcpy(t->levels[i].mask, mask, (size_t)t->key_words * 8);
+    t->nlevels++;
+}
+
+static void level_remove(struct p4table *t, int priority)
+{
+    for (int i = 0; i < t->nlevels; i++) {
+        if (t->levels[i].priority == priority && --t->levels[i].count == 0) {
+            free(t->levels[i].mask);
+            memmove(t->levels + i, t->levels + i + 1,
+                    (size_t)(t->nlevels - i - 1) * sizeof(*t->levels));
+            t->nlevels--;
+            return;
+        }
+    }
+}
+
+#define LPM_MAX_WORDS 64 /* wider keys fall back to a scan */
+
+static struct p4table_entry *lpm_lookup(const struct p4table *t, const uint64_t *key)
+{
+    uint64_t v[LPM_MAX_WORDS];
+    for (int l = 0; l < t->nlevels; l++) {
+        const uint64_t *mask = t->levels[l].mask;
+        for (int i = 0; i < t->key_words; i++)
+            v[i] = key[i] & mask[i];
+        struct p4table_entry *e = lpm_find(t, v, t->levels[l].priority);
+        if (e)
+            return e;
+    }
+    return NULL;
+}
+
+static bool lpm_indexed(const struct p4table *t)
+{
+    return t->lpm_only && t->key_words <= LPM_MAX_WORDS;
+}
+
 static int lpm_len(const struct p4table *t, const uint64_t *mask)
 {
     int n = 0;
@@ -115,7 +217,14 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
     int dw = t->ir->actions[action].data_words;
     if (t->n >= t->ir->size && t->ir->size > 0)
         return -1;
-    for (int i = 0; i < t->n; i++) {
+    if (lpm_indexed(t)) { /* duplicate: the same masked value at the same prefix length */
+        uint64_t v[LPM_MAX_WORDS];
+        for (int i = 0; i < kw; i++)
+            v[i] = value[i] & mask[i];
+        if (lpm_find(t, v, lpm_len(t, mask)))
+            return -1;
+    }
+    for (int i = 0; !lpm_indexed(t) && i < t->n; i++) {
         const struct p4table_entry *o = t->entries[i];
         if ((t->exact_only || t->lpm_only || o->priority == priority) &&
             same_key(t, o, value, mask, hi))
@@ -166,6 +275,13 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
         else
             index_insert(t, t->n - 1);
     }
+    if (lpm_indexed(t)) {
+        level_add(t, e->priority, e->mask);
+        if (2 * (t->n + 1) > t->lpm_cap)
+            lpm_rebuild(t);
+        else
+            lpm_insert(t, e);
+    }
     return e->handle;
 }
 
@@ -173,10 +289,14 @@ int p4table_remove(struct p4table *t, int handle)
 {
     for (int i = 0; i < t->n; i++) {
         if (t->entries[i]->handle == handle) {
+            if (lpm_indexed(t))
+                level_remove(t, t->entries[i]->priority);
             free_entry(t->entries[i]);
             memmove(t->entries + i, t->entries + i + 1, (size_t)(t->n - i - 1) * sizeof(void *));
             t->n--;
             index_rebuild(t);
+            if (lpm_indexed(t))
+                lpm_rebuild(t);
             return 0;
         }
     }
@@ -243,6 +363,8 @@ struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *ke
                 return t->entries[ei];
         }
     }
+    if (lpm_indexed(t))
+        return lpm_lookup(t, key);
     for (int i = 0; i < t->n; i++) {
         if (matches(t, t->entries[i], key))
             return t->entries[i];

@@ -35,6 +35,12 @@ struct p4table_entry {
     struct p4_meter meter; /* direct meter */
 };
 
+struct p4table_level {
+    int priority;    /* total mask bits */
+    int count;       /* entries of this length */
+    uint64_t *mask;  /* key_words words */
+};
+
 struct p4table {
     const struct p4ir_table *ir;
     int key_words;
@@ -46,6 +52,12 @@ struct p4table {
     int cap;
     int *index;         /* exact-only: open addressing over entries (-1 empty) */
     int index_cap;      /* power of two */
+    /* lpm-only: every entry hashed by (masked value, prefix length); a lookup probes each
+     * prefix length present, longest first (entries of one length share one mask) */
+    struct p4table_entry **lpm_index; /* open addressing, NULL empty; power-of-two size */
+    int lpm_cap;
+    struct p4table_level *levels; /* distinct prefix lengths, longest first */
+    int nlevels;
     int default_action; /* -1: no action */
     uint64_t *default_data;
     int next_handle;
