@@ -159,6 +159,16 @@ struct StarCfg
     uint32_t mtu = 1500;       // ddlsim IP MTU; the ns-3 device MTU is mtu + kEthHdr
     uint64_t bufferBytes = 0;  // switch shared buffer, 0 = unlimited
     uint32_t ecnKPkts = 0;     // switch ECN threshold, packets waiting (0 = off)
+
+    // The options every program takes (ecn: also the ECN threshold).
+    void AddTo(CommandLine& cmd, bool ecn)
+    {
+        cmd.AddValue("rate", "link rate", rate);
+        cmd.AddValue("delay", "link propagation delay", delay);
+        cmd.AddValue("buffer", "switch shared buffer, bytes (0 = unlimited)", bufferBytes);
+        if (ecn)
+            cmd.AddValue("ecn_kmin", "switch ECN threshold, packets waiting (0 = off)", ecnKPkts);
+    }
 };
 
 struct Star
@@ -281,6 +291,24 @@ class Json
     std::ostringstream m_s;
     bool m_first = true;
 };
+
+// The fields every result starts with; ResultEnd closes, writes and tears down.
+inline void ResultBegin(Json& j)
+{
+    j.Open('{');
+    j.Key("simulator");
+    j.Str("ns-3.37");
+    j.KV("end_time_ps", Simulator::Now().GetPicoSeconds());
+    j.KV("events", Simulator::GetEventCount());
+}
+
+inline int ResultEnd(Json& j, const std::string& out)
+{
+    j.Close('}');
+    j.WriteTo(out);
+    Simulator::Destroy();
+    return 0;
+}
 
 // Per-flow receive statistics, in ddlsim's terms (payload bytes without the kEthHdr stand-in).
 struct FlowStats

@@ -18,10 +18,7 @@ int main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("workers", "number of workers", workers);
     cmd.AddValue("bytes", "G: payload bytes each worker pushes and pulls (ddlsim bytes)", bytes);
-    cmd.AddValue("rate", "link rate", c.rate);
-    cmd.AddValue("delay", "link propagation delay", c.delay);
-    cmd.AddValue("buffer", "switch shared buffer, bytes (0 = unlimited)", c.bufferBytes);
-    cmd.AddValue("ecn_kmin", "switch ECN threshold, packets waiting (0 = off)", c.ecnKPkts);
+    c.AddTo(cmd, true);
     cmd.AddValue("out", "JSON result file", out);
     t.AddTo(cmd);
     cmd.Parse(argc, argv);
@@ -75,17 +72,10 @@ int main(int argc, char* argv[])
     for (auto& x : pull)
         all.push_back(std::move(x));
     Json j;
-    j.Open('{');
-    j.Key("simulator");
-    j.Str("ns-3.37");
-    j.KV("end_time_ps", Simulator::Now().GetPicoSeconds());
-    j.KV("events", Simulator::GetEventCount());
+    ResultBegin(j);
     j.KV("push_done_ps", pushDonePs);
     WriteTransfers(j, all);
     WritePort(j, "bottleneck", s.swQd[ps]);
     j.KV("peak_buffer_bytes", s.swBuf->peakBytes);
-    j.Close('}');
-    j.WriteTo(out);
-    Simulator::Destroy();
-    return 0;
+    return ResultEnd(j, out);
 }

@@ -18,10 +18,7 @@ int main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("senders", "number of senders", senders);
     cmd.AddValue("bytes", "payload bytes per sender (ddlsim bytes)", bytes);
-    cmd.AddValue("rate", "link rate", c.rate);
-    cmd.AddValue("delay", "link propagation delay", c.delay);
-    cmd.AddValue("buffer", "switch shared buffer, bytes (0 = unlimited)", c.bufferBytes);
-    cmd.AddValue("ecn_kmin", "switch ECN threshold, packets waiting (0 = off)", c.ecnKPkts);
+    c.AddTo(cmd, true);
     cmd.AddValue("out", "JSON result file", out);
     t.AddTo(cmd);
     cmd.Parse(argc, argv);
@@ -52,16 +49,9 @@ int main(int argc, char* argv[])
     Simulator::Run();
 
     Json j;
-    j.Open('{');
-    j.Key("simulator");
-    j.Str("ns-3.37");
-    j.KV("end_time_ps", Simulator::Now().GetPicoSeconds());
-    j.KV("events", Simulator::GetEventCount());
+    ResultBegin(j);
     WriteTransfers(j, xs);
     WritePort(j, "bottleneck", s.swQd[rx]);
     j.KV("peak_buffer_bytes", s.swBuf->peakBytes);
-    j.Close('}');
-    j.WriteTo(out);
-    Simulator::Destroy();
-    return 0;
+    return ResultEnd(j, out);
 }

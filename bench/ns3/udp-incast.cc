@@ -96,10 +96,8 @@ int main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("senders", "number of senders", senders);
     cmd.AddValue("bytes", "UDP payload bytes per sender (ddlsim bytes)", bytes);
-    cmd.AddValue("rate", "link rate", c.rate);
-    cmd.AddValue("delay", "link propagation delay", c.delay);
+    c.AddTo(cmd, false);
     cmd.AddValue("mtu", "IP MTU as ddlsim counts it (device MTU = mtu + 14)", c.mtu);
-    cmd.AddValue("buffer", "switch shared buffer, bytes (0 = unlimited)", c.bufferBytes);
     cmd.AddValue("out", "JSON result file", out);
     cmd.Parse(argc, argv);
 
@@ -130,16 +128,9 @@ int main(int argc, char* argv[])
     Simulator::Run();
 
     Json j;
-    j.Open('{');
-    j.Key("simulator");
-    j.Str("ns-3.37");
-    j.KV("end_time_ps", Simulator::Now().GetPicoSeconds());
-    j.KV("events", Simulator::GetEventCount());
+    ResultBegin(j);
     WriteFlows(j, flows);
     WritePort(j, "bottleneck", s.swQd[rx]);
     j.KV("peak_buffer_bytes", s.swBuf->peakBytes);
-    j.Close('}');
-    j.WriteTo(out);
-    Simulator::Destroy();
-    return 0;
+    return ResultEnd(j, out);
 }
