@@ -137,8 +137,9 @@ static int cmd_check(int argc, char **argv)
         diag_init(&d, stderr);
         struct scenario *sc = scenario_load(a.file, &a.opts, &d);
         if (sc) {
-            printf("%s: ok (%u hosts, %u switches, %u flows)\n", a.file, sc->nhosts,
-                   sc->nswitches, sc->nflows);
+            printf("%s: ok (%u host%s, %u switch%s, %u flow%s)\n", a.file, sc->nhosts,
+                   sc->nhosts == 1 ? "" : "s", sc->nswitches, sc->nswitches == 1 ? "" : "es",
+                   sc->nflows, sc->nflows == 1 ? "" : "s");
             scenario_destroy(sc);
         } else {
             fprintf(stderr, "%s: %d error%s\n", a.file, diag_count(&d),

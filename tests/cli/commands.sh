@@ -9,7 +9,7 @@ out=$("$bin" run configs/demo.yaml --out "$tmp/demo")
 grep -q 'urgent .* 200000 .* 200000 ' <<<"$out"
 grep -q 's0:7>h7' <<<"$out"
 python3 -c "import json,sys; d=json.load(open('$tmp/demo/summary.json')); assert d['total_drops'] > 0"
-"$bin" check configs/demo.yaml | grep -q 'ok (8 hosts, 1 switches, 6 flows)'
+"$bin" check configs/demo.yaml | grep -q 'ok (8 hosts, 1 switch, 6 flows)'
 "$bin" check configs/incast.yaml --set topology.hosts=20 | grep -q '20 hosts'
 for k in scenario topology link host switch output udp; do
     "$bin" describe "$k" | grep -q 'parameter'
