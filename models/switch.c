@@ -242,13 +242,20 @@ void switch_finish_ports(struct sw *sw)
 
 void switch_set_route(struct sw *sw, uint32_t host, const uint32_t *ports, uint32_t n)
 {
+    /* The builder adds one host at a time: grow geometrically, or building a large fabric
+     * copies every table once per host. */
     if (host >= sw->nroutes) {
-        uint32_t nn = host + 1;
-        sw->routes = xrealloc(sw->routes, nn * sizeof(*sw->routes));
-        memset(sw->routes + sw->nroutes, 0, (nn - sw->nroutes) * sizeof(*sw->routes));
-        sw->nroutes = nn;
+        if (host >= sw->routes_cap) {
+            sw->routes_cap = MAX(host + 1, 2 * sw->routes_cap);
+            sw->routes = xrealloc(sw->routes, sw->routes_cap * sizeof(*sw->routes));
+        }
+        memset(sw->routes + sw->nroutes, 0, (host + 1 - sw->nroutes) * sizeof(*sw->routes));
+        sw->nroutes = host + 1;
     }
-    sw->nexthops = xrealloc(sw->nexthops, (sw->nnexthops + n) * sizeof(*sw->nexthops));
+    if (sw->nnexthops + n > sw->nexthops_cap) {
+        sw->nexthops_cap = MAX(sw->nnexthops + n, 2 * sw->nexthops_cap);
+        sw->nexthops = xrealloc(sw->nexthops, sw->nexthops_cap * sizeof(*sw->nexthops));
+    }
     memcpy(sw->nexthops + sw->nnexthops, ports, n * sizeof(*ports));
     sw->routes[host] = (struct switch_route){sw->nnexthops, n};
     sw->nnexthops += n;

@@ -66,8 +66,10 @@ struct sw {
     void *stage_ud; /* the stage's state (struct p4switch) */
     struct switch_route *routes; /* indexed by destination host index */
     uint32_t nroutes;
+    uint32_t routes_cap;
     uint32_t *nexthops;
     uint32_t nnexthops;
+    uint32_t nexthops_cap;
     uint32_t salt; /* ECMP hash salt */
     uint64_t rx_pkts;
     uint64_t no_route_drops; /* no route, or a port the switch does not have */

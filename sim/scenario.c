@@ -325,36 +325,50 @@ static void compute_routes(struct builder *b)
 {
     struct scenario *sc = b->sc;
     uint32_t nn = (uint32_t)b->topo.nnodes;
+    /* Neighbour ids in port order, flat (one search per host walks every port: chasing
+     * port -> peer -> node pointers there dominated building a large fabric). */
+    uint32_t *adj_off = xcalloc(nn + 1, sizeof(*adj_off));
+    bool *is_switch = xcalloc(nn, sizeof(*is_switch));
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        struct node *n = sc->nodes[i];
+        adj_off[n->id + 1] = n->nports;
+        is_switch[n->id] = node_is_switch(n);
+    }
+    for (uint32_t i = 0; i < nn; i++)
+        adj_off[i + 1] += adj_off[i];
+    uint32_t *adj = xmalloc((adj_off[nn] + 1) * sizeof(*adj));
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        struct node *n = sc->nodes[i];
+        for (uint32_t p = 0; p < n->nports; p++)
+            adj[adj_off[n->id] + p] = n->ports[p]->peer->node->id;
+    }
     uint32_t *dist = xmalloc(nn * sizeof(*dist));
     uint32_t *queue = xmalloc(nn * sizeof(*queue));
-    struct node **by_id = xcalloc(nn, sizeof(*by_id));
     uint32_t *hops = xmalloc(256 * sizeof(*hops));
     uint32_t hops_cap = 256;
-    for (uint32_t i = 0; i < sc->nnodes; i++)
-        by_id[sc->nodes[i]->id] = sc->nodes[i];
     for (uint32_t hi = 0; hi < sc->nhosts; hi++) {
-        struct host *dst = sc->hosts[hi];
+        uint32_t dst = sc->hosts[hi]->node.id;
         for (uint32_t i = 0; i < nn; i++)
             dist[i] = UINT32_MAX;
         uint32_t qh = 0;
         uint32_t qt = 0;
-        dist[dst->node.id] = 0;
-        queue[qt++] = dst->node.id;
+        dist[dst] = 0;
+        queue[qt++] = dst;
         while (qh < qt) {
-            struct node *n = by_id[queue[qh++]];
-            if (n != &dst->node && !node_is_switch(n))
-                continue;
-            for (uint32_t p = 0; p < n->nports; p++) {
-                struct node *m = n->ports[p]->peer->node;
-                if (dist[m->id] == UINT32_MAX) {
-                    dist[m->id] = dist[n->id] + 1;
-                    queue[qt++] = m->id;
+            uint32_t n = queue[qh++];
+            if (n != dst && !is_switch[n])
+                continue; /* hosts never forward */
+            for (uint32_t e = adj_off[n]; e < adj_off[n + 1]; e++) {
+                if (dist[adj[e]] == UINT32_MAX) {
+                    dist[adj[e]] = dist[n] + 1;
+                    queue[qt++] = adj[e];
                 }
             }
         }
         for (uint32_t si = 0; si < sc->nswitches; si++) {
             struct sw *s = sc->switches[si];
-            if (dist[s->node.id] == UINT32_MAX)
+            uint32_t id = s->node.id;
+            if (dist[id] == UINT32_MAX)
                 continue;
             if (s->node.nports > hops_cap) {
                 hops_cap = s->node.nports;
@@ -362,16 +376,18 @@ static void compute_routes(struct builder *b)
             }
             uint32_t n = 0;
             for (uint32_t p = 0; p < s->node.nports; p++) {
-                if (dist[s->node.ports[p]->peer->node->id] + 1 == dist[s->node.id])
+                if (dist[adj[adj_off[id] + p]] + 1 == dist[id])
                     hops[n++] = p;
             }
             switch_set_route(s, hi, hops, n);
         }
     }
     free(hops);
-    free(by_id);
     free(queue);
     free(dist);
+    free(adj);
+    free(is_switch);
+    free(adj_off);
 }
 
 /* Follows the installed routes (first next hop) from src; true when they reach dst. */
