@@ -624,7 +624,19 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
             /* an entry the scenario gave for this destination takes precedence */
             if (strstr(err, "duplicate entry"))
                 continue;
-            diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
+            if (strstr(err, "is full")) {
+                uint32_t need = 0;
+                for (uint32_t i = 0; i < sw->nroutes; i++)
+                    need += sw->routes[i].n > 0;
+                diag_error(d, loc,
+                           "switch '%s': cannot install routes: %s (the topology needs %u "
+                           "routes here; raise the table's size in the program, or use "
+                           "program: none)",
+                           sw->node.name, err, need);
+            } else {
+                diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name,
+                           err);
+            }
             return 1;
         }
     }
