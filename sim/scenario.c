@@ -318,76 +318,115 @@ static void check_hosts(struct builder *b)
     }
 }
 
-/* Shortest-path routes with ECMP: a breadth-first search from each destination host over
- * switches (hosts never forward); a switch's next hops toward the host are the ports whose
- * peer is one hop closer. */
+/* Shortest-path routes with ECMP. Hosts never forward and have one link, so every host behind
+ * the same switch s has the same routes as s except at s itself, where the route is the port
+ * to the host: one breadth-first search over switches from each switch with hosts suffices. A
+ * switch's next hops toward s are the ports whose peer switch is one hop closer. */
+struct route_graph {
+    uint32_t *adj_off; /* neighbour ids of node i: adj[adj_off[i] .. adj_off[i + 1]) */
+    uint32_t *adj;     /* in port order */
+    int32_t *host_of;  /* node id -> host index, -1 for switches */
+};
+
+static void route_graph_init(struct route_graph *g, struct scenario *sc, uint32_t nn)
+{
+    g->adj_off = xcalloc(nn + 1, sizeof(*g->adj_off));
+    g->host_of = xmalloc(nn * sizeof(*g->host_of));
+    for (uint32_t i = 0; i < nn; i++)
+        g->host_of[i] = -1;
+    for (uint32_t i = 0; i < sc->nnodes; i++)
+        g->adj_off[sc->nodes[i]->id + 1] = sc->nodes[i]->nports;
+    for (uint32_t i = 0; i < sc->nhosts; i++)
+        g->host_of[sc->hosts[i]->node.id] = (int32_t)i;
+    for (uint32_t i = 0; i < nn; i++)
+        g->adj_off[i + 1] += g->adj_off[i];
+    g->adj = xmalloc((g->adj_off[nn] + 1) * sizeof(*g->adj));
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        struct node *n = sc->nodes[i];
+        for (uint32_t p = 0; p < n->nports; p++)
+            g->adj[g->adj_off[n->id] + p] = n->ports[p]->peer->node->id;
+    }
+}
+
+static void route_graph_fini(struct route_graph *g)
+{
+    free(g->adj_off);
+    free(g->adj);
+    free(g->host_of);
+}
+
+/* Hop counts over switches from switch `src` (UINT32_MAX: unreachable, and every host). */
+static void switch_distances(const struct route_graph *g, uint32_t nn, uint32_t src,
+                             uint32_t *dist, uint32_t *queue)
+{
+    for (uint32_t i = 0; i < nn; i++)
+        dist[i] = UINT32_MAX;
+    uint32_t qh = 0;
+    uint32_t qt = 0;
+    dist[src] = 0;
+    queue[qt++] = src;
+    while (qh < qt) {
+        uint32_t n = queue[qh++];
+        for (uint32_t e = g->adj_off[n]; e < g->adj_off[n + 1]; e++) {
+            uint32_t m = g->adj[e];
+            if (g->host_of[m] < 0 && dist[m] == UINT32_MAX) {
+                dist[m] = dist[n] + 1;
+                queue[qt++] = m;
+            }
+        }
+    }
+}
+
 static void compute_routes(struct builder *b)
 {
     struct scenario *sc = b->sc;
     uint32_t nn = (uint32_t)b->topo.nnodes;
-    /* Neighbour ids in port order, flat (one search per host walks every port: chasing
-     * port -> peer -> node pointers there dominated building a large fabric). */
-    uint32_t *adj_off = xcalloc(nn + 1, sizeof(*adj_off));
-    bool *is_switch = xcalloc(nn, sizeof(*is_switch));
-    for (uint32_t i = 0; i < sc->nnodes; i++) {
-        struct node *n = sc->nodes[i];
-        adj_off[n->id + 1] = n->nports;
-        is_switch[n->id] = node_is_switch(n);
-    }
-    for (uint32_t i = 0; i < nn; i++)
-        adj_off[i + 1] += adj_off[i];
-    uint32_t *adj = xmalloc((adj_off[nn] + 1) * sizeof(*adj));
-    for (uint32_t i = 0; i < sc->nnodes; i++) {
-        struct node *n = sc->nodes[i];
-        for (uint32_t p = 0; p < n->nports; p++)
-            adj[adj_off[n->id] + p] = n->ports[p]->peer->node->id;
-    }
+    struct route_graph g;
+    route_graph_init(&g, sc, nn);
     uint32_t *dist = xmalloc(nn * sizeof(*dist));
     uint32_t *queue = xmalloc(nn * sizeof(*queue));
-    uint32_t *hops = xmalloc(256 * sizeof(*hops));
-    uint32_t hops_cap = 256;
-    for (uint32_t hi = 0; hi < sc->nhosts; hi++) {
-        uint32_t dst = sc->hosts[hi]->node.id;
-        for (uint32_t i = 0; i < nn; i++)
-            dist[i] = UINT32_MAX;
-        uint32_t qh = 0;
-        uint32_t qt = 0;
-        dist[dst] = 0;
-        queue[qt++] = dst;
-        while (qh < qt) {
-            uint32_t n = queue[qh++];
-            if (n != dst && !is_switch[n])
-                continue; /* hosts never forward */
-            for (uint32_t e = adj_off[n]; e < adj_off[n + 1]; e++) {
-                if (dist[adj[e]] == UINT32_MAX) {
-                    dist[adj[e]] = dist[n] + 1;
-                    queue[qt++] = adj[e];
-                }
+    /* next hops of every switch toward the current s, at the switch's own offset in adj */
+    uint32_t *hops = xmalloc((g.adj_off[nn] + 1) * sizeof(*hops));
+    uint32_t *nhops = xmalloc(sc->nswitches * sizeof(*nhops));
+    for (uint32_t si = 0; si < sc->nswitches; si++) {
+        struct sw *s = sc->switches[si];
+        uint32_t sid = s->node.id;
+        bool has_hosts = false;
+        for (uint32_t e = g.adj_off[sid]; e < g.adj_off[sid + 1]; e++)
+            has_hosts |= g.host_of[g.adj[e]] >= 0;
+        if (!has_hosts)
+            continue;
+        switch_distances(&g, nn, sid, dist, queue);
+        for (uint32_t ti = 0; ti < sc->nswitches; ti++) {
+            uint32_t tid = sc->switches[ti]->node.id;
+            uint32_t *h = hops + g.adj_off[tid];
+            nhops[ti] = 0;
+            if (dist[tid] == UINT32_MAX || tid == sid)
+                continue;
+            for (uint32_t e = g.adj_off[tid]; e < g.adj_off[tid + 1]; e++) {
+                if (dist[g.adj[e]] + 1 == dist[tid])
+                    h[nhops[ti]++] = e - g.adj_off[tid];
             }
         }
-        for (uint32_t si = 0; si < sc->nswitches; si++) {
-            struct sw *s = sc->switches[si];
-            uint32_t id = s->node.id;
-            if (dist[id] == UINT32_MAX)
+        for (uint32_t e = g.adj_off[sid]; e < g.adj_off[sid + 1]; e++) {
+            int32_t hi = g.host_of[g.adj[e]];
+            if (hi < 0)
                 continue;
-            if (s->node.nports > hops_cap) {
-                hops_cap = s->node.nports;
-                hops = xrealloc(hops, hops_cap * sizeof(*hops));
+            uint32_t port = e - g.adj_off[sid];
+            for (uint32_t ti = 0; ti < sc->nswitches; ti++) {
+                struct sw *t = sc->switches[ti];
+                if (t == s)
+                    switch_set_route(t, (uint32_t)hi, &port, 1);
+                else if (dist[t->node.id] != UINT32_MAX)
+                    switch_set_route(t, (uint32_t)hi, hops + g.adj_off[t->node.id], nhops[ti]);
             }
-            uint32_t n = 0;
-            for (uint32_t p = 0; p < s->node.nports; p++) {
-                if (dist[adj[adj_off[id] + p]] + 1 == dist[id])
-                    hops[n++] = p;
-            }
-            switch_set_route(s, hi, hops, n);
         }
     }
+    free(nhops);
     free(hops);
     free(queue);
     free(dist);
-    free(adj);
-    free(is_switch);
-    free(adj_off);
+    route_graph_fini(&g);
 }
 
 /* Follows the installed routes (first next hop) from src; true when they reach dst. */
