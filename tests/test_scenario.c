@@ -255,6 +255,12 @@ static void test_scenario_fat_tree(void **state)
     struct sw *edge = switch_of(scenario_node(sc, "edge0_0"));
     /* an edge switch reaches a host in another pod through both of its aggregation switches */
     assert_int_equal(edge->routes[15].n, 2);
+    /* its own host: the one port that leads to it */
+    assert_int_equal(edge->routes[0].n, 1);
+    uint32_t p0 = edge->nexthops[edge->routes[0].first];
+    assert_ptr_equal(edge->node.ports[p0]->peer->node, scenario_node(sc, "h0"));
+    /* a core switch has one way down to any host */
+    assert_int_equal(switch_of(scenario_node(sc, "core0"))->routes[9].n, 1);
     scenario_run(sc);
     for (uint32_t i = 0; i < sc->nflows; i++)
         assert_true(sc->flows[i]->st.rx_bytes == 300000);
