@@ -595,6 +595,20 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
                    sw->node.name, c->route_table);
         return 1;
     }
+    uint32_t need = 0;
+    for (uint32_t h = 0; h < sw->nroutes; h++)
+        need += sw->routes[h].n > 0;
+    int size = p4rt_table_size(ps->pipe, c->route_table);
+    if (size >= 0 && need > (uint32_t)size) {
+        /* fail before installing thousands of entries (entries the scenario gave count as
+         * routes already there, so only a table smaller than the routes surely fails) */
+        diag_error(d, loc,
+                   "switch '%s': cannot install routes: table '%s' holds %d entries, the "
+                   "topology needs %u routes here (raise the table's size in the program, or "
+                   "use program: none)",
+                   sw->node.name, p4rt_table_name(ps->pipe, c->route_table), size, need);
+        return 1;
+    }
     for (uint32_t h = 0; h < sw->nroutes; h++) {
         const struct switch_route *r = &sw->routes[h];
         if (r->n == 0)
@@ -625,9 +639,6 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
             if (strstr(err, "duplicate entry"))
                 continue;
             if (strstr(err, "is full")) {
-                uint32_t need = 0;
-                for (uint32_t i = 0; i < sw->nroutes; i++)
-                    need += sw->routes[i].n > 0;
                 diag_error(d, loc,
                            "switch '%s': cannot install routes: %s (the topology needs %u "
                            "routes here; raise the table's size in the program, or use "

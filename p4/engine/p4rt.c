@@ -81,6 +81,12 @@ const char *p4rt_table_name(const struct p4_pipe *pipe, const char *table)
     return t < 0 ? NULL : pipe->prog->tables[t]->name;
 }
 
+int p4rt_table_size(const struct p4_pipe *pipe, const char *table)
+{
+    int t = find_table(pipe, table, NULL, 0);
+    return t < 0 ? -1 : pipe->prog->tables[t]->size;
+}
+
 static int find_extern(const struct p4_pipe *pipe, const char *name, enum p4ext_kind kind,
                        const char *what, char *err, size_t errlen)
 {

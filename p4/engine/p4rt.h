@@ -28,6 +28,8 @@ int p4rt_table_set_default(struct p4_pipe *pipe, const char *table, const char *
                            const struct p4rt_kv *args, int nargs, char *err, size_t errlen);
 /* Full name of a table (after suffix matching), or NULL. */
 const char *p4rt_table_name(const struct p4_pipe *pipe, const char *table);
+/* The table's size (entries it can hold), or -1 for an unknown table. */
+int p4rt_table_size(const struct p4_pipe *pipe, const char *table);
 
 /* Introspection for configuration builders (e.g. "does this program have an lpm table on
  * hdr.ipv4.dstAddr and which parameters does its forwarding action take?"). Indexes start at
