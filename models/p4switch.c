@@ -600,8 +600,8 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
         need += sw->routes[h].n > 0;
     int size = p4rt_table_size(ps->pipe, c->route_table);
     if (size >= 0 && need > (uint32_t)size) {
-        /* fail before installing thousands of entries (entries the scenario gave count as
-         * routes already there, so only a table smaller than the routes surely fails) */
+        /* fail before installing thousands of entries; a table the routes alone fit in can
+         * still fill up with the scenario's own entries, which the loop below reports */
         diag_error(d, loc,
                    "switch '%s': cannot install routes: table '%s' holds %d entries, the "
                    "topology needs %u routes here (raise the table's size in the program, or "
@@ -638,16 +638,7 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
             /* an entry the scenario gave for this destination takes precedence */
             if (strstr(err, "duplicate entry"))
                 continue;
-            if (strstr(err, "is full")) {
-                diag_error(d, loc,
-                           "switch '%s': cannot install routes: %s (the topology needs %u "
-                           "routes here; raise the table's size in the program, or use "
-                           "program: none)",
-                           sw->node.name, err, need);
-            } else {
-                diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name,
-                           err);
-            }
+            diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
             return 1;
         }
     }
