@@ -6,8 +6,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "models/tp_tcp.h"
-#include "sim/scenario.h"
+#include "models/transport/tcp.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 static double wall_s(void)

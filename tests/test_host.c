@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "models/host.h"
+#include "models/net/host.h"
 #include "sim/param.h"
 
 static void noop_recv(struct endpoint *ep, struct host *h, struct pkt *p)

@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-#include "models/pfc.h"
-#include "sim/scenario.h"
+#include "models/net/pfc.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 static struct scenario *load(const char *yaml)

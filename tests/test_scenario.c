@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/scenario.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 #define RATE_BPS 10000000000ULL /* 10 Gbps */

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/tcp_hdr.h"
-#include "models/tp_tcp.h"
-#include "sim/scenario.h"
+#include "models/transport/tcp_hdr.h"
+#include "models/transport/tcp.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 /* ------------------------------------------------------------ helpers */

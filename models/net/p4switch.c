@@ -1,0 +1,646 @@
+#include "models/net/p4switch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "p4/engine/p4rt.h"
+#include "sim/util.h"
+
+#define P4SW_MAX_PASSES 8 /* resubmissions + recirculations of one packet */
+
+/* A packet's P4 state between ingress and egress (or carried into a resubmission). */
+struct p4st {
+    struct pkt_ext ext;
+    struct p4switch *owner;
+    uint8_t passes; /* resubmits and recirculations so far */
+    int fl;         /* resubmit/recirculate: field list the next pass preserves (-1: none) */
+    uint64_t state[]; /* p4_prog_state_bytes, 8-byte aligned */
+};
+
+struct p4switch {
+    struct sw *sw;
+    const struct p4_prog *prog;
+    struct p4_pipe *pipe;
+    struct pool states;
+    uint8_t out[PKT_HDR_MAX];
+    uint64_t overflow_drops; /* deparsed headers larger than a packet holds */
+    uint64_t pass_drops;     /* too many resubmits/recirculations */
+};
+
+/* --- programs --- */
+
+const char *p4switch_include_dir(char *buf, size_t n)
+{
+    const char *env = getenv("DDLSIM_P4_INCLUDE");
+    if (env && *env)
+        return env;
+    if (access("p4/include/v1model.p4", R_OK) == 0)
+        return "p4/include";
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        /* build/ddlsim, build/tests/x, build/asan/tests/x: look up to three levels up */
+        for (int up = 0; up < 4; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            snprintf(buf, n, "%s/p4/include", exe);
+            char probe[4200];
+            snprintf(probe, sizeof(probe), "%s/v1model.p4", buf);
+            if (access(probe, R_OK) == 0)
+                return buf;
+        }
+    }
+    return "p4/include";
+}
+
+void p4switch_programs_free(struct p4switch_programs *ps)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        free(ps->paths[i]);
+        p4_prog_free(ps->progs[i]);
+    }
+    free(ps->paths);
+    free(ps->progs);
+    memset(ps, 0, sizeof(*ps));
+}
+
+static char *resolve(const char *spec, const char *scenario_file, const char *inc)
+{
+    size_t len = strlen(spec);
+    if (!strchr(spec, '/') && (len < 3 || strcmp(spec + len - 3, ".p4") != 0))
+        return xasprintf("%s/../programs/%s.p4", inc, spec);
+    if (spec[0] == '/')
+        return xstrdup(spec);
+    const char *slash = strrchr(scenario_file, '/');
+    char *rel = slash ? xasprintf("%.*s/%s", (int)(slash - scenario_file), scenario_file, spec)
+                      : xstrdup(spec);
+    if (access(rel, R_OK) == 0)
+        return rel;
+    free(rel);
+    return xstrdup(spec);
+}
+
+struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
+                                 const char *scenario_file, struct src_loc loc, struct diag *d)
+{
+    char incbuf[4200];
+    const char *inc = p4switch_include_dir(incbuf, sizeof(incbuf));
+    char *path = resolve(spec, scenario_file, inc);
+    for (size_t i = 0; i < ps->n; i++) {
+        if (strcmp(ps->paths[i], path) == 0) {
+            free(path);
+            return ps->progs[i];
+        }
+    }
+    if (access(path, R_OK) != 0) {
+        diag_error(d, loc, "P4 program '%s' not found (%s: %s)", spec, path, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    int nerr = 0;
+    struct p4_prog *prog = p4_prog_load(path, inc, d->out ? d->out : stderr, &nerr);
+    if (!prog) {
+        d->errors += nerr > 0 ? nerr : 1;
+        diag_error(d, loc, "P4 program '%s' has errors (listed above)", spec);
+        free(path);
+        return NULL;
+    }
+    ps->paths = xrealloc(ps->paths, (ps->n + 1) * sizeof(*ps->paths));
+    ps->progs = xrealloc(ps->progs, (ps->n + 1) * sizeof(*ps->progs));
+    ps->paths[ps->n] = path;
+    ps->progs[ps->n] = prog;
+    ps->n++;
+    return prog;
+}
+
+/* --- per-packet state --- */
+
+static void state_release(struct pkt_ext *e)
+{
+    struct p4st *st = container_of(e, struct p4st, ext);
+    pool_put(&st->owner->states, st);
+}
+
+static struct p4st *state_new(struct p4switch *ps)
+{
+    struct p4st *st = pool_get(&ps->states);
+    st->ext.release = state_release;
+    st->owner = ps;
+    st->passes = 0;
+    st->fl = -1;
+    return st;
+}
+
+static struct p4switch *p4sw(struct sw *sw)
+{
+    return sw->stage_ud;
+}
+
+/* A copy of p (same bytes) carrying new state `st`. */
+static struct pkt *copy_with(struct sw *sw, const struct pkt *p, struct p4st *st, uint8_t instance,
+                             uint16_t rid)
+{
+    struct pkt *c = pkt_clone(sw->node.sim, p);
+    c->ext = &st->ext;
+    c->instance = instance;
+    c->rid = rid;
+    return c;
+}
+
+static void run_ingress(struct sw *sw, struct pkt *p)
+{
+    struct p4switch *ps = p4sw(sw);
+    struct sim *sim = sw->node.sim;
+    struct p4st *prev = p->ext ? container_of(p->ext, struct p4st, ext) : NULL;
+    struct p4st *st = state_new(ps);
+    st->passes = prev ? prev->passes : 0;
+    bool again = p->instance == P4_INSTANCE_RESUBMIT || p->instance == P4_INSTANCE_RECIRC;
+    struct p4_ingress_in in = {
+        .bytes = p->hdr,
+        .len = p->hdr_len,
+        .packet_length = p->size_bytes,
+        .ingress_port = again ? 0 : p->in_port,
+        .instance_type = again ? p->instance : P4_INSTANCE_NORMAL,
+        .preserve_from = again && prev ? prev->state : NULL,
+        .preserve_fl = again && prev ? prev->fl : -1,
+    };
+    struct p4_ingress_out res;
+    p4_pipe_ingress(ps->pipe, st->state, &in, &res);
+    if (p->ext) {
+        p->ext->release(p->ext);
+        p->ext = NULL;
+    }
+    p->rid = 0;
+    if (res.clone_session >= 0) {
+        int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
+        if (mp >= 0) {
+            struct p4st *cs = state_new(ps);
+            struct p4_ingress_in cin = in;
+            cin.instance_type = P4_INSTANCE_INGRESS_CLONE;
+            p4_pipe_clone_i2e(ps->pipe, cs->state, &cin, st->state, res.clone_fl);
+            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_INGRESS_CLONE, 0);
+            c->qclass = (uint8_t)res.priority;
+            switch_enqueue(sw, (uint32_t)mp, c);
+        }
+    }
+    switch (res.fwd) {
+    case P4_FWD_UNICAST:
+        p->ext = &st->ext;
+        p->instance = P4_INSTANCE_NORMAL;
+        p->qclass = (uint8_t)res.priority;
+        switch_enqueue(sw, res.egress_port, p);
+        return;
+    case P4_FWD_MULTICAST: {
+        const struct p4_mc_member *m;
+        int n = p4_pipe_mcast_members(ps->pipe, res.mcast_grp, &m);
+        for (int i = 0; i < n; i++) {
+            struct p4st *cs = state_new(ps);
+            p4_pipe_state_copy(ps->pipe, cs->state, st->state);
+            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_REPLICATION, (uint16_t)m[i].rid);
+            c->qclass = (uint8_t)res.priority;
+            switch_enqueue(sw, m[i].port, c);
+        }
+        break;
+    }
+    case P4_FWD_RESUBMIT:
+        if (++st->passes > P4SW_MAX_PASSES) {
+            ps->pass_drops++;
+            break;
+        }
+        p->ext = &st->ext;
+        p->instance = P4_INSTANCE_RESUBMIT;
+        st->fl = res.resubmit_fl;
+        switch_reinject(sw, p);
+        return;
+    case P4_FWD_DROP:
+        break;
+    }
+    pool_put(&ps->states, st);
+    pkt_free(sim, p);
+}
+
+static void p4_ingress(struct sw *sw, struct pkt *p)
+{
+    run_ingress(sw, p);
+}
+
+/* bmv2 keeps deq_qdepth as the queue left behind; enq_qdepth was stamped at enqueue. */
+static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
+{
+    struct p4switch *ps = p4sw(sw);
+    struct sim *sim = sw->node.sim;
+    struct p4st *st = container_of(p->ext, struct p4st, ext);
+    const struct pq *q = &sw->tm.ports[port].q;
+    struct p4_egress_in in = {
+        .egress_port = port,
+        .egress_rid = p->rid,
+        .instance_type = p->instance,
+        .enq_qdepth = p->enq_qdepth,
+        .deq_qdepth = q->cls[pq_class_of(q, p)].pkts,
+        .enq_ps = p->t_enq,
+        .deq_timedelta_ps = sim->now - p->t_enq,
+        .bytes = p->hdr,
+        .len = p->hdr_len,
+        .out = ps->out,
+        .out_cap = sizeof(ps->out),
+    };
+    struct p4_egress_out res;
+    p4_pipe_egress(ps->pipe, st->state, &in, &res);
+    if (res.clone_session >= 0) {
+        int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
+        if (mp >= 0) {
+            struct p4st *cs = state_new(ps);
+            p4_pipe_clone_e2e(ps->pipe, cs->state, st->state, res.clone_fl);
+            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_EGRESS_CLONE, 0);
+            switch_enqueue(sw, (uint32_t)mp, c);
+        }
+    }
+    if (res.drop || res.overflow) {
+        if (res.overflow)
+            ps->overflow_drops++;
+        else
+            sw->egress_drops++;
+        pkt_free(sim, p);
+        return NULL;
+    }
+    /* the deparsed headers replace the header bytes; the virtual payload stays */
+    uint32_t payload = p->size_bytes - p->hdr_len;
+    memcpy(p->hdr, ps->out, res.out_len);
+    p->hdr_len = (uint16_t)res.out_len;
+    p->size_bytes = res.out_len + payload;
+    /* the traffic manager's CE mark is on the wire whatever the program deparsed (a program
+     * that rewrites the ECN field itself still sees the header as parsed at ingress) */
+    if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
+        pkt_set_ecn(p, PKT_ECN_CE);
+    if (res.recirculate) {
+        if (++st->passes > P4SW_MAX_PASSES) {
+            ps->pass_drops++;
+            pkt_free(sim, p);
+            return NULL;
+        }
+        p->instance = P4_INSTANCE_RECIRC;
+        st->fl = res.recirc_fl;
+        switch_reinject(sw, p); /* the state rides along for the preserved field list */
+        return NULL;
+    }
+    p->ext->release(p->ext);
+    p->ext = NULL;
+    return p;
+}
+
+static void p4_destroy(struct sw *sw)
+{
+    struct p4switch *ps = p4sw(sw);
+    p4_pipe_destroy(ps->pipe);
+    pool_fini(&ps->states);
+    free(ps);
+}
+
+static const struct switch_stage_ops p4_stage = {
+    .ingress = p4_ingress,
+    .egress = p4_egress,
+    .destroy = p4_destroy,
+};
+
+bool switch_is_p4(const struct sw *sw)
+{
+    return sw->stage == &p4_stage;
+}
+
+struct p4_pipe *p4switch_pipe(struct sw *sw)
+{
+    return switch_is_p4(sw) ? p4sw(sw)->pipe : NULL;
+}
+
+/* --- configuration --- */
+
+static int64_t host_now_ps(void *ud)
+{
+    return ((struct sw *)ud)->node.sim->now;
+}
+
+static void host_log(void *ud, const char *msg)
+{
+    struct sw *sw = ud;
+    char t[32];
+    fprintf(stderr, "[%s %s] %s\n", sim_time_fmt(sw->node.sim->now, t, sizeof(t)), sw->node.name,
+            msg);
+}
+
+/* Reads a scalar as an integer (for ports, groups, indexes). */
+static int scalar_u64(struct diag *d, const struct cfg_node *v, const char *what, uint64_t *out)
+{
+    char *end = NULL;
+    if (!v || v->kind != CFG_SCALAR || !v->str[0]) {
+        diag_error(d, v ? v->loc : (struct src_loc){0}, "%s: expected a number", what);
+        return 1;
+    }
+    errno = 0;
+    unsigned long long x = strtoull(v->str, &end, 0);
+    if (errno || *end || v->str[0] == '-') {
+        diag_error(d, v->loc, "%s: expected a non-negative number, got '%s'", what, v->str);
+        return 1;
+    }
+    *out = x;
+    return 0;
+}
+
+/* A map of name: value into p4rt key/value pairs (pointers into the tree). */
+static int kv_list(struct diag *d, const struct cfg_node *m, const char *what,
+                   struct p4rt_kv *kv, int cap, int *n)
+{
+    *n = 0;
+    if (!m || m->kind == CFG_NULL)
+        return 0;
+    if (m->kind != CFG_MAP) {
+        diag_error(d, m->loc, "%s must be a map of name: value", what);
+        return 1;
+    }
+    if ((int)m->n > cap) {
+        diag_error(d, m->loc, "%s: at most %d entries", what, cap);
+        return 1;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->items[i]->kind != CFG_SCALAR) {
+            diag_error(d, m->items[i]->loc, "%s: '%s' needs a scalar value", what, m->keys[i]);
+            return 1;
+        }
+        kv[*n] = (struct p4rt_kv){m->keys[i], m->items[i]->str};
+        (*n)++;
+    }
+    return 0;
+}
+
+static const char *const entry_keys[] = {"table", "key", "action", "args", "priority"};
+
+/* Reports keys of an entry map that are not among `keys`. */
+static int only_keys(struct diag *d, const struct cfg_node *m, const char *const *keys, size_t n,
+                     const char *what)
+{
+    int e = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        size_t k;
+        for (k = 0; k < n && strcmp(m->keys[i], keys[k]) != 0; k++)
+            ;
+        if (k == n) {
+            const char *hint = param_suggest(m->keys[i], keys, n);
+            diag_error(d, m->key_locs[i], "unknown key '%s' in %s%s%s%s", m->keys[i], what,
+                       hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+            e++;
+        }
+    }
+    return e;
+}
+
+static int each_map(struct diag *d, const struct cfg_node *list, const char *what)
+{
+    if (list->kind != CFG_SEQ) {
+        diag_error(d, list->loc, "%s must be a list", what);
+        return 1;
+    }
+    for (size_t i = 0; i < list->n; i++) {
+        if (list->items[i]->kind != CFG_MAP) {
+            diag_error(d, list->items[i]->loc, "each entry of %s must be a map", what);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int apply_entries(struct p4switch *ps, const struct cfg_node *list, bool defaults,
+                         struct diag *d)
+{
+    const char *what = defaults ? "default_actions" : "tables";
+    if (each_map(d, list, what))
+        return 1;
+    int errors = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        const struct cfg_node *m = list->items[i];
+        errors += only_keys(d, m, entry_keys, defaults ? 4 : ARRAY_LEN(entry_keys), what);
+        const struct cfg_node *table = cfg_get(m, "table");
+        const struct cfg_node *action = cfg_get(m, "action");
+        if (!table || !action || table->kind != CFG_SCALAR || action->kind != CFG_SCALAR) {
+            diag_error(d, m->loc, "%s: each entry needs 'table' and 'action'", what);
+            errors++;
+            continue;
+        }
+        struct p4rt_kv keys[32];
+        struct p4rt_kv args[32];
+        int nk = 0;
+        int na = 0;
+        uint64_t prio = 0;
+        bool has_prio = cfg_get(m, "priority") != NULL;
+        if ((!defaults && kv_list(d, cfg_get(m, "key"), "key", keys, 32, &nk)) ||
+            kv_list(d, cfg_get(m, "args"), "args", args, 32, &na) ||
+            (has_prio && scalar_u64(d, cfg_get(m, "priority"), "priority", &prio))) {
+            errors++;
+            continue;
+        }
+        char err[512];
+        int rc = defaults ? p4rt_table_set_default(ps->pipe, table->str, action->str, args, na,
+                                                   err, sizeof(err))
+                          : p4rt_table_add(ps->pipe, table->str, keys, nk, action->str, args, na,
+                                           has_prio ? (int)prio : -1, NULL, err, sizeof(err));
+        if (rc < 0) {
+            diag_error(d, m->loc, "switch '%s': %s", ps->sw->node.name, err);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+static int apply_registers(struct p4switch *ps, const struct cfg_node *list, struct diag *d)
+{
+    static const char *const keys[] = {"register", "index", "value"};
+    if (each_map(d, list, "registers"))
+        return 1;
+    int errors = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        const struct cfg_node *m = list->items[i];
+        const struct cfg_node *reg = cfg_get(m, "register");
+        uint64_t idx = 0;
+        uint64_t val = 0;
+        if (only_keys(d, m, keys, ARRAY_LEN(keys), "registers") || !reg ||
+            reg->kind != CFG_SCALAR || scalar_u64(d, cfg_get(m, "index"), "index", &idx) ||
+            scalar_u64(d, cfg_get(m, "value"), "value", &val)) {
+            if (!reg)
+                diag_error(d, m->loc, "registers: each entry needs 'register', 'index', 'value'");
+            errors++;
+            continue;
+        }
+        char err[512];
+        if (p4rt_register_write(ps->pipe, reg->str, idx, val, err, sizeof(err)) < 0) {
+            diag_error(d, m->loc, "switch '%s': %s", ps->sw->node.name, err);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+static int apply_multicast(struct p4switch *ps, const struct cfg_node *list, struct diag *d)
+{
+    static const char *const keys[] = {"group", "ports", "rid"};
+    if (each_map(d, list, "multicast"))
+        return 1;
+    int errors = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        const struct cfg_node *m = list->items[i];
+        uint64_t grp = 0;
+        uint64_t rid = 0;
+        const struct cfg_node *ports = cfg_get(m, "ports");
+        if (only_keys(d, m, keys, ARRAY_LEN(keys), "multicast") ||
+            scalar_u64(d, cfg_get(m, "group"), "group", &grp) ||
+            (cfg_get(m, "rid") && scalar_u64(d, cfg_get(m, "rid"), "rid", &rid))) {
+            errors++;
+            continue;
+        }
+        if (!ports || ports->kind != CFG_SEQ || grp == 0 || grp > 0xffff || rid > 0xffff) {
+            diag_error(d, m->loc, "multicast: needs a group 1..65535, a list of ports and an "
+                                  "optional rid");
+            errors++;
+            continue;
+        }
+        for (size_t k = 0; k < ports->n; k++) {
+            uint64_t port = 0;
+            if (scalar_u64(d, ports->items[k], "port", &port)) {
+                errors++;
+            } else if (port >= ps->sw->node.nports) {
+                diag_error(d, ports->items[k]->loc, "switch '%s' has no port %llu (0..%u)",
+                           ps->sw->node.name, (unsigned long long)port, ps->sw->node.nports - 1);
+                errors++;
+            } else {
+                p4rt_mc_add_member(ps->pipe, (uint32_t)grp, (uint32_t)port, (uint32_t)rid);
+            }
+        }
+    }
+    return errors;
+}
+
+static int apply_mirror(struct p4switch *ps, const struct cfg_node *list, struct diag *d)
+{
+    static const char *const keys[] = {"session", "port"};
+    if (each_map(d, list, "mirror"))
+        return 1;
+    int errors = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        const struct cfg_node *m = list->items[i];
+        uint64_t session = 0;
+        uint64_t port = 0;
+        if (only_keys(d, m, keys, ARRAY_LEN(keys), "mirror") ||
+            scalar_u64(d, cfg_get(m, "session"), "session", &session) ||
+            scalar_u64(d, cfg_get(m, "port"), "port", &port)) {
+            errors++;
+            continue;
+        }
+        char err[512];
+        if (port >= ps->sw->node.nports) {
+            diag_error(d, cfg_get(m, "port")->loc, "switch '%s' has no port %llu",
+                       ps->sw->node.name, (unsigned long long)port);
+            errors++;
+        } else if (p4rt_mirror_add(ps->pipe, (uint32_t)session, (uint32_t)port, err,
+                                   sizeof(err)) < 0) {
+            diag_error(d, m->loc, "switch '%s': %s", ps->sw->node.name, err);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
+{
+    struct p4switch *ps = xcalloc(1, sizeof(*ps));
+    ps->sw = sw;
+    ps->prog = prog;
+    struct p4_host host = {
+        .ud = sw,
+        .now_ps = host_now_ps,
+        .log = host_log,
+        .timestamps_ns = sw->cfg.timestamps == 1,
+        .seed = sw->node.sim->seed ^ sw->salt,
+    };
+    ps->pipe = p4_pipe_create(prog, &host);
+    pool_init(&ps->states, sizeof(struct p4st) + p4_prog_state_bytes(prog), 256);
+    switch_set_stage(sw, &p4_stage, ps);
+    int errors = 0;
+    const struct switch_cfg *c = &sw->cfg;
+    if (c->p4_tables)
+        errors += apply_entries(ps, c->p4_tables, false, d);
+    if (c->p4_defaults)
+        errors += apply_entries(ps, c->p4_defaults, true, d);
+    if (c->p4_registers)
+        errors += apply_registers(ps, c->p4_registers, d);
+    if (c->p4_multicast)
+        errors += apply_multicast(ps, c->p4_multicast, d);
+    if (c->p4_mirror)
+        errors += apply_mirror(ps, c->p4_mirror, d);
+    return errors;
+}
+
+int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
+{
+    struct p4switch *ps = p4sw(sw);
+    const struct switch_cfg *c = &sw->cfg;
+    if (c->routes == SWITCH_ROUTES_OFF)
+        return 0;
+    if (!p4rt_table_name(ps->pipe, c->route_table)) {
+        if (c->routes == SWITCH_ROUTES_AUTO)
+            return 0; /* the program does no L3 routing: it gets what its entries say */
+        diag_error(d, loc, "switch '%s': the program has no table '%s' for routes",
+                   sw->node.name, c->route_table);
+        return 1;
+    }
+    uint32_t need = 0;
+    for (uint32_t h = 0; h < sw->nroutes; h++)
+        need += sw->routes[h].n > 0;
+    int size = p4rt_table_size(ps->pipe, c->route_table);
+    if (size >= 0 && need > (uint32_t)size) {
+        /* fail before installing thousands of entries; a table the routes alone fit in can
+         * still fill up with the scenario's own entries, which the loop below reports */
+        diag_error(d, loc,
+                   "switch '%s': cannot install routes: table '%s' holds %d entries, the "
+                   "topology needs %u routes here (raise the table's size in the program, or "
+                   "use program: none)",
+                   sw->node.name, p4rt_table_name(ps->pipe, c->route_table), size, need);
+        return 1;
+    }
+    for (uint32_t h = 0; h < sw->nroutes; h++) {
+        const struct switch_route *r = &sw->routes[h];
+        if (r->n == 0)
+            continue;
+        /* one of the equal-cost next hops per destination, hashed with the switch's salt so
+         * that the choices of successive levels are independent (a plain h mod n at every
+         * level would pair them up and leave most core paths unused) */
+        uint64_t hh = hash_fnv1a(&h, sizeof(h), hash_fnv1a(&sw->salt, sizeof(sw->salt),
+                                                            HASH_FNV_INIT));
+        uint32_t port = sw->nexthops[r->first + (uint32_t)(hh % r->n)];
+        char key[32];
+        char portv[16];
+        char mac[24];
+        uint32_t ip = pkt_host_ip(h);
+        uint8_t m[6];
+        pkt_host_mac(h, m);
+        snprintf(key, sizeof(key), "0x%08x/32", ip);
+        snprintf(portv, sizeof(portv), "%u", port);
+        snprintf(mac, sizeof(mac), "0x%02x%02x%02x%02x%02x%02x", m[0], m[1], m[2], m[3], m[4],
+                 m[5]);
+        struct p4rt_kv k = {c->route_key, key};
+        struct p4rt_kv args[2] = {{c->route_port_arg, portv}, {c->route_mac_arg, mac}};
+        bool mac_arg = c->route_mac_arg && c->route_mac_arg[0];
+        char err[512];
+        if (p4rt_table_add(ps->pipe, c->route_table, &k, 1, c->route_action, args,
+                           mac_arg ? 2 : 1, -1, NULL, err, sizeof(err)) < 0) {
+            /* an entry the scenario gave for this destination takes precedence */
+            if (strstr(err, "duplicate entry"))
+                continue;
+            diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
+            return 1;
+        }
+    }
+    return 0;
+}
