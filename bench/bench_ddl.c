@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bench/benchutil.h"
-#include "sim/scenario.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 static void run(int iterations, int workers, const char *program)

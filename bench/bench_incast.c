@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "bench/benchutil.h"
-#include "models/pkt.h"
-#include "sim/scenario.h"
+#include "models/net/pkt.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 /* Returns the wall time of the run. */

@@ -6,8 +6,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "models/tp_tcp.h"
-#include "sim/scenario.h"
+#include "models/transport/tcp.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 static double wall_s(void)

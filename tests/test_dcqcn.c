@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#include "models/dcqcn.h"
+#include "models/transport/dcqcn.h"
 
 #define G40 40000000000ull
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/ddl_shim.h"
-#include "sim/scenario.h"
+#include "models/ddl/shim.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 #define RATE 10000000000ULL

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/hostcpu.h"
-#include "models/msg.h"
-#include "models/udp_app.h"
-#include "sim/scenario.h"
+#include "models/net/hostcpu.h"
+#include "models/transport/msg.h"
+#include "models/transport/udp.h"
+#include "models/net/host.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 static struct scenario *load(const char *yaml)

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/p4switch.h"
+#include "models/net/p4switch.h"
 #include "p4/engine/p4rt.h"
-#include "sim/scenario.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
+#include "models/net/host.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 static struct scenario *load(const char *yaml)

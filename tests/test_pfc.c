@@ -3,8 +3,10 @@
 
 #include <stdio.h>
 
-#include "models/pfc.h"
-#include "sim/scenario.h"
+#include "models/net/pfc.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 static struct scenario *load(const char *yaml)

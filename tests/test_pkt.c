@@ -1,7 +1,7 @@
 #include "tests/testutil.h"
 
-#include "models/pkt.h"
-#include "models/pq.h"
+#include "models/net/pkt.h"
+#include "models/net/pq.h"
 #include "sim/sim.h"
 
 static struct pkt *udp(struct sim *sim, uint32_t src, uint32_t dst, uint16_t sport, uint8_t ecn,

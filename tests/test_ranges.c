@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "models/ranges.h"
+#include "models/transport/ranges.h"
 
 static void test_ranges_basic(void **state)
 {

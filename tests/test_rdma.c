@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/roce_hdr.h"
-#include "models/tp_rdma.h"
-#include "sim/scenario.h"
+#include "models/transport/roce_hdr.h"
+#include "models/transport/rdma.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 struct fixture {

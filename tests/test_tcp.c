@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/tcp_hdr.h"
-#include "models/tp_tcp.h"
-#include "sim/scenario.h"
+#include "models/transport/tcp_hdr.h"
+#include "models/transport/tcp.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
+#include "models/net/host.h"
+#include "sim/app/scenario.h"
 #include "sim/util.h"
 
 /* ------------------------------------------------------------ helpers */

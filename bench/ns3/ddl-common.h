@@ -2,7 +2,7 @@
 //
 // The star: N hosts and one switch node, each host on its own point-to-point link to the switch,
 // IPv4 with global routing. Every device has a 1-packet device queue and, as its root queue
-// disc, TmQueueDisc: a drop-tail FIFO that does what ddlsim's traffic manager (models/tmgr.h)
+// disc, TmQueueDisc: a drop-tail FIFO that does what ddlsim's traffic manager (models/net/tmgr.h)
 // does for one port with one class. It admits a packet against the bytes *waiting* at the port
 // (its own FIFO plus the packet held in the device queue, i.e. everything not on the wire) and,
 // on a switch, against a byte buffer shared by all the switch's ports; it can mark CE when the

@@ -1,6 +1,6 @@
 /* ddlsim's DDL shim header (16 bytes), for P4 programs that schedule or aggregate DDL traffic.
  * It follows the UDP header (or the TCP header of each segment, or the RoCEv2 BTH) of packets
- * whose transport source port has the high byte 0xDD; see models/ddl_shim.h for the meaning of
+ * whose transport source port has the high byte 0xDD; see models/ddl/shim.h for the meaning of
  * every field. Usage:
  *     #include "ddl_shim.p4"
  *     state parse_udp {

@@ -129,7 +129,7 @@ for t in range(8):
     lines.append("expect 1 "+(ib+ob).hex()+" $")
 open('d.p4','w').write(prog); open('d.stf','w').write("\n".join(lines)+"\n")
 root=os.path.join(os.path.dirname(os.path.abspath(__file__)),'..','..')
-r=subprocess.run([os.path.join(root,'build','ddlsim'),'p4','test','d.p4','d.stf'],capture_output=True,text=True,
+r=subprocess.run([os.environ.get('DDLSIM', os.path.join(root,'build','ddlsim')),'p4','test','d.p4','d.stf'],capture_output=True,text=True,
                  env=dict(os.environ, DDLSIM_P4_INCLUDE=os.path.join(root,'p4','include')))
 if r.returncode!=0:
     print(r.stdout[-3000:], r.stderr[-3000:])

@@ -78,6 +78,6 @@ for n in range(60):
     L.append("packet 0 "+pin.hex()); L.append("expect 1 "+pout.hex()+" $")
 open('t.p4','w').write(prog); open('t.stf','w').write("\n".join(L)+"\n")
 root=os.path.join(os.path.dirname(os.path.abspath(__file__)),'..','..')
-r=subprocess.run([os.path.join(root,'build','ddlsim'),'p4','test','t.p4','t.stf'],capture_output=True,text=True,
+r=subprocess.run([os.environ.get('DDLSIM', os.path.join(root,'build','ddlsim')),'p4','test','t.p4','t.stf'],capture_output=True,text=True,
                  env=dict(os.environ, DDLSIM_P4_INCLUDE=os.path.join(root,'p4','include')))
 if r.returncode: print(r.stdout[-2000:],r.stderr[-2000:]); sys.exit(1)

@@ -1,0 +1,234 @@
+/* A distributed training job: workers that compute a DNN layer by layer and exchange gradients
+ * and parameters with parameter servers (arch: ps) or among themselves (arch: allreduce, see
+ * ddl_ring.c), over message connections (msg.h) on any transport.
+ *
+ * Worker, per iteration t: forward of layer i starts when forward i-1 is done and layer i's
+ * parameters from iteration t-1 have arrived (iteration 0 starts at once); backward runs from the
+ * last layer to the first; the gradient of layer i is ready when its backward step ends and is
+ * cut into chunks of at most `chunk` bytes. Iteration t+1 begins when backward of layer 0 ends.
+ *
+ * Host schedulers (at workers and servers): fifo releases chunks in the order they become ready;
+ * priority (P3 / ByteScheduler) keeps them in a queue ordered by layer (input side first),
+ * releases while the bytes in flight (sent, not yet acknowledged) stay under `credit`, and so
+ * preempts at chunk boundaries. Every DDL packet carries the shim header (ddl_shim.h) and the
+ * layer's priority as its packet priority.
+ *
+ * Parameter servers own tensors (round robin or size-balanced). Synchronous: a chunk is
+ * aggregated when every worker's copy arrived (cost on the server CPU: fixed + bytes at
+ * aggregation_bw), then sent to every worker. Asynchronous: each push is aggregated and sent back
+ * to its worker at once.
+ *
+ * Metrics (docs in README): tensor latency (push: gradient ready → last byte at the server;
+ * pull: tensor aggregated → last byte at the worker), network blocking time per tensor (sum of its
+ * packets' blocking, tmgr.h), iteration time, samples/s, and per burst (a worker's pushes of one
+ * iteration) completion time, start queue length and throughput. */
+#ifndef SIM_MODELS_DDL_JOB_H
+#define SIM_MODELS_DDL_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "models/ddl/dnn.h"
+#include "models/net/host.h"
+#include "models/transport/msg.h"
+#include "sim/param.h"
+#include "sim/pool.h"
+#include "sim/stats.h"
+
+enum ddl_arch {
+    DDL_ARCH_PS = 0,
+    DDL_ARCH_ALLREDUCE = 1,
+};
+
+enum ddl_sched {
+    DDL_SCHED_FIFO = 0,
+    DDL_SCHED_PRIORITY = 1,
+};
+
+enum ddl_shard {
+    DDL_SHARD_ROUND_ROBIN = 0,
+    DDL_SHARD_BALANCED = 1,
+};
+
+struct ddl_job_cfg {
+    const char *name;
+    int arch;
+    const struct cfg_node *model;
+    double compute_scale;
+    const struct cfg_node *layer_overrides;
+    int64_t batch; /* 0 = the model's */
+    const struct cfg_node *workers;
+    const struct cfg_node *servers;
+    int64_t iterations;
+    sim_time_t start_ps;
+    uint64_t chunk_bytes; /* 0 = whole tensors */
+    int sched;
+    uint64_t credit_bytes; /* priority: bytes in flight per sender; 0 = unlimited */
+    int64_t levels;        /* priority levels layers map onto */
+    int sharding;
+    bool sync;
+    sim_time_t agg_fixed_ps;
+    uint64_t agg_bps; /* 0 = free */
+    const char *transport;
+    const struct cfg_node *transport_params;
+    int preset;
+    struct msg_cost cost;
+    int64_t id;
+};
+
+extern const struct param_def ddl_job_params[];
+extern const size_t ddl_job_nparams;
+
+struct ddl_job;
+struct ddl_sender;
+struct ddl_ring;
+
+/* One chunk on its way: a push (worker → server), a pull (server → worker) or a ring step. */
+struct ddl_item {
+    struct ddl_item *next;
+    struct ddl_sender *sender;
+    struct msg_conn *conn;
+    uint64_t bytes;
+    uint64_t seq;
+    sim_time_t ready_ps; /* pull: when the server had the chunk aggregated */
+    uint32_t layer;
+    uint32_t chunk;
+    uint32_t worker;
+    uint32_t server;
+    uint32_t iter;
+    uint32_t step; /* ring: step of the all-reduce */
+    uint8_t prio;
+    bool pull;
+    bool burst_first;
+    bool acked;
+    bool delivered;
+};
+
+/* A host's scheduler of outgoing chunks (fifo or priority with a credit window). */
+struct ddl_sender {
+    struct ddl_job *job;
+    struct ddl_item *head; /* pending, in release order */
+    uint64_t inflight;     /* released, not yet acknowledged */
+    uint64_t seq;
+};
+
+struct ddl_worker {
+    struct ddl_job *job;
+    uint32_t idx;
+    struct host *host;
+    struct ddl_sender tx;
+    struct msg_conn **push; /* [nservers] (ps); [1] to the ring successor (allreduce) */
+    uint32_t iter;          /* iteration being computed */
+    uint32_t layer;         /* layer being computed */
+    bool backward;
+    bool computing;
+    bool compute_done; /* all iterations computed */
+    bool done;         /* and every parameter of the last iteration arrived */
+    struct evq_timer gpu;
+    uint32_t *params_iter;   /* [L]: forward of iteration t may use layer l when ≥ t */
+    uint32_t *pull_left;     /* [L]: chunks of the outstanding pull still missing */
+    uint32_t *push_left;     /* [L]: chunks of the outstanding push not yet at their server */
+    sim_time_t *push_ready;  /* [L] */
+    sim_time_t *pull_ready;  /* [L]: latest aggregation time among the pull's chunks */
+    sim_time_t *push_blk;    /* [L] */
+    sim_time_t *pull_blk;    /* [L] */
+    sim_time_t iter_start;
+    /* the current burst: this worker's pushes of one iteration */
+    uint32_t burst_iter;
+    bool burst_started;
+    uint32_t burst_left; /* tensors of the burst not yet delivered */
+    uint64_t burst_bytes;
+    sim_time_t burst_first_tx;
+    uint32_t burst_start_queue;
+    bool burst_seen_first;
+};
+
+struct ddl_server {
+    struct ddl_job *job;
+    uint32_t idx;
+    struct host *host;
+    struct ddl_sender tx;
+    struct msg_conn **pull; /* [nworkers] */
+    uint32_t *recv;         /* [chunks]: pushes of the chunk's current iteration */
+    uint32_t *agg_left;     /* [L]: chunks of the layer not yet aggregated this iteration */
+};
+
+/* Aggregation work on a server's CPU (from a pool). */
+struct ddl_agg {
+    struct hostcpu_job job;
+    struct ddl_server *server;
+    uint32_t layer;
+    uint32_t chunk;
+    uint32_t iter;
+    uint32_t worker; /* async: the pushing worker */
+};
+
+struct ddl_out {
+    FILE *tensors;
+    FILE *iterations;
+    FILE *bursts;
+};
+
+struct ddl_job {
+    struct sim *sim;
+    struct ddl_job_cfg cfg;
+    char *name;
+    struct dnn_model *model;
+    uint32_t L;
+    uint32_t *nchunks;    /* [L] */
+    uint32_t *chunk_base; /* [L]: index of the layer's first chunk */
+    uint32_t nchunks_total;
+    uint32_t *server_of;  /* [L] */
+    uint8_t *prio_of;     /* [L] */
+    struct ddl_worker *workers;
+    uint32_t nworkers;
+    struct ddl_server *servers;
+    uint32_t nservers;
+    const struct flow_ops *tp;
+    void *tp_cfg;
+    struct pool items;
+    struct pool aggs;
+    struct evq_timer start;
+    uint32_t workers_done;
+    sim_time_t end_ps;
+    struct ddl_out out;
+    struct ddl_ring *ring; /* allreduce state (ddl_ring.c) */
+    /* summary statistics, seconds */
+    struct stats iter_time;
+    struct stats *push_lat; /* [L] */
+    struct stats *pull_lat; /* [L] */
+    struct stats *push_blk; /* [L] */
+    struct stats *pull_blk; /* [L] */
+    struct stats bct;
+    struct stats burst_tput; /* bits/s */
+    struct stats start_queue; /* bytes */
+    uint64_t bytes_sent;      /* payload bytes released to connections */
+    uint64_t *worker_bytes;   /* [nworkers]: bytes each worker sent (allreduce check) */
+};
+
+/* Validates a job's configuration and creates it (hosts resolved by name through `find`).
+ * Returns NULL after reporting errors. */
+struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const char *scenario_file,
+                               int64_t id, struct host *(*find)(void *ud, const char *name),
+                               void *ud, struct diag *d);
+void ddl_job_destroy(struct ddl_job *job);
+/* Adds the job's results to a summary.json object. */
+void ddl_job_json(const struct ddl_job *job, json_t *o);
+/* Prints a short human summary. */
+void ddl_job_print(const struct ddl_job *job, FILE *out);
+/* Column headers of the CSV files the job writes rows to (job->out). */
+extern const char ddl_tensors_header[];
+extern const char ddl_iterations_header[];
+extern const char ddl_bursts_header[];
+
+/* For the allreduce engine (ddl_ring.c): */
+struct ddl_item *ddl_item_new(struct ddl_job *job);
+void ddl_sender_add(struct ddl_sender *s, struct ddl_item *it);
+void ddl_worker_params_ready(struct ddl_worker *w, uint32_t layer, uint32_t iter);
+void ddl_record_tensor(struct ddl_job *job, uint32_t worker, uint32_t iter, uint32_t layer,
+                       bool pull, sim_time_t ready, sim_time_t blk);
+
+#endif

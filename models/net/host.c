@@ -1,0 +1,297 @@
+#include "models/net/host.h"
+
+#include <stdlib.h>
+
+#include "sim/util.h"
+
+#define HP(field) offsetof(struct host_cfg, field)
+static const struct param_def host_params[] = {
+    {"name", PARAM_STRING, HP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "host name (unique)"},
+    {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "0", NULL, NULL, NULL,
+     "NIC transmit queue limit, bytes (0 = unlimited)"},
+    {"nic_priorities", PARAM_INT, HP(nic_prio), "8", "1", "8", NULL,
+     "NIC transmit queues, strict priority by packet priority"},
+    {"cpu_cores", PARAM_INT, HP(cpu_cores), "1", "1", "64", NULL,
+     "CPU cores that run message-layer work (per-message overhead, copies)"},
+};
+static const size_t host_nparams = ARRAY_LEN(host_params);
+
+
+struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_t index,
+                         const struct host_cfg *cfg)
+{
+    struct host *h = xcalloc(1, sizeof(*h));
+    node_init(&h->node, sim, &host_node_ops, name, id);
+    h->cfg = *cfg;
+    h->index = index;
+    h->ip = pkt_host_ip(index);
+    h->next_port = 10000;
+    pq_init(&h->nic, (uint8_t)cfg->nic_prio, PQ_SCHED_STRICT, 0);
+    h->nic.by_tc = true;
+    hostcpu_init(&h->cpu, (uint32_t)cfg->cpu_cores);
+    return h;
+}
+
+static void host_destroy(struct node *n)
+{
+    struct host *h = container_of(n, struct host, node);
+    pq_fini(n->sim, &h->nic);
+    hostcpu_fini(n->sim, &h->cpu);
+    free(h->ep_tab);
+    node_fini(n);
+    free(h);
+}
+
+static void host_kick(struct host *h)
+{
+    if (h->node.nports > 0)
+        link_kick(h->node.sim, &h->node.ports[0]->tx);
+}
+
+void host_send(struct host *h, struct pkt *p)
+{
+    if (h->cfg.nic_buffer_bytes && h->nic.bytes + p->size_bytes > h->cfg.nic_buffer_bytes) {
+        h->nic_drops++;
+        pkt_free(h->node.sim, p);
+        return;
+    }
+    p->t_enq = h->node.sim->now;
+    pq_enqueue(&h->nic, p);
+    host_kick(h);
+}
+
+static void enlist(struct host *h, struct nic_source *s)
+{
+    if (!s->active) {
+        s->active = true;
+        s->next = NULL;
+        if (h->src_tail)
+            h->src_tail->next = s;
+        else
+            h->src_head = s;
+        h->src_tail = s;
+    }
+}
+
+void host_activate(struct host *h, struct nic_source *s)
+{
+    enlist(h, s);
+    host_kick(h);
+}
+
+static uint32_t ep_slot(uint16_t port, uint32_t cap)
+{
+    return ((uint32_t)port * 2654435761u) & (cap - 1);
+}
+
+struct endpoint *host_endpoint(const struct host *h, uint16_t port)
+{
+    if (h->ep_cap == 0)
+        return NULL;
+    for (uint32_t i = ep_slot(port, h->ep_cap);; i = (i + 1) & (h->ep_cap - 1)) {
+        struct endpoint *ep = h->ep_tab[i];
+        if (!ep || ep->port == port)
+            return ep;
+    }
+}
+
+static void ep_insert(struct endpoint **tab, uint32_t cap, struct endpoint *ep)
+{
+    uint32_t i = ep_slot(ep->port, cap);
+    while (tab[i])
+        i = (i + 1) & (cap - 1);
+    tab[i] = ep;
+}
+
+bool host_bind_port(struct host *h, struct endpoint *ep, uint16_t port)
+{
+    if (host_endpoint(h, port))
+        return false;
+    if (2 * (h->nep + 1) > h->ep_cap) { /* keep the load at most one half */
+        uint32_t cap = h->ep_cap ? 2 * h->ep_cap : 16;
+        struct endpoint **tab = xcalloc(cap, sizeof(*tab));
+        for (uint32_t i = 0; i < h->ep_cap; i++) {
+            if (h->ep_tab[i])
+                ep_insert(tab, cap, h->ep_tab[i]);
+        }
+        free(h->ep_tab);
+        h->ep_tab = tab;
+        h->ep_cap = cap;
+    }
+    ep->port = port;
+    ep_insert(h->ep_tab, h->ep_cap, ep);
+    h->nep++;
+    return true;
+}
+
+uint16_t host_bind(struct host *h, struct endpoint *ep)
+{
+    while (!host_bind_port(h, ep, h->next_port))
+        h->next_port++;
+    return h->next_port++;
+}
+
+void host_unbind(struct host *h, struct endpoint *ep)
+{
+    if (h->ep_cap == 0)
+        return;
+    uint32_t i = ep_slot(ep->port, h->ep_cap);
+    while (h->ep_tab[i] && h->ep_tab[i] != ep)
+        i = (i + 1) & (h->ep_cap - 1);
+    if (!h->ep_tab[i])
+        return;
+    h->ep_tab[i] = NULL;
+    h->nep--;
+    /* re-insert the rest of the probe run so lookups still find them */
+    for (uint32_t j = (i + 1) & (h->ep_cap - 1); h->ep_tab[j]; j = (j + 1) & (h->ep_cap - 1)) {
+        struct endpoint *e = h->ep_tab[j];
+        h->ep_tab[j] = NULL;
+        ep_insert(h->ep_tab, h->ep_cap, e);
+    }
+}
+
+uint16_t host_ddl_port(struct host *h)
+{
+    SIM_ASSERT(h->next_ddl_port < 256); /* builders keep DDL connections per host below this */
+    return (uint16_t)(0xDD00 + h->next_ddl_port++);
+}
+
+static struct pkt *host_pull(struct node *n, struct port *out)
+{
+    struct host *h = container_of(n, struct host, node);
+    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
+    struct pkt *p = pq_dequeue(&h->nic, allowed);
+    if (p) {
+        p->qdelay_ps += n->sim->now - p->t_enq;
+        return p;
+    }
+    /* sources of paused classes keep their place; each source is asked at most once */
+    struct nic_source *held_head = NULL;
+    struct nic_source *held_tail = NULL;
+    while (h->src_head) {
+        struct nic_source *s = h->src_head;
+        h->src_head = s->next;
+        if (!h->src_head)
+            h->src_tail = NULL;
+        s->next = NULL;
+        if (!((allowed >> (s->prio & 7)) & 1u)) {
+            if (held_tail)
+                held_tail->next = s;
+            else
+                held_head = s;
+            held_tail = s;
+            continue;
+        }
+        s->active = false;
+        p = s->next_pkt(s, h);
+        if (!p)
+            continue;
+        /* a source's class is its packets' (a transport may change it): follow it, and park
+         * a packet whose class is paused in its NIC queue rather than send it */
+        s->prio = p->tc;
+        if ((allowed >> (p->tc & 7)) & 1u) {
+            enlist(h, s); /* back of the rotation; the link is about to be busy */
+            break;
+        }
+        p->t_enq = n->sim->now;
+        pq_enqueue(&h->nic, p);
+        p = NULL;
+        s->active = true;
+        if (held_tail)
+            held_tail->next = s;
+        else
+            held_head = s;
+        held_tail = s;
+    }
+    if (held_head) { /* the held sources go first next time */
+        held_tail->next = h->src_head;
+        h->src_head = held_head;
+        if (!h->src_tail)
+            h->src_tail = held_tail;
+    }
+    return p;
+}
+
+static void host_receive(struct node *n, struct port *in, struct pkt *p)
+{
+    struct host *h = container_of(n, struct host, node);
+    if (pfc_is_pause(p)) {
+        pfc_receive(n->sim, in, p);
+        return;
+    }
+    h->rx_pkts++;
+    const size_t l4 = ETH_HDR_LEN + IPV4_HDR_LEN;
+    if (pkt_is_ipv4(p) && pkt_ipv4_dst(p) == h->ip && p->hdr_len >= l4 + 4) {
+        struct endpoint *ep = host_endpoint(h, pkt_rd16(p->hdr + l4 + 2));
+        if (ep) {
+            ep->recv(ep, h, p);
+            return;
+        }
+    }
+    h->rx_unclaimed++;
+    pkt_free(n->sim, p);
+}
+
+/* --- the host node kind --- */
+
+/* Hosts are numbered in declaration order: the number is the address (pkt_host_ip). */
+struct host_shared {
+    uint32_t next_index;
+};
+
+static void *host_shared_create(void)
+{
+    return xcalloc(1, sizeof(struct host_shared));
+}
+
+static struct node *host_kind_create(const struct node_env *env, const char *name, uint32_t id,
+                                     const void *cfg)
+{
+    struct host_shared *hs = env->shared;
+    return &host_create(env->sim, name, id, hs->next_index++, cfg)->node;
+}
+
+static int host_connected(struct node *n, const struct node_env *env,
+                          const struct param_layers *where)
+{
+    if (n->nports <= 1)
+        return 0;
+    diag_error(env->d, where->loc, "host '%s' has %u links; a host has one NIC", n->name,
+               n->nports);
+    return 1;
+}
+
+static void host_stats_json(const struct node *n, json_t *o, sim_time_t end)
+{
+    (void)end;
+    const struct host *h = container_of(n, struct host, node);
+    const struct link *l = n->nports ? &n->ports[0]->tx : NULL;
+    json_object_set_new(o, "tx_packets", json_integer(l ? (json_int_t)l->tx_pkts : 0));
+    json_object_set_new(o, "rx_packets", json_integer((json_int_t)h->rx_pkts));
+    json_object_set_new(o, "nic_drops", json_integer((json_int_t)h->nic_drops));
+    json_object_set_new(o, "rx_unclaimed", json_integer((json_int_t)h->rx_unclaimed));
+    if (n->nports && n->ports[0]->pfc_rx.frames)
+        json_object_set_new(o, "pfc", pfc_stats_json(n->ports[0], NULL));
+}
+
+static uint64_t host_drops(const struct node *n)
+{
+    return container_of(n, struct host, node)->nic_drops;
+}
+
+const struct node_ops host_node_ops = {
+    .kind = "host",
+    .summary = "an end host with one NIC (entries of `hosts:`, `defaults.host`)",
+    .params = host_params,
+    .nparams = &host_nparams,
+    .cfg_size = sizeof(struct host_cfg),
+    .shared_create = host_shared_create,
+    .shared_destroy = free,
+    .create = host_kind_create,
+    .connected = host_connected,
+    .receive = host_receive,
+    .pull = host_pull,
+    .destroy = host_destroy,
+    .stats_json = host_stats_json,
+    .drops = host_drops,
+};

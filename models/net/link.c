@@ -1,0 +1,120 @@
+#include "models/net/link.h"
+
+#include "models/net/node.h"
+#include "sim/pcap.h"
+#include "sim/util.h"
+
+#define LP(field) offsetof(struct link_spec, field)
+#define LC(field) (offsetof(struct link_spec, cfg) + offsetof(struct link_cfg, field))
+const struct param_def link_params[] = {
+    {"name", PARAM_STRING, LP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "link name"},
+    {"a", PARAM_STRING, LP(a), NULL, NULL, NULL, NULL, "one end: a host or switch name"},
+    {"b", PARAM_STRING, LP(b), NULL, NULL, NULL, NULL, "the other end"},
+    {"rate", PARAM_RATE, LC(rate_bps), "10Gbps", "1Kbps", "100Tbps", NULL,
+     "line rate, each direction"},
+    {"delay", PARAM_TIME, LC(delay_ps), "1us", "0", "10s", NULL, "propagation delay"},
+    {"overhead", PARAM_SIZE, LC(overhead_bytes), "24B", "0", "1KB", NULL,
+     "wire bytes per frame beyond the frame itself (Ethernet: preamble 8 + IFG 12 + FCS 4)"},
+};
+const size_t link_nparams = ARRAY_LEN(link_params);
+
+static void link_tx_done(struct sim *sim, struct evq_timer *t);
+static void link_arrive(struct sim *sim, struct evq_timer *t);
+
+void link_init(struct link *l, struct port *port, const struct link_cfg *cfg)
+{
+    *l = (struct link){.cfg = *cfg, .port = port};
+    evq_timer_init(&l->tx_done, link_tx_done, EVQ_PHASE_DEPART);
+    evq_timer_init(&l->arrive, link_arrive, EVQ_PHASE_ARRIVAL);
+}
+
+void link_fini(struct sim *sim, struct link *l)
+{
+    evq_cancel(&sim->evq, &l->tx_done);
+    evq_cancel(&sim->evq, &l->arrive);
+    if (l->serializing)
+        pkt_free(sim, l->serializing);
+    l->serializing = NULL;
+    while (l->ctrl_head) {
+        struct pkt *p = l->ctrl_head;
+        l->ctrl_head = p->next;
+        pkt_free(sim, p);
+    }
+    l->ctrl_tail = NULL;
+    while (l->on_wire_head) {
+        struct pkt *p = l->on_wire_head;
+        l->on_wire_head = p->next;
+        pkt_free(sim, p);
+    }
+    l->on_wire_tail = NULL;
+}
+
+void link_kick(struct sim *sim, struct link *l)
+{
+    if (l->busy)
+        return;
+    struct pkt *p = l->ctrl_head;
+    if (p) {
+        l->ctrl_head = p->next;
+        if (!l->ctrl_head)
+            l->ctrl_tail = NULL;
+        p->next = NULL;
+    } else {
+        struct node *n = l->port->node;
+        p = n->ops->pull(n, l->port);
+        if (!p)
+            return;
+    }
+    sim_time_t tx = link_tx_ps(l, p->size_bytes);
+    l->busy = true;
+    l->serializing = p;
+    l->busy_ps += tx;
+    l->tx_pkts++;
+    l->tx_bytes += p->size_bytes;
+    if (l->tap)
+        pcap_write(l->tap, sim->now, p->hdr, p->hdr_len, p->size_bytes);
+    evq_schedule(&sim->evq, &l->tx_done, sim->now + tx);
+}
+
+void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)
+{
+    p->next = NULL;
+    if (l->ctrl_tail)
+        l->ctrl_tail->next = p;
+    else
+        l->ctrl_head = p;
+    l->ctrl_tail = p;
+    link_kick(sim, l);
+}
+
+static void link_tx_done(struct sim *sim, struct evq_timer *t)
+{
+    struct link *l = container_of(t, struct link, tx_done);
+    struct pkt *p = l->serializing;
+    l->serializing = NULL;
+    l->busy = false;
+    p->next = NULL;
+    p->t_enq = sim->now + l->cfg.delay_ps;
+    if (l->on_wire_tail)
+        l->on_wire_tail->next = p;
+    else
+        l->on_wire_head = p;
+    l->on_wire_tail = p;
+    if (!evq_timer_pending(&l->arrive))
+        evq_schedule(&sim->evq, &l->arrive, l->on_wire_head->t_enq);
+    link_kick(sim, l);
+}
+
+static void link_arrive(struct sim *sim, struct evq_timer *t)
+{
+    struct link *l = container_of(t, struct link, arrive);
+    struct pkt *p = l->on_wire_head;
+    l->on_wire_head = p->next;
+    if (!l->on_wire_head)
+        l->on_wire_tail = NULL;
+    else
+        evq_schedule(&sim->evq, &l->arrive, l->on_wire_head->t_enq);
+    p->next = NULL;
+    struct port *peer = l->port->peer;
+    peer->node->ops->receive(peer->node, peer, p);
+}

@@ -1,0 +1,539 @@
+#include "models/net/p4switch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "p4/engine/p4rt.h"
+#include "sim/util.h"
+
+#define P4SW_MAX_PASSES 8 /* resubmissions + recirculations of one packet */
+
+/* A packet's P4 state between ingress and egress (or carried into a resubmission). */
+struct p4st {
+    struct pkt_ext ext;
+    struct p4switch *owner;
+    uint8_t passes; /* resubmits and recirculations so far */
+    int fl;         /* resubmit/recirculate: field list the next pass preserves (-1: none) */
+    uint64_t state[]; /* p4_prog_state_bytes, 8-byte aligned */
+};
+
+struct p4switch {
+    struct sw *sw;
+    const struct p4_prog *prog;
+    struct p4_pipe *pipe;
+    struct pool states;
+    uint8_t out[PKT_HDR_MAX];
+    uint64_t overflow_drops; /* deparsed headers larger than a packet holds */
+    uint64_t pass_drops;     /* too many resubmits/recirculations */
+};
+
+/* --- programs --- */
+
+const char *p4switch_include_dir(char *buf, size_t n)
+{
+    const char *env = getenv("DDLSIM_P4_INCLUDE");
+    if (env && *env)
+        return env;
+    if (access("p4/include/v1model.p4", R_OK) == 0)
+        return "p4/include";
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        /* build/ddlsim, build/tests/x, build/asan/tests/x: look up to three levels up */
+        for (int up = 0; up < 4; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            snprintf(buf, n, "%s/p4/include", exe);
+            char probe[4200];
+            snprintf(probe, sizeof(probe), "%s/v1model.p4", buf);
+            if (access(probe, R_OK) == 0)
+                return buf;
+        }
+    }
+    return "p4/include";
+}
+
+void p4switch_programs_free(struct p4switch_programs *ps)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        free(ps->paths[i]);
+        p4_prog_free(ps->progs[i]);
+    }
+    free(ps->paths);
+    free(ps->progs);
+    memset(ps, 0, sizeof(*ps));
+}
+
+static char *resolve(const char *spec, const char *scenario_file, const char *inc)
+{
+    size_t len = strlen(spec);
+    if (!strchr(spec, '/') && (len < 3 || strcmp(spec + len - 3, ".p4") != 0))
+        return xasprintf("%s/../programs/%s.p4", inc, spec);
+    if (spec[0] == '/')
+        return xstrdup(spec);
+    const char *slash = strrchr(scenario_file, '/');
+    char *rel = slash ? xasprintf("%.*s/%s", (int)(slash - scenario_file), scenario_file, spec)
+                      : xstrdup(spec);
+    if (access(rel, R_OK) == 0)
+        return rel;
+    free(rel);
+    return xstrdup(spec);
+}
+
+struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
+                                 const char *scenario_file, struct src_loc loc, struct diag *d)
+{
+    char incbuf[4200];
+    const char *inc = p4switch_include_dir(incbuf, sizeof(incbuf));
+    char *path = resolve(spec, scenario_file, inc);
+    for (size_t i = 0; i < ps->n; i++) {
+        if (strcmp(ps->paths[i], path) == 0) {
+            free(path);
+            return ps->progs[i];
+        }
+    }
+    if (access(path, R_OK) != 0) {
+        diag_error(d, loc, "P4 program '%s' not found (%s: %s)", spec, path, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    int nerr = 0;
+    struct p4_prog *prog = p4_prog_load(path, inc, d->out ? d->out : stderr, &nerr);
+    if (!prog) {
+        d->errors += nerr > 0 ? nerr : 1;
+        diag_error(d, loc, "P4 program '%s' has errors (listed above)", spec);
+        free(path);
+        return NULL;
+    }
+    ps->paths = xrealloc(ps->paths, (ps->n + 1) * sizeof(*ps->paths));
+    ps->progs = xrealloc(ps->progs, (ps->n + 1) * sizeof(*ps->progs));
+    ps->paths[ps->n] = path;
+    ps->progs[ps->n] = prog;
+    ps->n++;
+    return prog;
+}
+
+/* --- per-packet state --- */
+
+static void state_release(struct pkt_ext *e)
+{
+    struct p4st *st = container_of(e, struct p4st, ext);
+    pool_put(&st->owner->states, st);
+}
+
+static struct p4st *state_new(struct p4switch *ps)
+{
+    struct p4st *st = pool_get(&ps->states);
+    st->ext.release = state_release;
+    st->owner = ps;
+    st->passes = 0;
+    st->fl = -1;
+    return st;
+}
+
+static struct p4switch *p4sw(struct sw *sw)
+{
+    return sw->stage_ud;
+}
+
+/* A copy of p (same bytes) carrying new state `st`. */
+static struct pkt *copy_with(struct sw *sw, const struct pkt *p, struct p4st *st, uint8_t instance,
+                             uint16_t rid)
+{
+    struct pkt *c = pkt_clone(sw->node.sim, p);
+    c->ext = &st->ext;
+    c->instance = instance;
+    c->rid = rid;
+    return c;
+}
+
+static void run_ingress(struct sw *sw, struct pkt *p)
+{
+    struct p4switch *ps = p4sw(sw);
+    struct sim *sim = sw->node.sim;
+    struct p4st *prev = p->ext ? container_of(p->ext, struct p4st, ext) : NULL;
+    struct p4st *st = state_new(ps);
+    st->passes = prev ? prev->passes : 0;
+    bool again = p->instance == P4_INSTANCE_RESUBMIT || p->instance == P4_INSTANCE_RECIRC;
+    struct p4_ingress_in in = {
+        .bytes = p->hdr,
+        .len = p->hdr_len,
+        .packet_length = p->size_bytes,
+        .ingress_port = again ? 0 : p->in_port,
+        .instance_type = again ? p->instance : P4_INSTANCE_NORMAL,
+        .preserve_from = again && prev ? prev->state : NULL,
+        .preserve_fl = again && prev ? prev->fl : -1,
+    };
+    struct p4_ingress_out res;
+    p4_pipe_ingress(ps->pipe, st->state, &in, &res);
+    if (p->ext) {
+        p->ext->release(p->ext);
+        p->ext = NULL;
+    }
+    p->rid = 0;
+    if (res.clone_session >= 0) {
+        int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
+        if (mp >= 0) {
+            struct p4st *cs = state_new(ps);
+            struct p4_ingress_in cin = in;
+            cin.instance_type = P4_INSTANCE_INGRESS_CLONE;
+            p4_pipe_clone_i2e(ps->pipe, cs->state, &cin, st->state, res.clone_fl);
+            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_INGRESS_CLONE, 0);
+            c->qclass = (uint8_t)res.priority;
+            switch_enqueue(sw, (uint32_t)mp, c);
+        }
+    }
+    switch (res.fwd) {
+    case P4_FWD_UNICAST:
+        p->ext = &st->ext;
+        p->instance = P4_INSTANCE_NORMAL;
+        p->qclass = (uint8_t)res.priority;
+        switch_enqueue(sw, res.egress_port, p);
+        return;
+    case P4_FWD_MULTICAST: {
+        const struct p4_mc_member *m;
+        int n = p4_pipe_mcast_members(ps->pipe, res.mcast_grp, &m);
+        for (int i = 0; i < n; i++) {
+            struct p4st *cs = state_new(ps);
+            p4_pipe_state_copy(ps->pipe, cs->state, st->state);
+            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_REPLICATION, (uint16_t)m[i].rid);
+            c->qclass = (uint8_t)res.priority;
+            switch_enqueue(sw, m[i].port, c);
+        }
+        break;
+    }
+    case P4_FWD_RESUBMIT:
+        if (++st->passes > P4SW_MAX_PASSES) {
+            ps->pass_drops++;
+            break;
+        }
+        p->ext = &st->ext;
+        p->instance = P4_INSTANCE_RESUBMIT;
+        st->fl = res.resubmit_fl;
+        switch_reinject(sw, p);
+        return;
+    case P4_FWD_DROP:
+        break;
+    }
+    pool_put(&ps->states, st);
+    pkt_free(sim, p);
+}
+
+static void p4_ingress(struct sw *sw, struct pkt *p)
+{
+    run_ingress(sw, p);
+}
+
+/* bmv2 keeps deq_qdepth as the queue left behind; enq_qdepth was stamped at enqueue. */
+static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
+{
+    struct p4switch *ps = p4sw(sw);
+    struct sim *sim = sw->node.sim;
+    struct p4st *st = container_of(p->ext, struct p4st, ext);
+    const struct pq *q = &sw->tm.ports[port].q;
+    struct p4_egress_in in = {
+        .egress_port = port,
+        .egress_rid = p->rid,
+        .instance_type = p->instance,
+        .enq_qdepth = p->enq_qdepth,
+        .deq_qdepth = q->cls[pq_class_of(q, p)].pkts,
+        .enq_ps = p->t_enq,
+        .deq_timedelta_ps = sim->now - p->t_enq,
+        .bytes = p->hdr,
+        .len = p->hdr_len,
+        .out = ps->out,
+        .out_cap = sizeof(ps->out),
+    };
+    struct p4_egress_out res;
+    p4_pipe_egress(ps->pipe, st->state, &in, &res);
+    if (res.clone_session >= 0) {
+        int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
+        if (mp >= 0) {
+            struct p4st *cs = state_new(ps);
+            p4_pipe_clone_e2e(ps->pipe, cs->state, st->state, res.clone_fl);
+            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_EGRESS_CLONE, 0);
+            switch_enqueue(sw, (uint32_t)mp, c);
+        }
+    }
+    if (res.drop || res.overflow) {
+        if (res.overflow)
+            ps->overflow_drops++;
+        else
+            sw->egress_drops++;
+        pkt_free(sim, p);
+        return NULL;
+    }
+    /* the deparsed headers replace the header bytes; the virtual payload stays */
+    uint32_t payload = p->size_bytes - p->hdr_len;
+    memcpy(p->hdr, ps->out, res.out_len);
+    p->hdr_len = (uint16_t)res.out_len;
+    p->size_bytes = res.out_len + payload;
+    /* the traffic manager's CE mark is on the wire whatever the program deparsed (a program
+     * that rewrites the ECN field itself still sees the header as parsed at ingress) */
+    if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
+        pkt_set_ecn(p, PKT_ECN_CE);
+    if (res.recirculate) {
+        if (++st->passes > P4SW_MAX_PASSES) {
+            ps->pass_drops++;
+            pkt_free(sim, p);
+            return NULL;
+        }
+        p->instance = P4_INSTANCE_RECIRC;
+        st->fl = res.recirc_fl;
+        switch_reinject(sw, p); /* the state rides along for the preserved field list */
+        return NULL;
+    }
+    p->ext->release(p->ext);
+    p->ext = NULL;
+    return p;
+}
+
+static void p4_destroy(struct sw *sw)
+{
+    struct p4switch *ps = p4sw(sw);
+    p4_pipe_destroy(ps->pipe);
+    pool_fini(&ps->states);
+    free(ps);
+}
+
+static const struct switch_stage_ops p4_stage = {
+    .ingress = p4_ingress,
+    .egress = p4_egress,
+    .destroy = p4_destroy,
+};
+
+bool switch_is_p4(const struct sw *sw)
+{
+    return sw->stage == &p4_stage;
+}
+
+struct p4_pipe *p4switch_pipe(struct sw *sw)
+{
+    return switch_is_p4(sw) ? p4sw(sw)->pipe : NULL;
+}
+
+/* --- configuration --- */
+
+static int64_t host_now_ps(void *ud)
+{
+    return ((struct sw *)ud)->node.sim->now;
+}
+
+static void host_log(void *ud, const char *msg)
+{
+    struct sw *sw = ud;
+    char t[32];
+    fprintf(stderr, "[%s %s] %s\n", sim_time_fmt(sw->node.sim->now, t, sizeof(t)), sw->node.name,
+            msg);
+}
+
+/* A decoded map of name: value as p4rt's key/value pairs (pointers into the config tree). */
+static struct p4rt_kv *kv_of(const struct param_vec *v)
+{
+    struct p4rt_kv *kv = xcalloc(v->n + 1, sizeof(*kv));
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct param_kv *e = PARAM_VEC_AT(v, const struct param_kv, i);
+        kv[i] = (struct p4rt_kv){e->key, e->val};
+    }
+    return kv;
+}
+
+static int apply_entry(struct p4switch *ps, const struct p4switch_entry *e, bool dflt,
+                       struct src_loc loc, struct diag *d)
+{
+    struct p4rt_kv *keys = kv_of(&e->key);
+    struct p4rt_kv *args = kv_of(&e->args);
+    char err[512];
+    int rc = dflt ? p4rt_table_set_default(ps->pipe, e->table, e->action, args, (int)e->args.n,
+                                           err, sizeof(err))
+                  : p4rt_table_add(ps->pipe, e->table, keys, (int)e->key.n, e->action, args,
+                                   (int)e->args.n, (int)e->priority, NULL, err, sizeof(err));
+    free(keys);
+    free(args);
+    if (rc >= 0)
+        return 0;
+    diag_error(d, loc, "switch '%s': %s", ps->sw->node.name, err);
+    return 1;
+}
+
+static int apply_entries(struct p4switch *ps, const struct param_vec *v, bool dflt,
+                         struct diag *d)
+{
+    int errors = 0;
+    for (uint32_t i = 0; i < v->n; i++)
+        errors += apply_entry(ps, PARAM_VEC_AT(v, const struct p4switch_entry, i), dflt,
+                              v->locs[i], d);
+    return errors;
+}
+
+static int apply_registers(struct p4switch *ps, const struct param_vec *v, struct diag *d)
+{
+    int errors = 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct p4switch_register *r = PARAM_VEC_AT(v, const struct p4switch_register, i);
+        char err[512];
+        if (p4rt_register_write(ps->pipe, r->reg, (uint64_t)r->index, (uint64_t)r->value, err,
+                                sizeof(err)) < 0) {
+            diag_error(d, v->locs[i], "switch '%s': %s", ps->sw->node.name, err);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+/* A port number given in the config; reports and returns false when the switch lacks it. */
+static bool port_ok(struct p4switch *ps, int64_t port, struct src_loc loc, struct diag *d)
+{
+    uint32_t np = ps->sw->node.nports;
+    if (port < np)
+        return true;
+    diag_error(d, loc, "switch '%s' has no port %lld (0..%u)", ps->sw->node.name,
+               (long long)port, np ? np - 1 : 0);
+    return false;
+}
+
+static int apply_multicast(struct p4switch *ps, const struct param_vec *v, struct diag *d)
+{
+    int errors = 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct p4switch_mcast *m = PARAM_VEC_AT(v, const struct p4switch_mcast, i);
+        for (uint32_t k = 0; k < m->ports.n; k++) {
+            int64_t port = param_vec_int(&m->ports, k);
+            if (port_ok(ps, port, m->ports.locs[k], d))
+                p4rt_mc_add_member(ps->pipe, (uint32_t)m->group, (uint32_t)port,
+                                   (uint32_t)m->rid);
+            else
+                errors++;
+        }
+    }
+    return errors;
+}
+
+static int apply_mirror(struct p4switch *ps, const struct param_vec *v, struct diag *d)
+{
+    int errors = 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct p4switch_mirror *m = PARAM_VEC_AT(v, const struct p4switch_mirror, i);
+        char err[512];
+        if (!port_ok(ps, m->port, v->locs[i], d)) {
+            errors++;
+        } else if (p4rt_mirror_add(ps->pipe, (uint32_t)m->session, (uint32_t)m->port, err,
+                                   sizeof(err)) < 0) {
+            diag_error(d, v->locs[i], "switch '%s': %s", ps->sw->node.name, err);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
+{
+    struct p4switch *ps = xcalloc(1, sizeof(*ps));
+    ps->sw = sw;
+    ps->prog = prog;
+    struct p4_host host = {
+        .ud = sw,
+        .now_ps = host_now_ps,
+        .log = host_log,
+        .timestamps_ns = sw->cfg.timestamps == 1,
+        .seed = sw->node.sim->seed ^ sw->salt,
+    };
+    ps->pipe = p4_pipe_create(prog, &host);
+    pool_init(&ps->states, sizeof(struct p4st) + p4_prog_state_bytes(prog), 256);
+    switch_set_stage(sw, &p4_stage, ps);
+    const struct switch_cfg *c = &sw->cfg;
+    int errors = apply_entries(ps, &c->p4_tables, false, d);
+    errors += apply_entries(ps, &c->p4_defaults, true, d);
+    errors += apply_registers(ps, &c->p4_registers, d);
+    errors += apply_multicast(ps, &c->p4_multicast, d);
+    return errors + apply_mirror(ps, &c->p4_mirror, d);
+}
+
+int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
+{
+    struct p4switch *ps = p4sw(sw);
+    const struct switch_cfg *c = &sw->cfg;
+    if (c->routes == SWITCH_ROUTES_OFF)
+        return 0;
+    if (!p4rt_table_name(ps->pipe, c->route_table)) {
+        if (c->routes == SWITCH_ROUTES_AUTO)
+            return 0; /* the program does no L3 routing: it gets what its entries say */
+        diag_error(d, loc, "switch '%s': the program has no table '%s' for routes",
+                   sw->node.name, c->route_table);
+        return 1;
+    }
+    uint32_t need = 0;
+    for (uint32_t h = 0; h < sw->routes.nroutes; h++)
+        need += sw->routes.routes[h].n > 0;
+    int size = p4rt_table_size(ps->pipe, c->route_table);
+    if (size >= 0 && need > (uint32_t)size) {
+        /* fail before installing thousands of entries; a table the routes alone fit in can
+         * still fill up with the scenario's own entries, which the loop below reports */
+        diag_error(d, loc,
+                   "switch '%s': cannot install routes: table '%s' holds %d entries, the "
+                   "topology needs %u routes here (raise the table's size in the program, or "
+                   "use program: none)",
+                   sw->node.name, p4rt_table_name(ps->pipe, c->route_table), size, need);
+        return 1;
+    }
+    for (uint32_t h = 0; h < sw->routes.nroutes; h++) {
+        uint32_t port;
+        if (!routing_pick(&sw->routes, h, sw->salt, &port))
+            continue;
+        char key[32];
+        char portv[16];
+        char mac[24];
+        uint32_t ip = pkt_host_ip(h);
+        uint8_t m[6];
+        pkt_host_mac(h, m);
+        snprintf(key, sizeof(key), "0x%08x/32", ip);
+        snprintf(portv, sizeof(portv), "%u", port);
+        snprintf(mac, sizeof(mac), "0x%02x%02x%02x%02x%02x%02x", m[0], m[1], m[2], m[3], m[4],
+                 m[5]);
+        struct p4rt_kv k = {c->route_key, key};
+        struct p4rt_kv args[2] = {{c->route_port_arg, portv}, {c->route_mac_arg, mac}};
+        bool mac_arg = c->route_mac_arg && c->route_mac_arg[0];
+        char err[512];
+        if (p4rt_table_add(ps->pipe, c->route_table, &k, 1, c->route_action, args,
+                           mac_arg ? 2 : 1, -1, NULL, err, sizeof(err)) < 0) {
+            /* an entry the scenario gave for this destination takes precedence */
+            if (strstr(err, "duplicate entry"))
+                continue;
+            diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void *p4switch_shared_create(void)
+{
+    return xcalloc(1, sizeof(struct p4switch_programs));
+}
+
+void p4switch_shared_destroy(void *shared)
+{
+    p4switch_programs_free(shared);
+    free(shared);
+}
+
+int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where)
+{
+    struct sw *sw = switch_of(n);
+    if (strcmp(sw->cfg.program, "none") == 0)
+        return 0;
+    /* errors point at the `program` value wherever it was set, else at the switch */
+    struct src_loc loc = param_layers_loc(where, "program");
+    struct p4_prog *prog = p4switch_program(env->shared, sw->cfg.program, env->scenario_file, loc,
+                                            env->d);
+    if (!prog)
+        return 1;
+    int errors = p4switch_attach(sw, prog, env->d);
+    return errors + p4switch_install_routes(sw, env->d, loc);
+}

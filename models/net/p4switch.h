@@ -1,0 +1,59 @@
+/* A switch whose forwarding stage is a P4_16 (v1model) pipeline: ingress (parser,
+ * verifyChecksum, ingress control) before the traffic manager, egress (egress control,
+ * computeChecksum, deparser) when a packet leaves its queue, with bmv2 simple_switch's packet
+ * life cycle: I2E and E2E clones to mirroring sessions, multicast replication with rids,
+ * resubmit and recirculation (bounded), drop on egress_spec 511. standard_metadata.priority
+ * selects the egress queue; enq_qdepth, deq_qdepth (packets) and deq_timedelta come from the
+ * traffic manager. The program's state for a packet (headers, metadata) rides on the packet
+ * (pkt_ext) from a per-switch pool between ingress and egress.
+ *
+ * Programs are loaded once per scenario (p4switch_programs) and shared by the switches that
+ * name them; each switch has its own tables, registers and counters. */
+#ifndef SIM_MODELS_NET_P4SWITCH_H
+#define SIM_MODELS_NET_P4SWITCH_H
+
+#include <stdint.h>
+
+#include "models/net/switch.h"
+#include "p4/engine/p4.h"
+#include "sim/cfg.h"
+#include "sim/diag.h"
+
+/* Loaded programs of a scenario, by resolved path. */
+struct p4switch_programs {
+    char **paths;
+    struct p4_prog **progs;
+    size_t n;
+};
+
+void p4switch_programs_free(struct p4switch_programs *ps);
+/* The program `spec` names: "basic" / "tensorexpress" (p4/programs/NAME.p4 in ddlsim's data
+ * directory), or a .p4 path relative to the scenario file or the working directory. Loads it
+ * on first use; errors are reported at `loc`. Returns NULL after errors. */
+struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
+                                 const char *scenario_file, struct src_loc loc, struct diag *d);
+/* ddlsim's P4 include directory ($DDLSIM_P4_INCLUDE, else p4/include in the working directory
+ * or next to the executable). */
+const char *p4switch_include_dir(char *buf, size_t n);
+
+/* Makes the switch run `prog` and applies its P4 configuration (sw->cfg: table entries,
+ * default actions, registers, multicast groups, mirroring sessions) with located errors.
+ * Returns the number of errors. */
+int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d);
+/* The builder's routes: for each destination host, one entry in the route table (lpm on the
+ * destination address) whose action gets the egress port and the next hop MAC; with several
+ * equal-cost next hops it picks one per destination by a hash salted with the switch (an lpm
+ * entry cannot hash flows). Entries the scenario gave (tables:) for the same prefix take
+ * precedence. Returns the number of errors. */
+int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc);
+bool switch_is_p4(const struct sw *sw);
+
+/* The switch kind's hooks for P4 (switch_node_ops): the programs loaded for a scenario, shared
+ * by its switches, and the setup once routes exist: load the switch's program (unless
+ * `program: none`), apply its configuration and install the routes. */
+void *p4switch_shared_create(void);
+void p4switch_shared_destroy(void *shared);
+int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where);
+struct p4_pipe *p4switch_pipe(struct sw *sw);
+
+#endif

@@ -1,0 +1,143 @@
+#include "models/net/pkt.h"
+
+#include <string.h>
+
+#include "sim/util.h"
+
+#define PKT_POOL_SLAB 1024
+
+struct pkt *pkt_alloc(struct sim *sim)
+{
+    if (sim->pkt_pool.obj_size == 0)
+        pool_init(&sim->pkt_pool, sizeof(struct pkt), PKT_POOL_SLAB);
+    struct pkt *p = pool_get(&sim->pkt_pool);
+    /* Clear the metadata only; header bytes are written by whoever builds the packet. */
+    memset(p, 0, offsetof(struct pkt, hdr));
+    p->id = sim->next_pkt_id++;
+    return p;
+}
+
+void pkt_free(struct sim *sim, struct pkt *p)
+{
+    if (p->ext)
+        p->ext->release(p->ext);
+#ifdef SIM_DEBUG
+    memset(p, 0xdb, sizeof(*p));
+#endif
+    pool_put(&sim->pkt_pool, p);
+}
+
+struct pkt *pkt_clone(struct sim *sim, const struct pkt *p)
+{
+    struct pkt *c = pkt_alloc(sim);
+    uint64_t id = c->id;
+    memcpy(c, p, offsetof(struct pkt, hdr) + p->hdr_len);
+    c->id = id;
+    c->next = NULL;
+    c->ext = NULL;
+    return c;
+}
+
+int64_t pkt_live(const struct sim *sim)
+{
+    return sim->pkt_pool.live;
+}
+
+uint32_t pkt_host_ip(uint32_t host_index)
+{
+    return (10u << 24) | ((host_index + 1) & 0xffffffu);
+}
+
+uint32_t pkt_ip_host(uint32_t ip)
+{
+    if ((ip >> 24) != 10u || (ip & 0xffffffu) == 0)
+        return UINT32_MAX;
+    return (ip & 0xffffffu) - 1;
+}
+
+void pkt_host_mac(uint32_t host_index, uint8_t mac[6])
+{
+    mac[0] = 0x02;
+    mac[1] = 0x00;
+    pkt_wr32(mac + 2, host_index + 1);
+}
+
+uint16_t pkt_csum16(const uint8_t *b, uint32_t n)
+{
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i + 1 < n; i += 2)
+        sum += pkt_rd16(b + i);
+    if (n & 1)
+        sum += (uint32_t)b[n - 1] << 8;
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return (uint16_t)~sum;
+}
+
+uint8_t *pkt_build_ipv4(struct pkt *p, const struct pkt_ipv4_spec *s)
+{
+    uint8_t *h = p->hdr;
+    uint8_t mac[6];
+    pkt_host_mac(pkt_ip_host(s->dst_ip), mac);
+    memcpy(h, mac, 6);
+    pkt_host_mac(pkt_ip_host(s->src_ip), mac);
+    memcpy(h + 6, mac, 6);
+    pkt_wr16(h + 12, ETHERTYPE_IPV4);
+    uint8_t *ip = h + ETH_HDR_LEN;
+    uint32_t ip_len = IPV4_HDR_LEN + s->l4_bytes;
+    ip[0] = 0x45;
+    ip[1] = (uint8_t)((s->dscp << 2) | (s->ecn & 3));
+    pkt_wr16(ip + 2, (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len));
+    pkt_wr16(ip + 4, (uint16_t)p->seq); /* identification */
+    pkt_wr16(ip + 6, 0x4000);           /* don't fragment */
+    ip[8] = s->ttl ? s->ttl : 64;
+    ip[9] = s->proto;
+    pkt_wr16(ip + 10, 0);
+    pkt_wr32(ip + 12, s->src_ip);
+    pkt_wr32(ip + 16, s->dst_ip);
+    pkt_wr16(ip + 10, pkt_csum16(ip, IPV4_HDR_LEN));
+    p->size_bytes = ETH_HDR_LEN + ip_len;
+    return ip + IPV4_HDR_LEN;
+}
+
+void pkt_build_udp(struct pkt *p, const struct pkt_udp_spec *s)
+{
+    struct pkt_ipv4_spec ip = {s->src_ip, s->dst_ip, IPPROTO_UDP_, s->dscp, s->ecn, s->ttl,
+                               UDP_HDR_LEN + s->payload_bytes};
+    uint8_t *udp = pkt_build_ipv4(p, &ip);
+    pkt_wr16(udp, s->src_port);
+    pkt_wr16(udp + 2, s->dst_port);
+    pkt_wr16(udp + 4, (uint16_t)(UDP_HDR_LEN + s->payload_bytes));
+    pkt_wr16(udp + 6, 0); /* no UDP checksum: the payload is virtual */
+    p->hdr_len = ETH_HDR_LEN + IPV4_HDR_LEN + UDP_HDR_LEN;
+}
+
+void pkt_set_ecn(struct pkt *p, uint8_t ecn)
+{
+    if (!pkt_is_ipv4(p))
+        return;
+    uint8_t *ip = p->hdr + ETH_HDR_LEN;
+    uint16_t old_word = pkt_rd16(ip);
+    ip[1] = (uint8_t)((ip[1] & 0xfc) | (ecn & 3));
+    uint16_t new_word = pkt_rd16(ip);
+    /* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m') */
+    uint32_t sum = (uint16_t)~pkt_rd16(ip + 10);
+    sum += (uint16_t)~old_word;
+    sum += new_word;
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    pkt_wr16(ip + 10, (uint16_t)~sum);
+}
+
+uint32_t pkt_flow_hash(const struct pkt *p, uint32_t salt)
+{
+    uint64_t h = hash_fnv1a(&salt, sizeof(salt), HASH_FNV_INIT);
+    if (pkt_is_ipv4(p)) {
+        const uint8_t *ip = p->hdr + ETH_HDR_LEN;
+        h = hash_fnv1a(ip + 9, 1, h);   /* protocol */
+        h = hash_fnv1a(ip + 12, 8, h);  /* addresses */
+        if (p->hdr_len >= ETH_HDR_LEN + IPV4_HDR_LEN + 4)
+            h = hash_fnv1a(ip + IPV4_HDR_LEN, 4, h); /* ports */
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}

@@ -1,0 +1,151 @@
+/* Packets: metadata plus real wire-format header bytes (Ethernet, IPv4, UDP, ...) that a P4
+ * pipeline parses and rewrites and that pcap traces contain. The payload is only a length.
+ *
+ * size_bytes is the frame as a switch buffers it: headers + payload, Ethernet header included,
+ * without FCS, preamble and inter-frame gap (those are the link's per-frame overhead).
+ *
+ * Ownership is linear: whoever holds a packet forwards, queues, consumes or frees it exactly
+ * once. Packets come from the simulation's pool; pkt_clone makes an explicit copy. */
+#ifndef SIM_MODELS_NET_PKT_H
+#define SIM_MODELS_NET_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+#define PKT_HDR_MAX 192
+
+#define ETH_HDR_LEN 14
+#define IPV4_HDR_LEN 20
+#define UDP_HDR_LEN 8
+#define ETHERTYPE_IPV4 0x0800
+#define IPPROTO_UDP_ 17
+
+/* ECN codepoints (RFC 3168) in the low two bits of the IPv4 TOS byte. */
+enum pkt_ecn {
+    PKT_ECN_NOT_ECT = 0,
+    PKT_ECN_ECT1 = 1,
+    PKT_ECN_ECT0 = 2,
+    PKT_ECN_CE = 3,
+};
+
+/* State a node attaches to a packet it holds (a switch's P4 metadata between ingress and
+ * egress); pkt_free releases it. */
+struct pkt_ext;
+typedef void pkt_ext_release_fn(struct pkt_ext *e);
+struct pkt_ext {
+    pkt_ext_release_fn *release;
+};
+
+struct pkt {
+    struct pkt *next;    /* intrusive link for the queue that holds the packet */
+    struct pkt_ext *ext; /* owned: released by pkt_free; not copied by pkt_clone */
+    uint64_t id;         /* unique per simulation */
+    uint32_t flow;       /* flow index (sim-wide), for statistics */
+    uint32_t seq;        /* packet number within the flow */
+    uint32_t size_bytes; /* frame bytes a buffer holds: headers + payload */
+    uint16_t hdr_len;    /* valid bytes in hdr */
+    uint16_t in_port;    /* ingress port at the current switch */
+    uint8_t prio;        /* scheduling priority 0..7 (switch queue; higher first); a stream's
+                          * tag (the DDL shim) may set it per message */
+    uint8_t tc;          /* traffic class the sender's NIC gave the packet (802.1p): NIC queue,
+                          * PFC accounting and pauses */
+    uint8_t qclass;      /* the queue this switch's forwarding stage chose (this hop only) */
+    uint8_t instance;    /* P4 instance_type at this switch */
+    bool tm_ce;          /* this switch's traffic manager marked CE (re-applied after a P4
+                          * deparser rewrote the header) */
+    uint16_t rid;        /* P4 egress_rid (multicast replica) */
+    uint32_t enq_qdepth; /* packets in its queue when it was enqueued (P4 enq_qdepth) */
+    sim_time_t t_created; /* when the source made it, ps */
+    sim_time_t t_enq;     /* when it entered its current queue, ps */
+    sim_time_t qdelay_ps; /* time spent waiting in queues so far */
+    sim_time_t blocking_ps; /* switch-queue time while the port sent lower-priority packets */
+    sim_time_t blk_mark;    /* the port's lower-priority transmit clock at enqueue */
+    uint32_t qseen_bytes;   /* deepest egress queue (bytes, all classes) found at a switch */
+    uint64_t stream_off;    /* UDP streams: offset of the payload in the stream (metadata only) */
+    uint8_t hdr[PKT_HDR_MAX];
+};
+
+/* A packet with no header bytes and size 0. Never fails (the pool aborts on OOM). */
+struct pkt *pkt_alloc(struct sim *sim);
+void pkt_free(struct sim *sim, struct pkt *p);
+struct pkt *pkt_clone(struct sim *sim, const struct pkt *p);
+/* Packets currently allocated; 0 after a clean teardown. */
+int64_t pkt_live(const struct sim *sim);
+
+/* Addresses: hosts get IPv4 10.x.y.z and MAC 02:00:xx:xx:xx:xx from their host index. */
+uint32_t pkt_host_ip(uint32_t host_index);
+/* Host index of an address made by pkt_host_ip, or UINT32_MAX. */
+uint32_t pkt_ip_host(uint32_t ip);
+void pkt_host_mac(uint32_t host_index, uint8_t mac[6]);
+
+struct pkt_udp_spec {
+    uint32_t src_ip;
+    uint32_t dst_ip;
+    uint16_t src_port;
+    uint16_t dst_port;
+    uint8_t dscp;
+    uint8_t ecn;
+    uint8_t ttl;
+    uint32_t payload_bytes;
+};
+
+struct pkt_ipv4_spec {
+    uint32_t src_ip;
+    uint32_t dst_ip;
+    uint8_t proto;
+    uint8_t dscp;
+    uint8_t ecn;
+    uint8_t ttl; /* 0 = 64 */
+    uint32_t l4_bytes; /* transport header + payload */
+};
+
+/* Writes Ethernet and IPv4 headers (valid checksum) and sets size_bytes; returns where the
+ * transport header goes. The caller sets hdr_len. */
+uint8_t *pkt_build_ipv4(struct pkt *p, const struct pkt_ipv4_spec *s);
+/* Writes Ethernet/IPv4/UDP headers (with a valid IPv4 checksum) and sets size and hdr_len. */
+void pkt_build_udp(struct pkt *p, const struct pkt_udp_spec *s);
+
+/* Big-endian field access into header bytes. */
+static inline uint16_t pkt_rd16(const uint8_t *b)
+{
+    return (uint16_t)((b[0] << 8) | b[1]);
+}
+static inline uint32_t pkt_rd32(const uint8_t *b)
+{
+    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+}
+static inline void pkt_wr16(uint8_t *b, uint16_t v)
+{
+    b[0] = (uint8_t)(v >> 8);
+    b[1] = (uint8_t)v;
+}
+static inline void pkt_wr32(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)(v >> 24);
+    b[1] = (uint8_t)(v >> 16);
+    b[2] = (uint8_t)(v >> 8);
+    b[3] = (uint8_t)v;
+}
+
+static inline bool pkt_is_ipv4(const struct pkt *p)
+{
+    return p->hdr_len >= ETH_HDR_LEN + IPV4_HDR_LEN && pkt_rd16(p->hdr + 12) == ETHERTYPE_IPV4;
+}
+static inline uint32_t pkt_ipv4_dst(const struct pkt *p)
+{
+    return pkt_rd32(p->hdr + ETH_HDR_LEN + 16);
+}
+static inline uint8_t pkt_ecn(const struct pkt *p)
+{
+    return pkt_is_ipv4(p) ? (uint8_t)(p->hdr[ETH_HDR_LEN + 1] & 3) : PKT_ECN_NOT_ECT;
+}
+/* Sets the ECN codepoint and patches the IPv4 checksum incrementally (RFC 1624). */
+void pkt_set_ecn(struct pkt *p, uint8_t ecn);
+/* A hash of the IPv4 5-tuple (ECMP); `salt` differs per switch to avoid polarization. */
+uint32_t pkt_flow_hash(const struct pkt *p, uint32_t salt);
+/* Internet checksum over a buffer (RFC 1071). */
+uint16_t pkt_csum16(const uint8_t *b, uint32_t n);
+
+#endif

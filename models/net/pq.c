@@ -1,0 +1,102 @@
+#include "models/net/pq.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "sim/util.h"
+
+void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_bytes)
+{
+    SIM_ASSERT(nprio >= 1 && nprio <= PQ_MAX_PRIO);
+    memset(q, 0, sizeof(*q));
+    q->nprio = nprio;
+    q->sched = (uint8_t)sched;
+    q->quantum_bytes = quantum_bytes ? quantum_bytes : 1514;
+    for (int i = 0; i < PQ_MAX_PRIO; i++)
+        q->cls[i].weight = 1;
+}
+
+void pq_fini(struct sim *sim, struct pq *q)
+{
+    for (int i = 0; i < q->nprio; i++) {
+        struct pkt *p = q->cls[i].head;
+        while (p) {
+            struct pkt *next = p->next;
+            pkt_free(sim, p);
+            p = next;
+        }
+        q->cls[i].head = q->cls[i].tail = NULL;
+    }
+    q->bytes = 0;
+    q->pkts = 0;
+}
+
+void pq_enqueue(struct pq *q, struct pkt *p)
+{
+    struct pq_class *c = &q->cls[pq_class_of(q, p)];
+    p->next = NULL;
+    if (c->tail)
+        c->tail->next = p;
+    else
+        c->head = p;
+    c->tail = p;
+    c->bytes += p->size_bytes;
+    c->pkts++;
+    q->bytes += p->size_bytes;
+    q->pkts++;
+}
+
+static struct pkt *take(struct pq *q, struct pq_class *c)
+{
+    struct pkt *p = c->head;
+    c->head = p->next;
+    if (!c->head)
+        c->tail = NULL;
+    p->next = NULL;
+    c->bytes -= p->size_bytes;
+    c->pkts--;
+    q->bytes -= p->size_bytes;
+    q->pkts--;
+    return p;
+}
+
+/* Deficit round robin (Shreedhar & Varghese 1995): each backlogged class in turn receives
+ * weight × quantum bytes of credit and sends head packets while the credit lasts. */
+static struct pkt *drr_dequeue(struct pq *q, uint8_t allowed)
+{
+    bool any = false;
+    for (int i = 0; i < q->nprio; i++)
+        any = any || (q->cls[i].head && (allowed & (1u << i)));
+    if (!any)
+        return NULL;
+    for (;;) {
+        struct pq_class *c = &q->cls[q->drr_cur];
+        bool ok = (allowed >> q->drr_cur) & 1u;
+        if (ok && c->head && c->deficit >= (int64_t)c->head->size_bytes) {
+            struct pkt *p = take(q, c);
+            c->deficit -= p->size_bytes;
+            if (!c->head)
+                c->deficit = 0;
+            return p;
+        }
+        if (!c->head)
+            c->deficit = 0;
+        q->drr_cur = (uint8_t)((q->drr_cur + 1) % q->nprio);
+        struct pq_class *n = &q->cls[q->drr_cur];
+        if (n->head && ((allowed >> q->drr_cur) & 1u))
+            n->deficit += (int64_t)n->weight * q->quantum_bytes;
+    }
+}
+
+struct pkt *pq_dequeue(struct pq *q, uint8_t allowed)
+{
+    if (q->pkts == 0)
+        return NULL;
+    if (q->sched == PQ_SCHED_DRR)
+        return drr_dequeue(q, allowed);
+    for (int i = q->nprio - 1; i >= 0; i--) {
+        if (q->cls[i].head && ((allowed >> i) & 1u))
+            return take(q, &q->cls[i]);
+    }
+    return NULL;
+}

@@ -1,0 +1,56 @@
+/* A port's egress queues: up to 8 priority classes of intrusive packet FIFOs with byte and packet
+ * counts, served by strict priority (higher class first) or deficit round robin (per-class
+ * weights × quantum). Pure data structure: admission (limits, shared buffer), ECN marking and
+ * statistics belong to the owner (switch traffic manager, host NIC). */
+#ifndef SIM_MODELS_NET_PQ_H
+#define SIM_MODELS_NET_PQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/net/pkt.h"
+
+#define PQ_MAX_PRIO 8
+
+enum pq_sched {
+    PQ_SCHED_STRICT = 0,
+    PQ_SCHED_DRR = 1,
+};
+
+struct pq_class {
+    struct pkt *head;
+    struct pkt *tail;
+    uint64_t bytes;
+    uint32_t pkts;
+    uint32_t weight;  /* DRR: quantum multiplier */
+    int64_t deficit;  /* DRR: bytes this class may still send in its turn */
+};
+
+struct pq {
+    struct pq_class cls[PQ_MAX_PRIO];
+    uint8_t nprio;
+    uint8_t sched;   /* enum pq_sched */
+    uint8_t drr_cur; /* DRR: class whose turn it is */
+    bool by_tc;      /* classify by p->tc (NIC queues) instead of p->qclass (switch queues) */
+    uint32_t quantum_bytes;
+    uint64_t bytes; /* all classes */
+    uint32_t pkts;
+};
+
+void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_bytes);
+/* Frees every queued packet. */
+void pq_fini(struct sim *sim, struct pq *q);
+/* Appends p to class min(p->qclass (or p->tc), nprio-1). */
+void pq_enqueue(struct pq *q, struct pkt *p);
+#define PQ_ALL 0xffu
+
+/* Removes the next packet to send from the classes whose bit is set in `allowed` (PQ_ALL: every
+ * class; PFC clears the bits of paused classes), or returns NULL when they are all empty. */
+struct pkt *pq_dequeue(struct pq *q, uint8_t allowed);
+/* Class a packet goes to. */
+static inline uint8_t pq_class_of(const struct pq *q, const struct pkt *p)
+{
+    uint8_t c = q->by_tc ? p->tc : p->qclass;
+    return c < q->nprio ? c : (uint8_t)(q->nprio - 1);
+}
+#endif

@@ -1,0 +1,124 @@
+#include "models/net/tmgr.h"
+
+#include <stdlib.h>
+
+#include "sim/util.h"
+
+void tmgr_init(struct tmgr *tm, const struct tmgr_cfg *cfg, uint32_t nports, gsl_rng *rng)
+{
+    tm->cfg = *cfg;
+    tm->nports = nports;
+    tm->ports = xcalloc(nports, sizeof(*tm->ports));
+    for (uint32_t i = 0; i < nports; i++)
+        pq_init(&tm->ports[i].q, (uint8_t)cfg->nprio, (enum pq_sched)cfg->sched,
+                (uint32_t)cfg->drr_quantum_bytes);
+    tm->buffered = 0;
+    tm->peak_buffered = 0;
+    tm->rng = rng;
+}
+
+void tmgr_fini(struct sim *sim, struct tmgr *tm)
+{
+    for (uint32_t i = 0; i < tm->nports; i++)
+        pq_fini(sim, &tm->ports[i].q);
+    free(tm->ports);
+    tm->ports = NULL;
+}
+
+static bool should_mark(struct tmgr *tm, const struct pq_class *c)
+{
+    const struct tmgr_cfg *cfg = &tm->cfg;
+    uint64_t q = cfg->ecn_unit == TMGR_UNIT_PACKETS ? c->pkts : c->bytes;
+    if (q < cfg->ecn_kmin)
+        return false;
+    if (cfg->ecn_mode == TMGR_ECN_THRESHOLD || q >= cfg->ecn_kmax)
+        return true;
+    double p = cfg->ecn_pmax * (double)(q - cfg->ecn_kmin) / (double)(cfg->ecn_kmax - cfg->ecn_kmin);
+    return gsl_rng_uniform(tm->rng) < p;
+}
+
+/* The lower-priority transmit clock of priority c at `now`. */
+static sim_time_t lower_clock(const struct tmgr_port *tp, uint8_t c, sim_time_t now)
+{
+    sim_time_t t = tp->lower_tx[c];
+    if (tp->cur_valid && tp->cur_prio < c)
+        t += MIN(now - tp->cur_start, tp->cur_dur);
+    return t;
+}
+
+void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt *p, sim_time_t now,
+                  sim_time_t dur_ps)
+{
+    struct tmgr_port *tp = &tm->ports[port];
+    if (tp->cur_valid) { /* the previous transmission is over: fold it into the clocks */
+        for (int c = tp->cur_prio + 1; c < PQ_MAX_PRIO; c++)
+            tp->lower_tx[c] += tp->cur_dur;
+    }
+    tp->cur_valid = true;
+    tp->cur_prio = p->prio & 7;
+    tp->cur_start = now;
+    tp->cur_dur = dur_ps;
+}
+
+bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p)
+{
+    SIM_ASSERT(port < tm->nports);
+    struct tmgr_port *tp = &tm->ports[port];
+    uint8_t ci = pq_class_of(&tp->q, p);
+    struct pq_class *c = &tp->q.cls[ci];
+    struct tmgr_stats *st = &tp->cls[ci];
+    const struct tmgr_cfg *cfg = &tm->cfg;
+    bool drop;
+    if (tmgr_lossless(tm, p)) {
+        struct tmgr_port *in = &tm->ports[p->in_port];
+        uint64_t *acc = &in->ingress_bytes[p->tc & 7];
+        drop = *acc + p->size_bytes > cfg->pfc_xoff_bytes + in->headroom_bytes;
+        if (drop)
+            in->headroom_drops++;
+        else
+            *acc += p->size_bytes;
+    } else {
+        drop = (cfg->queue_limit_bytes && c->bytes + p->size_bytes > cfg->queue_limit_bytes) ||
+               (cfg->buffer_bytes && tm->buffered + p->size_bytes > cfg->buffer_bytes);
+    }
+    if (drop) {
+        st->drop_pkts++;
+        st->drop_bytes += p->size_bytes;
+        pkt_free(sim, p);
+        return false;
+    }
+    if (cfg->ecn_mode != TMGR_ECN_NONE && pkt_ecn(p) != PKT_ECN_NOT_ECT && should_mark(tm, c)) {
+        if (pkt_ecn(p) != PKT_ECN_CE)
+            pkt_set_ecn(p, PKT_ECN_CE);
+        p->tm_ce = true;
+        st->mark_pkts++;
+    }
+    p->t_enq = sim->now;
+    p->enq_qdepth = c->pkts;
+    p->blk_mark = lower_clock(tp, p->prio & 7, sim->now);
+    if (tp->q.bytes > p->qseen_bytes)
+        p->qseen_bytes = (uint32_t)MIN(tp->q.bytes, UINT32_MAX);
+    pq_enqueue(&tp->q, p);
+    st->enq_pkts++;
+    st->enq_bytes += p->size_bytes;
+    st->max_bytes = MAX(st->max_bytes, c->bytes);
+    st->max_pkts = MAX(st->max_pkts, c->pkts);
+    tp->max_bytes = MAX(tp->max_bytes, tp->q.bytes);
+    tp->max_pkts = MAX(tp->max_pkts, tp->q.pkts);
+    tm->buffered += p->size_bytes;
+    tm->peak_buffered = MAX(tm->peak_buffered, tm->buffered);
+    return true;
+}
+
+struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port, uint8_t allowed)
+{
+    struct pkt *p = pq_dequeue(&tm->ports[port].q, allowed);
+    if (!p)
+        return NULL;
+    tm->buffered -= p->size_bytes;
+    p->blocking_ps += lower_clock(&tm->ports[port], p->prio & 7, sim->now) - p->blk_mark;
+    if (tmgr_lossless(tm, p))
+        tm->ports[p->in_port].ingress_bytes[p->tc & 7] -= p->size_bytes;
+    p->qdelay_ps += sim->now - p->t_enq;
+    return p;
+}

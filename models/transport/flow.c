@@ -1,0 +1,142 @@
+#include "models/transport/flow.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/util.h"
+
+void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, const char *name,
+                    const struct flow_cfg *common, struct host *src, struct host *dst)
+{
+    f->ops = ops;
+    f->name = xstrdup(name);
+    f->index = index;
+    f->src = src;
+    f->dst = dst;
+    f->common = *common;
+    f->st = (struct flow_stats){.complete_ps = -1};
+    f->sport = (uint16_t)(20000 + index % 40000);
+    stats_init(&f->st.delay, 16);
+    stats_init(&f->st.qdelay, 16);
+}
+
+void flow_base_fini(struct flow *f)
+{
+    free(f->dependents);
+    f->dependents = NULL;
+    free(f->name);
+    f->name = NULL;
+}
+
+void flow_note_rx(struct flow *f, const struct pkt *p, sim_time_t now)
+{
+    f->st.rx_pkts++;
+    f->st.last_rx_ps = now;
+    if (pkt_ecn(p) == PKT_ECN_CE)
+        f->st.rx_ce++;
+    stats_add(&f->st.delay, simtime_sec(now - p->t_created));
+    stats_add(&f->st.qdelay, simtime_sec(p->qdelay_ps));
+}
+
+double flow_fct_s(const struct flow *f)
+{
+    return f->st.complete_ps >= 0 ? simtime_sec(f->st.complete_ps - f->common.start_ps) : NAN;
+}
+
+double flow_goodput_bps(const struct flow *f)
+{
+    if (f->st.rx_pkts < 2 || f->st.last_rx_ps <= f->st.first_tx_ps)
+        return NAN;
+    return (double)f->st.rx_bytes * 8.0 / simtime_sec(f->st.last_rx_ps - f->st.first_tx_ps);
+}
+
+void flow_set_sport(struct flow *f, uint16_t port)
+{
+    f->sport = port;
+    if (f->ops->set_sport)
+        f->ops->set_sport(f, port);
+}
+
+void flow_stream_attach(struct flow *f, const struct flow_stream *s)
+{
+    SIM_ASSERT(f->ops->push != NULL);
+    f->streaming = true;
+    f->stream = *s;
+    f->ops->push(f); /* tells the transport it is a stream now (nothing pushed yet) */
+}
+
+void flow_push(struct flow *f, uint64_t bytes)
+{
+    SIM_ASSERT(f->streaming);
+    f->pushed += bytes;
+    f->ops->push(f);
+}
+
+void flow_report_delivered(struct flow *f, uint64_t total)
+{
+    if (f->streaming && f->stream.delivered)
+        f->stream.delivered(f, total, f->stream.ud);
+}
+
+void flow_report_range(struct flow *f, uint64_t off, uint64_t len)
+{
+    if (f->streaming && f->stream.delivered_range)
+        f->stream.delivered_range(f, off, len, f->stream.ud);
+}
+
+void flow_report_acked(struct flow *f, uint64_t total)
+{
+    if (f->streaming && f->stream.acked)
+        f->stream.acked(f, total, f->stream.ud);
+}
+
+uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len, struct pkt *p)
+{
+    uint16_t n = flow_tag_bytes(f);
+    if (n == 0 || !f->stream.tag)
+        return 0;
+    SIM_ASSERT(p->hdr_len + n <= PKT_HDR_MAX);
+    uint8_t *t = p->hdr + p->hdr_len;
+    memset(t, 0, n);
+    f->stream.tag(f, offset, len, t, p, f->stream.ud);
+    p->hdr_len = (uint16_t)(p->hdr_len + n);
+    return n;
+}
+
+void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off)
+{
+    if (f->streaming && f->stream.rx_packet)
+        f->stream.rx_packet(f, p, flow_tag_bytes(f) ? p->hdr + tag_off : NULL, f->stream.ud);
+}
+
+uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len)
+{
+    if (!f->streaming || !f->stream.msg_end)
+        return len;
+    uint64_t end = f->stream.msg_end(f, off, f->stream.ud);
+    return end > off ? MIN(len, end - off) : len;
+}
+
+void flow_wait_for(struct flow *f, struct flow *first)
+{
+    if (f->waiting_for++ == 0)
+        f->ops->start_at(f, SIM_TIME_NEVER);
+    first->dependents =
+        xrealloc(first->dependents, (first->ndependents + 1) * sizeof(*first->dependents));
+    first->dependents[first->ndependents++] = f;
+}
+
+void flow_complete(struct flow *f, sim_time_t now)
+{
+    if (f->st.complete_ps >= 0)
+        return;
+    f->st.complete_ps = now;
+    for (uint32_t i = 0; i < f->ndependents; i++) {
+        struct flow *d = f->dependents[i];
+        if (--d->waiting_for == 0) {
+            d->common.start_ps = MAX(now, d->common.start_ps); /* its FCT counts from here */
+            d->ops->start_at(d, d->common.start_ps);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+/* Traffic flows of every transport share this base: identity, endpoints and the statistics the
+ * reports print. A transport is a `struct flow_ops` (its parameter table, a validator, a
+ * constructor) listed in registry.c; its flow struct embeds struct flow as first member.
+ *
+ * Every transport's configuration struct starts with struct flow_cfg, and its parameter table
+ * starts with FLOW_COMMON_PARAMS(struct_name), so the common keys read the same everywhere. */
+#ifndef SIM_MODELS_TRANSPORT_FLOW_H
+#define SIM_MODELS_TRANSPORT_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "models/net/host.h"
+#include "sim/param.h"
+#include "sim/stats.h"
+
+struct flow_cfg {
+    const char *name;
+    const char *type;
+    const char *src;
+    const char *dst;
+    uint64_t bytes;      /* payload bytes to deliver; 0 = until stop */
+    sim_time_t start_ps;
+    sim_time_t stop_ps;  /* 0 = never */
+    int64_t priority;    /* traffic class 0..7 */
+    int64_t dscp;
+    bool ecn;            /* ECN-capable transport */
+    const struct cfg_node *after; /* names of flows that must complete first */
+};
+
+#define FLOW_COMMON_PARAMS(S)                                                                  \
+    {"name", PARAM_STRING, offsetof(S, common.name), PARAM_OPTIONAL, NULL, NULL, NULL,         \
+     "flow name (unique; default f<index>)"},                                                  \
+        {"type", PARAM_STRING, offsetof(S, common.type), PARAM_OPTIONAL, NULL, NULL, NULL,     \
+         "flow kind (default udp; ddlsim describe lists them)"},                               \
+        {"src", PARAM_STRING, offsetof(S, common.src), NULL, NULL, NULL, NULL, "sending host"}, \
+        {"dst", PARAM_STRING, offsetof(S, common.dst), NULL, NULL, NULL, NULL,                 \
+         "receiving host"},                                                                    \
+        {"bytes", PARAM_SIZE, offsetof(S, common.bytes), "0", NULL, NULL, NULL,                \
+         "payload bytes to send (0 = until stop)"},                                            \
+        {"start", PARAM_TIME, offsetof(S, common.start_ps), "0", "0", NULL, NULL,              \
+         "when the flow starts"},                                                              \
+        {"stop", PARAM_TIME, offsetof(S, common.stop_ps), "0", "0", NULL, NULL,                \
+         "no new data after this time (0 = never)"},                                           \
+        {"priority", PARAM_INT, offsetof(S, common.priority), "0", "0", "7", NULL,             \
+         "traffic class (queue) of the flow's packets"},                                       \
+        {"dscp", PARAM_INT, offsetof(S, common.dscp), "0", "0", "63", NULL, "IPv4 DSCP"},      \
+        {"ecn", PARAM_BOOL, offsetof(S, common.ecn), "false", NULL, NULL, NULL,                \
+         "ECN-capable transport (packets sent ECT(0))"},                                       \
+        {"after", PARAM_NODE, offsetof(S, common.after), PARAM_OPTIONAL, NULL, NULL, NULL,     \
+         "start only when these flows (names) have delivered all their bytes"}
+
+struct flow_stats {
+    uint64_t tx_pkts;  /* data packets sent, retransmissions included */
+    uint64_t tx_bytes; /* payload bytes sent, retransmissions included */
+    uint64_t rx_pkts;  /* data packets received */
+    uint64_t rx_bytes; /* payload bytes delivered to the application (in order, once) */
+    uint64_t rx_ce;    /* data packets received with CE */
+    uint64_t retx_pkts;
+    uint64_t timeouts;
+    sim_time_t first_tx_ps;
+    sim_time_t last_rx_ps;
+    sim_time_t complete_ps; /* all `bytes` delivered; -1 until then */
+    struct stats delay;     /* one-way delay of data packets, seconds */
+    struct stats qdelay;    /* time data packets spent in queues, seconds */
+};
+
+struct flow;
+
+/* Byte-stream use of a flow (the message layer): the owner pushes bytes to send and hears of
+ * progress. In stream mode the flow sends what was pushed instead of `bytes`. */
+struct flow_stream {
+    /* receiver, ordered transports (TCP, RDMA RC): payload bytes delivered in order so far
+     * (called when it grows) */
+    void (*delivered)(struct flow *f, uint64_t total, void *ud);
+    /* receiver, unordered transports (UDP): stream bytes [off, off + len) arrived */
+    void (*delivered_range)(struct flow *f, uint64_t off, uint64_t len, void *ud);
+    /* sender: payload bytes the transport is done with (acknowledged; for UDP, sent) */
+    void (*acked)(struct flow *f, uint64_t total, void *ud);
+    void *ud;
+    /* Optional per-packet tag (the DDL shim header): tag_bytes more header bytes follow the
+     * transport header of every data packet (counted in the frame, not in the payload);
+     * tag() writes them for the packet carrying stream bytes [offset, offset + len). */
+    uint16_t tag_bytes;
+    void (*tag)(struct flow *f, uint64_t offset, uint32_t len, uint8_t *tag, struct pkt *p,
+                void *ud);
+    /* Optional: where the message holding stream byte `off` ends; transports cut segments
+     * there, so a packet (and its tag) never spans two messages. */
+    uint64_t (*msg_end)(struct flow *f, uint64_t off, void *ud);
+    /* Optional: the receiver sees each data packet (with its tag) as it arrives. */
+    void (*rx_packet)(struct flow *f, const struct pkt *p, const uint8_t *tag, void *ud);
+};
+
+struct flow_ops {
+    const char *type;
+    const char *summary;
+    bool reliable; /* retransmits: tx - rx packets is not a loss count */
+    bool messages; /* writes one messages.csv row per delivered message */
+    const struct param_def *params;
+    const size_t *nparams;
+    size_t cfg_size; /* the transport's config struct, starting with struct flow_cfg */
+    /* Checks a decoded configuration and completes derived fields; reports errors at `m` and
+     * returns their number. scenario_stop_ps is the scenario's stop time (0 = none). */
+    int (*check)(void *cfg, const struct cfg_node *m, struct diag *d, const char *name,
+                 sim_time_t scenario_stop_ps);
+    /* Creates the flow (cfg already checked) and schedules its start. */
+    struct flow *(*create)(struct sim *sim, uint32_t index, const char *name, const void *cfg,
+                           struct host *src, struct host *dst);
+    void (*destroy)(struct sim *sim, struct flow *f);
+    /* Adds transport-specific fields to the flow's summary.json object (may be NULL). */
+    void (*stats_json)(const struct flow *f, json_t *obj);
+    /* Stream mode: more bytes to send (f->pushed already counts them); NULL if unsupported.
+     * Also called once with nothing new when the flow becomes a stream. */
+    void (*push)(struct flow *f);
+    /* Changes the source port before the flow starts (NULL: f->sport is simply used). */
+    void (*set_sport)(struct flow *f, uint16_t port);
+    /* Moves the flow's start (create() schedules it at `start`); SIM_TIME_NEVER holds it
+     * until a later call. */
+    void (*start_at)(struct flow *f, sim_time_t at);
+};
+
+struct flow {
+    const struct flow_ops *ops;
+    char *name;
+    uint32_t index;
+    struct host *src;
+    struct host *dst;
+    struct flow_cfg common;
+    struct flow_stats st;
+    uint16_t sport;            /* transport source port (DDL streams use 0xDDxx) */
+    bool streaming;            /* stream mode: send what was pushed */
+    uint64_t pushed;           /* stream mode: bytes pushed so far */
+    struct flow_stream stream; /* stream mode: progress callbacks */
+    FILE *messages;            /* messages.csv rows of message flows (rpc), set by the report */
+    struct flow **dependents;  /* flows waiting for this one to complete (`after`) */
+    uint32_t ndependents;
+    uint32_t waiting_for;      /* flows this one still waits for */
+};
+
+/* Records that all of the flow's bytes are delivered (sets complete_ps) and starts the flows
+ * that were waiting for it. Transports call it once. */
+void flow_complete(struct flow *f, sim_time_t now);
+/* Makes `f` wait for `first` to complete (builder; before the run). */
+void flow_wait_for(struct flow *f, struct flow *first);
+
+/* Payload bytes the flow may send in total: pushed bytes in stream mode, else `bytes`
+ * (0 = unlimited). */
+static inline uint64_t flow_budget(const struct flow *f)
+{
+    return f->streaming ? f->pushed : f->common.bytes;
+}
+
+/* Sets the transport source port before the flow starts. */
+void flow_set_sport(struct flow *f, uint16_t port);
+/* Puts a flow in stream mode before it starts. */
+void flow_stream_attach(struct flow *f, const struct flow_stream *s);
+/* Adds bytes to a streaming flow's budget and wakes the transport. */
+void flow_push(struct flow *f, uint64_t bytes);
+/* Called by transports: progress for the stream owner (no-ops when not streaming). */
+void flow_report_delivered(struct flow *f, uint64_t total);
+void flow_report_range(struct flow *f, uint64_t off, uint64_t len);
+void flow_report_acked(struct flow *f, uint64_t total);
+/* At most `len` bytes from stream offset `off` that stay inside one message. */
+uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len);
+/* Called by transports when building a data packet whose transport header ends at
+ * p->hdr_len: appends the stream's tag (if any) for bytes [offset, offset + len). Returns the
+ * tag length added. The transport must have left room (flow_tag_bytes) in its segment size. */
+uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len, struct pkt *p);
+static inline uint16_t flow_tag_bytes(const struct flow *f)
+{
+    return f->streaming ? f->stream.tag_bytes : 0;
+}
+/* Called by transports for each data packet received, before it is freed; `tag_off` is where
+ * the tag starts in p->hdr. */
+void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off);
+
+/* Fills the base; the transport calls it from its create(). */
+void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, const char *name,
+                    const struct flow_cfg *common, struct host *src, struct host *dst);
+void flow_base_fini(struct flow *f);
+/* Records a data packet arriving at the receiver (delay statistics, CE); does not free it. */
+void flow_note_rx(struct flow *f, const struct pkt *p, sim_time_t now);
+double flow_fct_s(const struct flow *f);
+double flow_goodput_bps(const struct flow *f);
+
+#endif

@@ -1,0 +1,51 @@
+/* TCP/IPv4 segments as wire bytes: Ethernet + IPv4 (protocol 6, ECN bits in the TOS byte) +
+ * a 20-byte TCP header without options (RFC 9293 §3.1; ECE/CWR flags per RFC 3168 §6.1).
+ * The payload is only a length: it sets the IPv4 total length and the frame size. The IPv4
+ * checksum is valid; the TCP checksum is left 0 because the payload bytes do not exist.
+ * Frames shorter than the Ethernet minimum (60 bytes without FCS) are padded in size_bytes
+ * only, as a NIC would; hdr_len stays 54. */
+#ifndef SIM_MODELS_TRANSPORT_TCP_HDR_H
+#define SIM_MODELS_TRANSPORT_TCP_HDR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/net/pkt.h"
+
+#define TCP_HDR_LEN 20
+#define IPPROTO_TCP_ 6
+#define TCP_HEADERS (ETH_HDR_LEN + IPV4_HDR_LEN + TCP_HDR_LEN)
+#define ETH_MIN_FRAME 60 /* bytes without FCS */
+
+/* TCP flag bits in byte 13 of the header. */
+enum tcp_flag {
+    TCP_FIN = 0x01,
+    TCP_SYN = 0x02,
+    TCP_RST = 0x04,
+    TCP_PSH = 0x08,
+    TCP_ACK = 0x10,
+    TCP_URG = 0x20,
+    TCP_ECE = 0x40,
+    TCP_CWR = 0x80,
+};
+
+struct tcp_seg {
+    uint32_t src_ip;
+    uint32_t dst_ip;
+    uint16_t src_port;
+    uint16_t dst_port;
+    uint32_t seq;    /* wire sequence number */
+    uint32_t ack;    /* wire acknowledgment number */
+    uint8_t flags;   /* enum tcp_flag bits */
+    uint16_t window; /* advertised window field (scaled) */
+    uint8_t dscp;
+    uint8_t ecn; /* enum pkt_ecn, IPv4 codepoint */
+    uint32_t payload_bytes;
+};
+
+/* Writes the headers of s into p (hdr, hdr_len, size_bytes). */
+void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s);
+/* Decodes a TCP/IPv4 packet; false if p is not one. */
+bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s);
+
+#endif

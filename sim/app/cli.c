@@ -1,0 +1,273 @@
+#include "sim/app/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "p4/engine/p4cli.h"
+#include "models/transport/transports.h"
+#include "sim/app/registry.h"
+#include "sim/app/report.h"
+#include "sim/app/scenario.h"
+#include "sim/util.h"
+
+#define EXIT_BAD_INPUT 2
+
+static const char usage[] =
+    "usage: ddlsim COMMAND [ARGS]\n"
+    "\n"
+    "  run FILE.yaml [--out DIR] [--seed N] [--set KEY=VALUE]... [--pcap NODE:PORT,...] [--quiet]\n"
+    "                         run a scenario; results go to DIR (default out/<file name>)\n"
+    "  check FILE.yaml [--set KEY=VALUE]...\n"
+    "                         validate a scenario; every error as file:line:col\n"
+    "  describe [KIND]        list the parameters of a kind (no KIND: list kinds)\n"
+    "  p4 check FILE.p4       compile a P4_16 program and report errors\n"
+    "  p4 test FILE.p4 FILE.stf\n"
+    "                         run STF packet tests against a P4 program\n"
+    "\n"
+    "exit codes: 0 success, 1 runtime failure, 2 bad input\n";
+
+struct run_args {
+    const char *file;
+    const char *out;
+    const char *pcap;
+    const char **sets;
+    int nsets;
+    struct scenario_opts opts;
+    bool quiet;
+};
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Parses the options shared by run and check. Returns 0, or EXIT_BAD_INPUT after a message. */
+static int parse_args(int argc, char **argv, struct run_args *a, bool run)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
+        {"set", required_argument, NULL, 'S'},  {"pcap", required_argument, NULL, 'p'},
+        {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(a, 0, sizeof(*a));
+    a->sets = xcalloc((size_t)argc + 1, sizeof(*a->sets));
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:s:S:p:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+        case 'p':
+        case 's':
+        case 'q':
+            if (!run) {
+                fprintf(stderr, "ddlsim: error: option '%s' applies to run only\n",
+                        argv[optind - 1]);
+                return EXIT_BAD_INPUT;
+            }
+            if (c == 'o')
+                a->out = optarg;
+            else if (c == 'p')
+                a->pcap = optarg;
+            else if (c == 'q')
+                a->quiet = true;
+            else {
+                char *end;
+                errno = 0;
+                unsigned long long v = strtoull(optarg, &end, 10);
+                if (errno || !*optarg || *end || optarg[0] == '-') {
+                    fprintf(stderr, "ddlsim: error: --seed expects a non-negative integer, "
+                                    "got '%s'\n", optarg);
+                    return EXIT_BAD_INPUT;
+                }
+                a->opts.seed_given = true;
+                a->opts.seed = v;
+            }
+            break;
+        case 'S':
+            a->sets[a->nsets++] = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            exit(0);
+        case ':':
+            fprintf(stderr, "ddlsim: error: option '%s' needs a value\n", argv[optind - 1]);
+            return EXIT_BAD_INPUT;
+        default:
+            fprintf(stderr, "ddlsim: error: unknown option '%s'\n", argv[optind - 1]);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "ddlsim: error: expected exactly one scenario file\n%s", usage);
+        return EXIT_BAD_INPUT;
+    }
+    a->file = argv[optind];
+    a->opts.sets = a->sets;
+    a->opts.nsets = a->nsets;
+    return 0;
+}
+
+static char *default_out_dir(const char *file)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    char *name = xstrdup(base);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+    char *dir = xasprintf("out/%s", name);
+    free(name);
+    return dir;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    struct run_args a;
+    int rc = parse_args(argc, argv, &a, false);
+    if (rc == 0) {
+        struct diag d;
+        diag_init(&d, stderr);
+        struct scenario *sc = scenario_load(a.file, &a.opts, &d);
+        if (sc) {
+            uint32_t nh = scenario_count(sc, "host");
+            uint32_t ns = scenario_count(sc, "switch");
+            printf("%s: ok (%u host%s, %u switch%s, %u flow%s)\n", a.file, nh, nh == 1 ? "" : "s",
+                   ns, ns == 1 ? "" : "es", sc->nflows, sc->nflows == 1 ? "" : "s");
+            scenario_destroy(sc);
+        } else {
+            fprintf(stderr, "%s: %d error%s\n", a.file, diag_count(&d),
+                    diag_count(&d) == 1 ? "" : "s");
+            rc = EXIT_BAD_INPUT;
+        }
+    }
+    free(a.sets);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct run_args a;
+    int rc = parse_args(argc, argv, &a, true);
+    char *dir = NULL;
+    struct scenario *sc = NULL;
+    struct report *r = NULL;
+    if (rc)
+        goto out;
+    struct diag d;
+    diag_init(&d, stderr);
+    sc = scenario_load(a.file, &a.opts, &d);
+    if (!sc) {
+        fprintf(stderr, "%s: %d error%s\n", a.file, diag_count(&d), diag_count(&d) == 1 ? "" : "s");
+        rc = EXIT_BAD_INPUT;
+        goto out;
+    }
+    dir = a.out ? xstrdup(a.out) : default_out_dir(a.file);
+    r = report_open(sc, dir, a.pcap, &rc);
+    if (!r)
+        goto out;
+    double t0 = wall_now();
+    scenario_run(sc);
+    double wall = wall_now() - t0;
+    if (report_finish(r) < 0) {
+        rc = 1;
+        goto out;
+    }
+    if (!a.quiet) {
+        report_print(sc, stdout, wall);
+        printf("\nresults in %s/ (summary.json, flows.csv%s%s%s)\n", dir,
+               sc->njobs ? ", tensors.csv, iterations.csv, bursts.csv" : "",
+               r->sc->out.queue_interval_ps && sc->nprobes ? ", queues.csv" : "",
+               r->pcap.frames || sc->npcap_ports || a.pcap ? ", trace.pcap" : "");
+    }
+out:
+    report_free(r);
+    scenario_destroy(sc);
+    free(dir);
+    free(a.sets);
+    return rc;
+}
+
+static void list_kinds(void)
+{
+    printf("kinds (ddlsim describe KIND):\n");
+    for (size_t i = 0; i < registry_nkinds; i++)
+        printf("  %-10s %s\n", registry_kinds[i].name, registry_kinds[i].summary);
+    for (size_t i = 0; i < registry_nnode_kinds; i++)
+        printf("  %-10s %s\n", registry_node_kinds[i].ops->kind,
+               registry_node_kinds[i].ops->summary);
+    printf("flow types (entries of `flows:` with `type: T`; ddlsim describe T):\n");
+    for (size_t i = 0; i < transport_nflows; i++)
+        printf("  %-10s %s\n", transport_flows[i]->type, transport_flows[i]->summary);
+}
+
+static int unknown_kind(const char *kind)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < registry_nkinds && n < ARRAY_LEN(names); i++)
+        names[n++] = registry_kinds[i].name;
+    for (size_t i = 0; i < registry_nnode_kinds && n < ARRAY_LEN(names); i++)
+        names[n++] = registry_node_kinds[i].ops->kind;
+    for (size_t i = 0; i < transport_nflows && n < ARRAY_LEN(names); i++)
+        names[n++] = transport_flows[i]->type;
+    const char *hint = param_suggest(kind, names, n);
+    fprintf(stderr, "ddlsim: error: unknown kind '%s'%s%s%s\n", kind,
+            hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+    return EXIT_BAD_INPUT;
+}
+
+static int cmd_describe(int argc, char **argv)
+{
+    if (argc < 2) {
+        list_kinds();
+        return 0;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "ddlsim: error: describe takes one kind\n");
+        return EXIT_BAD_INPUT;
+    }
+    const struct flow_ops *fo = transport_find(argv[1]);
+    const struct registry_node_kind *nk = registry_node_kind(argv[1], NULL);
+    const struct registry_kind *k = registry_find(argv[1]);
+    if (fo)
+        param_describe(stdout, fo->type, fo->summary, fo->params, *fo->nparams);
+    else if (nk)
+        param_describe(stdout, nk->ops->kind, nk->ops->summary, nk->ops->params,
+                       *nk->ops->nparams);
+    else if (k)
+        param_describe(stdout, k->name, k->summary, k->params, *k->nparams);
+    else
+        return unknown_kind(argv[1]);
+    return 0;
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "describe") == 0)
+        return cmd_describe(argc - 1, argv + 1);
+    if (strcmp(cmd, "p4") == 0)
+        return p4cli_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    fprintf(stderr, "ddlsim: error: unknown command '%s'\n%s", cmd, usage);
+    return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,95 @@
+/* A scenario: the YAML file turned into a running simulation. scenario_load parses and
+ * validates everything (reporting every error it finds, located), then the builder (build.c)
+ * creates nodes, links, routes, flows, jobs and output taps; scenario_run runs it; report.h
+ * writes the results.
+ *
+ * Top-level keys: name, seed, stop, defaults (link/host/switch/flow parameters applied to every
+ * element that does not set them), topology (a generator), hosts, switches, links, flows,
+ * jobs (distributed training), output. */
+#ifndef SIM_SIM_APP_SCENARIO_H
+#define SIM_SIM_APP_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/ddl/job.h"
+#include "models/net/node.h"
+#include "models/transport/flow.h"
+#include "sim/cfg.h"
+#include "sim/sim.h"
+
+#define SCENARIO_MAX_KINDS 8 /* node kinds in the registry */
+
+struct scenario_cfg {
+    const char *name;
+    int64_t seed;
+    sim_time_t stop_ps; /* 0 = until no events remain */
+    const struct cfg_node *defaults;
+    const struct cfg_node *topology;
+    const struct cfg_node *hosts;
+    const struct cfg_node *switches;
+    const struct cfg_node *links;
+    const struct cfg_node *flows;
+    const struct cfg_node *jobs;
+    const struct cfg_node *output;
+};
+
+struct output_cfg {
+    sim_time_t queue_interval_ps; /* 0 = no queue samples */
+    const struct cfg_node *queues; /* list of "switch" or "switch:port" */
+    const struct cfg_node *pcap;   /* list of "node:port" */
+};
+
+/* A port whose queue length queues.csv samples. */
+struct queue_probe {
+    struct node *node;
+    uint32_t port;
+};
+
+struct scenario {
+    struct sim *sim;
+    struct diag *diag;
+    struct cfg_doc *doc;
+    struct scenario_cfg cfg;
+    struct output_cfg out;
+    struct node **nodes; /* declaration order; nodes[i]->id == i */
+    uint32_t nnodes;
+    void *kind_shared[SCENARIO_MAX_KINDS]; /* per registry node kind (ops->shared_create) */
+    struct flow **flows;
+    uint32_t nflows;
+    struct ddl_job **jobs;
+    uint32_t njobs;
+    struct queue_probe *probes;
+    uint32_t nprobes;
+    const char **pcap_ports; /* "node:port" specs to trace, resolved at output setup */
+    uint32_t npcap_ports;
+    uint64_t events;
+};
+
+struct scenario_opts {
+    const char *const *sets; /* "a.b=v" overrides, applied in order */
+    int nsets;
+    bool seed_given;
+    uint64_t seed;
+};
+
+extern const struct param_def scenario_params[];
+extern const size_t scenario_nparams;
+extern const struct param_def output_params[];
+extern const size_t output_nparams;
+
+/* Loads, validates and builds. Reports errors through d and returns NULL if any. */
+struct scenario *scenario_load(const char *path, const struct scenario_opts *o, struct diag *d);
+/* The same from YAML text (tests); `name` is used in messages. */
+struct scenario *scenario_load_string(const char *name, const char *yaml,
+                                      const struct scenario_opts *o, struct diag *d);
+/* Runs to the stop time or until no event remains. */
+void scenario_run(struct scenario *sc);
+void scenario_destroy(struct scenario *sc);
+
+struct node *scenario_node(const struct scenario *sc, const char *name);
+struct flow *scenario_flow(const struct scenario *sc, const char *name);
+/* Nodes of kind `kind` ("host", "switch"). */
+uint32_t scenario_count(const struct scenario *sc, const char *kind);
+
+#endif
