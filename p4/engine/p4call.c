@@ -9,6 +9,27 @@
 
 #include <string.h>
 
+struct p4ir_expr *p4call_dontcare(struct p4sem *s, struct p4_type *t, struct p4_loc loc)
+{
+    struct p4ir_expr *e = p4irgen_expr(s, P4OP_LOAD, t, loc);
+    e->slot = p4irgen_slots(s, t->nslots);
+    return e;
+}
+
+/* A struct, header, stack or tuple passed in: a reference, a list, a call returning one. */
+static struct p4ir_expr *compound_arg(struct p4sem *s, const struct p4ast *arg,
+                                      const struct p4ir_param *p)
+{
+    struct p4ir_expr *v = p4expr_coerce(s, p4expr_lower(s, arg), p->type, "argument");
+    if (v->type != s->t_bad && (v->type != p->type || !p4irgen_is_value(v))) {
+        char b1[64];
+        char b2[64];
+        p4sem_err(s, arg->loc, "type mismatch in argument '%s': expected %s, got %s", p->name,
+                  p4type_str(p->type, b1, sizeof(b1)), p4type_str(v->type, b2, sizeof(b2)));
+    }
+    return v;
+}
+
 /* Arguments for a callable: values for in/directionless, references for out/inout. */
 struct p4ir_call *p4call_bind(struct p4sem *s, struct p4ir_callable *fn, const struct p4ast *call,
                               int first_arg, bool allow_data, struct p4_loc loc)
@@ -16,6 +37,7 @@ struct p4ir_call *p4call_bind(struct p4sem *s, struct p4ir_callable *fn, const s
     struct p4ir_call *c = NEW(s, struct p4ir_call);
     c->fn = fn;
     c->nargs = fn->nparams;
+    c->locs = p4irgen_slots(s, fn->nparams);
     c->args = NEWN(s, struct p4ir_expr *, fn->nparams);
     int given = call ? call->nlist - first_arg : 0;
     int ndir = 0;
@@ -30,9 +52,16 @@ struct p4ir_call *p4call_bind(struct p4sem *s, struct p4ir_callable *fn, const s
     for (int i = 0; i < given; i++) {
         const struct p4ir_param *p = &fn->params[i];
         const struct p4ast *arg = call->list[first_arg + i];
-        if (p->dir == P4_DIR_OUT || p->dir == P4_DIR_INOUT || p4type_is_compound(p->type)) {
-            if (p->dir == P4_DIR_OUT && arg->kind == P4AST_E_NAME && strcmp(arg->name, "_") == 0)
-                continue;
+        bool ref = p->dir == P4_DIR_OUT || p->dir == P4_DIR_INOUT;
+        if (ref && arg->kind == P4AST_E_NAME && strcmp(arg->name, "_") == 0) {
+            c->args[i] = p4call_dontcare(s, p->type, arg->loc);
+            continue;
+        }
+        if (!ref && p4type_is_compound(p->type)) {
+            c->args[i] = compound_arg(s, arg, p);
+            continue;
+        }
+        if (ref) {
             struct p4ir_expr *r = p4expr_lower_ref(s, arg, "argument for an out parameter");
             if (r && r->type != p->type &&
                 !(r->op == P4OP_SLICE && p4type_is_num(p->type) && r->width == p->type->width)) {

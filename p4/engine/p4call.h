@@ -11,6 +11,8 @@
  * allow_data, action data parameters may be left out (NULL arguments). */
 struct p4ir_call *p4call_bind(struct p4sem *s, struct p4ir_callable *fn, const struct p4ast *call,
                               int first_arg, bool allow_data, struct p4_loc loc);
+/* `_` as an out or inout argument of type t: a scratch variable whose value is dropped. */
+struct p4ir_expr *p4call_dontcare(struct p4sem *s, struct p4_type *t, struct p4_loc loc);
 /* Checks lo <= number of arguments <= hi (an error naming `name` otherwise). */
 bool p4call_nargs_ok(struct p4sem *s, const struct p4ast *call, const char *name, int lo, int hi);
 /* An argument by value, converted to t (or bit<32> for a literal when t is NULL). */

@@ -69,8 +69,8 @@ void p4ctl_lower_function(struct p4sem *s, const struct p4ast *d)
     struct p4ir_callable *fn = p4ctl_new_callable(s, P4CALL_FUNC, d->name, d, d->loc);
     fn->ret_type = p4type_resolve(s, d->a);
     if (fn->ret_type != s->t_void) {
-        if (!p4type_is_scalar(fn->ret_type))
-            p4sem_err(s, d->a->loc, "functions must return a scalar");
+        if (!p4type_is_scalar(fn->ret_type) && !p4type_is_compound(fn->ret_type))
+            p4sem_err(s, d->a->loc, "functions must return a scalar, a header or a struct");
         fn->ret_slot = p4irgen_slots(s, fn->ret_type->nslots);
     }
     p4scope_push(s);

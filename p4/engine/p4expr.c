@@ -58,6 +58,50 @@ bool p4expr_const_int(struct p4sem *s, const struct p4ast *a, struct p4_big *out
 }
 
 /* Implicit conversion to t (integer literals take the type of what they meet). */
+/* The element of list e for field i of t: by position, or by name in a `{f = v}` list. */
+static struct p4ir_expr *list_element(struct p4sem *s, struct p4ir_expr *e, struct p4_type *t,
+                                      int i)
+{
+    struct p4ir_expr **el = e->ptr;
+    if (!e->names)
+        return el[i];
+    for (int j = 0; j < e->aux2; j++) {
+        if (strcmp(e->names[j], t->fields[i].name) == 0)
+            return el[j];
+    }
+    p4sem_err(s, e->loc, "the list gives no value for field '%s'", t->fields[i].name);
+    return NULL;
+}
+
+/* A list as a value of struct, header or tuple type t (a header built this way is valid). */
+static struct p4ir_expr *coerce_list(struct p4sem *s, struct p4ir_expr *e, struct p4_type *t,
+                                     const char *what)
+{
+    if (e->aux2 != t->nfields) {
+        p4sem_err(s, e->loc, "'%s' has %d fields, list has %d", t->name, t->nfields, e->aux2);
+        return p4irgen_expr(s, P4OP_CONST, s->t_bad, e->loc);
+    }
+    for (int j = 0; e->names && j < e->aux2; j++) {
+        bool found = false;
+        for (int i = 0; i < t->nfields && !found; i++)
+            found = strcmp(e->names[j], t->fields[i].name) == 0;
+        if (!found)
+            p4sem_err(s, e->loc, "'%s' has no field '%s'", t->name, e->names[j]);
+    }
+    struct p4ir_expr *r = p4irgen_expr(s, P4OP_AGG, t, e->loc);
+    struct p4ir_expr **el = NEWN(s, struct p4ir_expr *, t->nfields);
+    for (int i = 0; i < t->nfields; i++) {
+        struct p4ir_expr *v = list_element(s, e, t, i);
+        if (!v)
+            return p4irgen_expr(s, P4OP_CONST, s->t_bad, e->loc);
+        el[i] = p4expr_coerce(s, v, t->fields[i].type, what);
+    }
+    r->ptr = el;
+    r->aux2 = t->nfields;
+    r->slot = p4irgen_slots(s, t->nslots); /* built here, then copied: `h = {h.b, h.a}` */
+    return r;
+}
+
 struct p4ir_expr *p4expr_coerce(struct p4sem *s, struct p4ir_expr *e, struct p4_type *t,
                                 const char *what)
 {
@@ -78,6 +122,9 @@ struct p4ir_expr *p4expr_coerce(struct p4sem *s, struct p4ir_expr *e, struct p4_
     }
     if (t->kind == P4T_ENUM && t->serializable && p4type_is_num(e->type) && t->width == e->width)
         return e;
+    if (e->op == P4OP_AGG && e->type->kind == P4T_LIST &&
+        (t->kind == P4T_STRUCT || t->kind == P4T_HEADER))
+        return coerce_list(s, e, t, what);
     if (e->type->kind == P4T_LIST || t->kind == P4T_LIST)
         return e;
     char b1[64];
@@ -124,33 +171,33 @@ static struct p4ir_expr *binop(struct p4sem *s, enum p4op o, struct p4_type *t, 
 }
 
 /* l ++ r: widths add up (P4_16 8.5) */
-static struct p4ir_expr *lower_concat(struct p4sem *s, const struct p4ast *a, struct p4ir_expr *l,
+static struct p4ir_expr *lower_concat(struct p4sem *s, struct p4_loc loc, struct p4ir_expr *l,
                                       struct p4ir_expr *r)
 {
     if (l->type->kind == P4T_INFINT || r->type->kind == P4T_INFINT || !p4type_is_num(l->type) ||
         !p4type_is_num(r->type)) {
-        p4sem_err(s, a->loc, "operands of '++' must have a fixed width");
+        p4sem_err(s, loc, "operands of '++' must have a fixed width");
         return l;
     }
     int w = l->width + r->width;
     if (w > P4_MAXWIDTH) {
-        p4sem_err(s, a->loc, "'++' result wider than %d bits", P4_MAXWIDTH);
+        p4sem_err(s, loc, "'++' result wider than %d bits", P4_MAXWIDTH);
         w = P4_MAXWIDTH;
     }
-    struct p4ir_expr *e = binop(s, P4OP_CONCAT, p4type_bit(s, w, l->type->is_signed), l, r, a->loc);
+    struct p4ir_expr *e = binop(s, P4OP_CONCAT, p4type_bit(s, w, l->type->is_signed), l, r, loc);
     e->awidth = r->width;
     return p4expr_fold(s, e);
 }
 
 /* l << r, l >> r: the type of l; the amount is unsigned */
-static struct p4ir_expr *lower_shift(struct p4sem *s, const struct p4ast *a, enum p4op o,
+static struct p4ir_expr *lower_shift(struct p4sem *s, struct p4_loc loc, enum p4op o,
                                      struct p4ir_expr *l, struct p4ir_expr *r)
 {
     if (r->type->kind == P4T_INT)
-        p4sem_err(s, a->loc, "shift amount must be unsigned");
+        p4sem_err(s, loc, "shift amount must be unsigned");
     if (l->type->kind == P4T_INFINT) {
         if (!p4irgen_is_const(l) || !p4irgen_is_const(r)) {
-            p4sem_err(s, a->loc, "left operand of shift must have a known width");
+            p4sem_err(s, loc, "left operand of shift must have a known width");
             return l;
         }
         struct p4_big v;
@@ -159,23 +206,23 @@ static struct p4ir_expr *lower_shift(struct p4sem *s, const struct p4ast *a, enu
         p4irgen_const_big(l, &x);
         p4irgen_const_big(r, &n);
         p4ops_fold_infint(o, &v, &x, &n);
-        return p4irgen_const(s, s->t_infint, &v, a->loc);
+        return p4irgen_const(s, s->t_infint, &v, loc);
     }
     if (!p4type_is_num(l->type))
-        p4sem_err(s, a->loc, "shift of a non-integer value");
+        p4sem_err(s, loc, "shift of a non-integer value");
     if (r->type->kind == P4T_INFINT)
         r = p4expr_coerce(s, r, p4type_bit(s, 32, false), "shift");
     if (r->nw > 1)
-        p4sem_err(s, a->loc, "shift amount wider than 64 bits");
-    return p4expr_fold(s, binop(s, o, l->type, l, r, a->loc));
+        p4sem_err(s, loc, "shift amount wider than 64 bits");
+    return p4expr_fold(s, binop(s, o, l->type, l, r, loc));
 }
 
 /* Both operands integer literals: folded with arbitrary precision. */
-static struct p4ir_expr *fold_literals(struct p4sem *s, const struct p4ast *a, enum p4op o,
+static struct p4ir_expr *fold_literals(struct p4sem *s, struct p4_loc loc, enum p4op o,
                                        struct p4ir_expr *l, struct p4ir_expr *r)
 {
     if (!p4irgen_is_const(l) || !p4irgen_is_const(r)) {
-        p4sem_err(s, a->loc, "operation on integers of unknown width");
+        p4sem_err(s, loc, "operation on integers of unknown width");
         return l;
     }
     struct p4_big x;
@@ -186,31 +233,31 @@ static struct p4ir_expr *fold_literals(struct p4sem *s, const struct p4ast *a, e
     p4big_set_u64(&v, 0);
     enum p4ops_class cls = p4ops_class_of(o);
     if (cls == P4OPC_DIVMOD && (p4big_is_zero(&y) || p4big_is_neg(&x) || p4big_is_neg(&y)))
-        p4sem_err(s, a->loc, "division by zero or of a negative value");
+        p4sem_err(s, loc, "division by zero or of a negative value");
     else if (!p4ops_fold_infint(o, &v, &x, &y))
-        p4sem_err(s, a->loc, "unsupported operation on integers of unknown width");
+        p4sem_err(s, loc, "unsupported operation on integers of unknown width");
     else if (cls == P4OPC_CMP)
-        return p4irgen_const64(s, s->t_bool, v.w[0], a->loc);
-    return p4irgen_const(s, s->t_infint, &v, a->loc);
+        return p4irgen_const64(s, s->t_bool, v.w[0], loc);
+    return p4irgen_const(s, s->t_infint, &v, loc);
 }
 
 /* == != < <= > >= on operands of one type */
-static struct p4ir_expr *lower_compare(struct p4sem *s, const struct p4ast *a, enum p4op o,
+static struct p4ir_expr *lower_compare(struct p4sem *s, int tok, struct p4_loc loc, enum p4op o,
                                        struct p4ir_expr *l, struct p4ir_expr *r)
 {
     bool eq_only = o == P4OP_EQ || o == P4OP_NE;
     if (p4type_is_compound(l->type) && eq_only) {
         if (!p4irgen_is_ref(l) || !p4irgen_is_ref(r)) {
-            p4sem_err(s, a->loc, "comparison of compound values needs references");
+            p4sem_err(s, loc, "comparison of compound values needs references");
             return l;
         }
-        struct p4ir_expr *e = binop(s, o == P4OP_EQ ? P4OP_EQC : P4OP_NEC, s->t_bool, l, r, a->loc);
+        struct p4ir_expr *e = binop(s, o == P4OP_EQ ? P4OP_EQC : P4OP_NEC, s->t_bool, l, r, loc);
         e->aux2 = l->type->nslots;
         return e;
     }
     if (!(p4type_is_num(l->type) || (eq_only && p4type_is_scalar(l->type))))
-        p4sem_err(s, a->loc, "operands of '%s' cannot be compared", p4tok_names[a->op]);
-    struct p4ir_expr *e = binop(s, o, s->t_bool, l, r, a->loc);
+        p4sem_err(s, loc, "operands of '%s' cannot be compared", p4tok_names[tok]);
+    struct p4ir_expr *e = binop(s, o, s->t_bool, l, r, loc);
     e->sgn = l->type->kind == P4T_INT;
     e->awidth = l->width;
     return p4expr_fold(s, e);
@@ -230,10 +277,9 @@ static void unify(struct p4sem *s, struct p4ir_expr **l, struct p4ir_expr **r)
         *r = p4expr_coerce(s, *r, (*l)->type, "operation");
 }
 
-static struct p4ir_expr *lower_binary(struct p4sem *s, const struct p4ast *a)
+struct p4ir_expr *p4expr_binary(struct p4sem *s, int tok, struct p4ir_expr *l, struct p4ir_expr *r,
+                                struct p4_loc loc)
 {
-    struct p4ir_expr *l = p4expr_lower(s, a->a);
-    struct p4ir_expr *r = p4expr_lower(s, a->b);
     if (l->type == s->t_bad)
         return l;
     if (r->type == s->t_bad)
@@ -242,40 +288,46 @@ static struct p4ir_expr *lower_binary(struct p4sem *s, const struct p4ast *a)
     char b2[64];
     enum p4op o;
     enum p4ops_class cls;
-    if (!p4ops_binary_of(a->op, &o, &cls)) {
-        p4sem_err(s, a->loc, "unsupported operator '%s'", p4tok_names[a->op]);
+    if (!p4ops_binary_of(tok, &o, &cls)) {
+        p4sem_err(s, loc, "unsupported operator '%s'", p4tok_names[tok]);
         return l;
     }
     if (cls == P4OPC_LOGIC) {
         if (l->type != s->t_bool || r->type != s->t_bool)
-            p4sem_err(s, a->loc, "operands of '%s' must be bool", p4tok_names[a->op]);
-        return p4expr_fold(s, binop(s, o, s->t_bool, l, r, a->loc));
+            p4sem_err(s, loc, "operands of '%s' must be bool", p4tok_names[tok]);
+        return p4expr_fold(s, binop(s, o, s->t_bool, l, r, loc));
     }
     if (cls == P4OPC_CONCAT)
-        return lower_concat(s, a, l, r);
+        return lower_concat(s, loc, l, r);
     if (cls == P4OPC_SHIFT)
-        return lower_shift(s, a, o, l, r);
+        return lower_shift(s, loc, o, l, r);
     unify(s, &l, &r);
     if (l->type != r->type) {
-        p4sem_err(s, a->loc, "operands of '%s' have different types (%s and %s)",
-                  p4tok_names[a->op], p4type_str(l->type, b1, sizeof(b1)),
-                  p4type_str(r->type, b2, sizeof(b2)));
+        p4sem_err(s, loc, "operands of '%s' have different types (%s and %s)", p4tok_names[tok],
+                  p4type_str(l->type, b1, sizeof(b1)), p4type_str(r->type, b2, sizeof(b2)));
         return l;
     }
     if (l->type->kind == P4T_INFINT)
-        return fold_literals(s, a, o, l, r);
+        return fold_literals(s, loc, o, l, r);
     if (cls == P4OPC_CMP)
-        return lower_compare(s, a, o, l, r);
+        return lower_compare(s, tok, loc, o, l, r);
     if (!p4type_is_num(l->type)) {
-        p4sem_err(s, a->loc, "arithmetic on a non-integer value (%s)",
+        p4sem_err(s, loc, "arithmetic on a non-integer value (%s)",
                   p4type_str(l->type, b1, sizeof(b1)));
         return l;
     }
     if (cls == P4OPC_DIVMOD && l->type->kind == P4T_INT)
-        p4sem_err(s, a->loc, "division of signed values is not supported");
+        p4sem_err(s, loc, "division of signed values is not supported");
     if (cls == P4OPC_DIVMOD && l->nw > 1)
-        p4sem_err(s, a->loc, "division wider than 64 bits is not supported");
-    return p4expr_fold(s, binop(s, o, l->type, l, r, a->loc));
+        p4sem_err(s, loc, "division wider than 64 bits is not supported");
+    return p4expr_fold(s, binop(s, o, l->type, l, r, loc));
+}
+
+static struct p4ir_expr *lower_binary(struct p4sem *s, const struct p4ast *a)
+{
+    struct p4ir_expr *l = p4expr_lower(s, a->a);
+    struct p4ir_expr *r = p4expr_lower(s, a->b);
+    return p4expr_binary(s, a->op, l, r, a->loc);
 }
 
 static struct p4ir_expr *lower_member(struct p4sem *s, const struct p4ast *a)
@@ -401,10 +453,26 @@ static struct p4ir_expr *lower_name(struct p4sem *s, const struct p4ast *a)
     return bad(s, a->loc);
 }
 
+/* t[i] of a tuple or list: a constant index, a field */
+static struct p4ir_expr *tuple_index(struct p4sem *s, const struct p4ast *a, struct p4ir_expr *b)
+{
+    struct p4_big v;
+    if (!p4expr_const_int(s, a->b, &v))
+        return bad(s, a->loc);
+    if (p4big_is_neg(&v) || v.w[0] >= (uint64_t)b->type->nfields || p4big_bits(&v) > 32) {
+        p4sem_err(s, a->b->loc, "index out of range (%d elements)", b->type->nfields);
+        return bad(s, a->loc);
+    }
+    const struct p4_field *f = &b->type->fields[v.w[0]];
+    return p4irgen_field_ref(s, b, f->off, f->type, a->loc);
+}
+
 /* s[i]: a constant index is resolved now, a computed one at run time */
 static struct p4ir_expr *lower_index(struct p4sem *s, const struct p4ast *a)
 {
     struct p4ir_expr *b = p4expr_lower(s, a->a);
+    if (b->type->tuple && p4irgen_is_ref(b))
+        return tuple_index(s, a, b);
     if (b->type->kind != P4T_STACK || b->op != P4OP_LOAD) {
         p4sem_err(s, a->loc, "indexing needs a header stack");
         return b;
@@ -538,6 +606,8 @@ static struct p4ir_expr *lower_cast(struct p4sem *s, const struct p4ast *a)
     struct p4ir_expr *b = p4expr_lower(s, a->b);
     if (b->type == t)
         return b;
+    if (p4type_is_compound(t))
+        return p4expr_coerce(s, b, t, "cast");
     char b1[64];
     char b2[64];
     bool ok = false;
@@ -565,6 +635,27 @@ static struct p4ir_expr *lower_cast(struct p4sem *s, const struct p4ast *a)
     e->awidth = b->width;
     e->sgn = b->type->kind == P4T_INT;
     return p4expr_fold(s, e);
+}
+
+/* { e, ... } or { f = e, ... }: an aggregate of no type yet; coercion to a struct, header or
+ * tuple type gives it one (P4_16 8.13, 8.14). */
+static struct p4ir_expr *lower_list(struct p4sem *s, const struct p4ast *a)
+{
+    struct p4ir_expr *e = p4irgen_expr(s, P4OP_AGG, s->t_list, a->loc);
+    struct p4ir_expr **el = NEWN(s, struct p4ir_expr *, a->nlist);
+    for (int i = 0; i < a->nlist; i++)
+        el[i] = p4expr_lower(s, a->list[i]);
+    e->ptr = el;
+    e->aux2 = a->nlist;
+    if (a->nlist2 && a->nlist2 == a->nlist) {
+        const char **names = NEWN(s, const char *, a->nlist);
+        for (int i = 0; i < a->nlist; i++)
+            names[i] = a->list2[i]->name;
+        e->names = names;
+    } else if (a->nlist2) {
+        p4sem_err(s, a->loc, "a list names either all of its values or none");
+    }
+    return e;
 }
 
 struct p4ir_expr *p4expr_lower(struct p4sem *s, const struct p4ast *a)
@@ -600,10 +691,8 @@ struct p4ir_expr *p4expr_lower(struct p4sem *s, const struct p4ast *a)
         return lower_cond(s, a);
     case P4AST_E_CAST:
         return lower_cast(s, a);
-    case P4AST_E_LIST: {
-        struct p4ir_expr *e = p4irgen_expr(s, P4OP_CONST, s->t_list, a->loc);
-        return e;
-    }
+    case P4AST_E_LIST:
+        return lower_list(s, a);
     default:
         p4sem_err(s, a->loc, "expression expected");
         return p4irgen_const64(s, s->t_infint, 0, a->loc);

@@ -12,6 +12,10 @@ struct p4ir_expr *p4expr_lower(struct p4sem *s, const struct p4ast *a);
 struct p4ir_expr *p4expr_lower_ref(struct p4sem *s, const struct p4ast *a, const char *what);
 /* Lowers a call used as a value (isValid, lookahead, a function). */
 struct p4ir_expr *p4expr_lower_call(struct p4sem *s, const struct p4ast *a);
+/* l OP r for the binary operator token tok, on lowered operands (checks, conversions and
+ * folding as for an expression; errors at loc). */
+struct p4ir_expr *p4expr_binary(struct p4sem *s, int tok, struct p4ir_expr *l, struct p4ir_expr *r,
+                                struct p4_loc loc);
 /* Replaces a constant typed subtree by its value. */
 struct p4ir_expr *p4expr_fold(struct p4sem *s, struct p4ir_expr *e);
 /* Constant integer value of an expression, or false (an error is reported). */

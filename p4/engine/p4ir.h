@@ -61,6 +61,7 @@ struct p4_type {
     uint64_t *values;     /* ENUM member values */
     int nmembers;
     bool serializable; /* ENUM with an underlying bit<W> */
+    bool tuple;        /* STRUCT: a tuple<...> (fields "0", "1", ..., indexed by constants) */
     int varbit_max;    /* VARBIT: maximum bits (width is 0); HEADER: its varbit's max
                         * (the header's width counts only the fixed fields) */
     const struct p4ast *decl;
@@ -87,7 +88,9 @@ struct p4ir_expr {
     struct p4ir_expr *c;
     struct p4ir_expr *hdr; /* field of a header: the header (hash/checksum data lists skip
                             * fields of invalid headers, as bmv2 does) */
-    void *ptr;             /* CALL: struct p4ir_call; HIT/MISS: struct p4ir_table */
+    void *ptr;             /* CALL: struct p4ir_call; HIT/MISS: struct p4ir_table; AGG: its elements
+                            * (struct p4ir_expr *[aux2], one per field of its type, in order) */
+    const char *const *names; /* AGG of a `{f = v, ...}` list before it has a type */
     struct p4_type *type;
     struct p4_loc loc;
 };
@@ -96,7 +99,7 @@ struct p4ir_expr {
 #define P4ST_LIST(X)                                                                       \
     X(ASSIGN) X(ASSIGN_SLICE) X(COPY) X(SETVALID) X(BLOCK) X(IF) X(SWITCH) X(APPLY) X(CALL) \
     X(EXIT) X(RETURN) X(BUILTIN) X(EXTRACT) X(EMIT) X(VERIFY) X(ADVANCE) X(PUSH) X(POP)    \
-    X(ZERO) X(SWITCHV)
+    X(ZERO) X(SWITCHV) X(LOOP) X(FORIN) X(BREAK) X(CONTINUE)
 // clang-format on
 
 enum p4st {
@@ -115,6 +118,9 @@ struct p4ir_block {
 
 struct p4ir_call;
 
+/* LOOP: while (b or true) { body; els (the update) }, break and continue as in C.
+ * FORIN: a (the loop variable) takes each of args[0..nargs) in turn, or with flag set every
+ * value from b to args[0] inclusive; then body runs. */
 struct p4ir_stmt {
     enum p4st op;
     int aux; /* SETVALID value; COPY/ZERO nslots; BUILTIN id; PUSH/POP count */
@@ -165,6 +171,7 @@ struct p4ir_call {
     struct p4ir_callable *fn;
     struct p4ir_expr **args; /* NULL entries: action data (from the table) */
     int nargs;
+    int locs; /* scratch slots, one per argument: out/inout locations computed at copy-in */
 };
 
 enum p4_match_kind { P4MK_EXACT, P4MK_LPM, P4MK_TERNARY, P4MK_RANGE, P4MK_OPTIONAL, P4MK_SELECTOR };
@@ -341,6 +348,13 @@ struct p4_prog {
     int nallocs;
     int capallocs;
 };
+
+/* Values that live in several slots and are copied as a whole (not scalars). */
+static inline bool p4ir_type_is_aggregate(const struct p4_type *t)
+{
+    return t->kind == P4T_HEADER || t->kind == P4T_STRUCT || t->kind == P4T_STACK ||
+           t->kind == P4T_UNION || t->kind == P4T_VARBIT;
+}
 
 /* Allocation owned by the program (freed by p4_prog_free). */
 void *p4ir_alloc(struct p4_prog *prog, size_t n);

@@ -69,6 +69,11 @@ bool p4irgen_is_ref(const struct p4ir_expr *e)
 }
 
 /* Reference to a field inside a compound reference. */
+bool p4irgen_is_value(const struct p4ir_expr *e)
+{
+    return p4irgen_is_ref(e) || e->op == P4OP_AGG || e->op == P4OP_CALL || e->op == P4OP_LOOKAHEAD;
+}
+
 struct p4ir_expr *p4irgen_field_ref(struct p4sem *s, const struct p4ir_expr *base, int off,
                                     struct p4_type *t, struct p4_loc loc)
 {

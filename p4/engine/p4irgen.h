@@ -21,6 +21,9 @@ bool p4irgen_is_const(const struct p4ir_expr *e);
 void p4irgen_const_big(const struct p4ir_expr *e, struct p4_big *v);
 /* LOAD or LOADX: a reference to slots. */
 bool p4irgen_is_ref(const struct p4ir_expr *e);
+/* An expression that yields a whole compound value: a reference, an aggregate, a call of a
+ * function returning one, a lookahead of one. */
+bool p4irgen_is_value(const struct p4ir_expr *e);
 /* Reference to a field at slot offset off inside the compound reference base. */
 struct p4ir_expr *p4irgen_field_ref(struct p4sem *s, const struct p4ir_expr *base, int off,
                                     struct p4_type *t, struct p4_loc loc);

@@ -40,7 +40,7 @@ enum p4ops_class {
 // clang-format off
 #define P4OP_LIST(X)                                                                       \
     X(CONST) X(LOAD) X(LOADX) X(COND) X(ISVALID) X(CALL) X(HIT) X(MISS) X(LOOKAHEAD)       \
-    X(LASTINDEX) X(EQC) X(NEC) P4OPS_BINARY(X) P4OPS_UNARY(X)
+    X(LASTINDEX) X(EQC) X(NEC) X(AGG) P4OPS_BINARY(X) P4OPS_UNARY(X)
 // clang-format on
 
 enum p4op {

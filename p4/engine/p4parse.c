@@ -438,6 +438,14 @@ static struct p4ast *primary(struct p4parse *p)
             do {
                 if (p->tok.kind == P4TOK_RBRACE)
                     break;
+                if (p->tok.kind == P4TOK_IDENT && p4parse_peek(p, 1)->kind == P4TOK_ASSIGN) {
+                    /* { field = value, ... }: names in list2, one per value */
+                    struct p4ast *n = p4parse_node(p, P4AST_E_NAME, p->tok.loc);
+                    n->name = p->tok.str;
+                    p4parse_advance(p);
+                    p4parse_advance(p);
+                    p4parse_add2(e, n);
+                }
                 p4parse_add(e, p4parse_expr(p));
             } while (p4parse_test(p, P4TOK_COMMA));
         }
@@ -718,7 +726,7 @@ struct p4ast *p4parse_program(struct p4parse *p, struct p4lex *lx, struct p4_dia
     memset(p, 0, sizeof(*p));
     p->lx = lx;
     p->diag = diag;
-    static const char *const builtin_types[] = {"packet_in", "packet_out"};
+    static const char *const builtin_types[] = {"packet_in", "packet_out", "list"};
     for (size_t i = 0; i < P4_ARRAY_LEN(builtin_types); i++)
         p4parse_declare_type(p, builtin_types[i]);
     struct p4ast *prog = p4parse_node(p, P4AST_S_BLOCK, (struct p4_loc){lx->file, 1, 1, NULL});

@@ -17,7 +17,8 @@
     X(E_UNARY) X(E_BINARY) X(E_COND) X(E_CAST) X(E_LIST) X(E_MASK) X(E_RANGE)             \
     X(E_DEFAULT) X(E_SELECT) X(E_CASE)                                                     \
     X(S_BLOCK) X(S_IF) X(S_SWITCH) X(S_SWCASE) X(S_ASSIGN) X(S_CALL) X(S_VAR) X(S_CONST)  \
-    X(S_EXIT) X(S_RETURN) X(S_EMPTY) X(S_TRANSITION)                                      \
+    X(S_EXIT) X(S_RETURN) X(S_EMPTY) X(S_TRANSITION) X(S_FOR) X(S_FORIN) X(S_BREAK)       \
+    X(S_CONTINUE)                                      \
     X(D_CONST) X(D_TYPEDEF) X(D_HEADER) X(D_STRUCT) X(D_UNION) X(D_FIELD) X(D_ENUM)       \
     X(D_ENUM_MEMBER) X(D_ERROR) X(D_MATCH_KIND) X(D_EXTERN_TYPE) X(D_EXTERN_FUNC)         \
     X(D_PARAM) X(D_PARSER_TYPE) X(D_PARSER) X(D_STATE) X(D_CONTROL_TYPE) X(D_CONTROL)     \
@@ -38,7 +39,7 @@ struct p4ast {
     enum p4ast_kind kind;
     struct p4_loc loc;
     const char *name;  /* declared or referenced name; annotation name */
-    int op;            /* operator token kind (E_UNARY, E_BINARY) */
+    int op;            /* operator token kind (E_UNARY, E_BINARY; S_ASSIGN: compound, 0 plain) */
     enum p4_dir dir;   /* D_PARAM */
     bool is_const;     /* const default_action / const entries / extern method abstract */
     struct p4_num num; /* E_NUM; annotation number */

@@ -106,6 +106,136 @@ static struct p4ast *statement(struct p4parse *p)
     return st;
 }
 
+/* The binary operator of a compound assignment at the current token ('+=' ... '>>=',
+ * '|+|=', '|-|=', P4_16 1.2.4), consumed; 0 if there is none. */
+static int compound_op(struct p4parse *p)
+{
+    const struct p4_token *n = p4parse_peek(p, 1);
+    switch (p->tok.kind) {
+    case P4TOK_PLUS:
+    case P4TOK_MINUS:
+    case P4TOK_STAR:
+    case P4TOK_SLASH:
+    case P4TOK_PERCENT:
+    case P4TOK_AMP:
+    case P4TOK_PIPE:
+    case P4TOK_CARET:
+    case P4TOK_SHL:
+    case P4TOK_SATADD:
+    case P4TOK_SATSUB: {
+        if (n->kind != P4TOK_ASSIGN || !n->adjacent)
+            return 0;
+        int op = p->tok.kind;
+        p4parse_advance(p);
+        p4parse_advance(p);
+        return op;
+    }
+    case P4TOK_GT: /* '>' '>=' */
+        if (n->kind != P4TOK_GE || !n->adjacent)
+            return 0;
+        p4parse_advance(p);
+        p4parse_advance(p);
+        return P4TOK_SHR;
+    default:
+        return 0;
+    }
+}
+
+/* simpleStatement -> variableDeclaration | lvalue ['op']= expression | call (no ';', except
+ * that a declaration takes its own) */
+static struct p4ast *simple_statement(struct p4parse *p)
+{
+    if (decl_starts(p))
+        return var_decl(p, false);
+    struct p4ast *s;
+    struct p4ast *e = p4parse_unary(p);
+    int op = compound_op(p);
+    if (op || p->tok.kind == P4TOK_ASSIGN) {
+        s = p4parse_node(p, P4AST_S_ASSIGN, op ? e->loc : p->tok.loc);
+        if (!op)
+            p4parse_advance(p);
+        s->op = op;
+        s->a = e;
+        s->b = p4parse_expr(p);
+        return s;
+    }
+    if (e->kind != P4AST_E_CALL) {
+        if (p->tok.kind == P4TOK_SEMI)
+            p4util_error(p->diag, e->loc, "statement is not a call or assignment");
+        else
+            p4parse_expected(p, "'='");
+        longjmp(p->fail, 1);
+    }
+    s = p4parse_node(p, P4AST_S_CALL, e->loc);
+    s->a = e;
+    return s;
+}
+
+/* A declaration in a for header: typeRef name ['=' expression], without ';'. */
+static struct p4ast *for_decl(struct p4parse *p)
+{
+    struct p4ast *s = p4parse_node(p, P4AST_S_VAR, p->tok.loc);
+    s->a = p4parse_type(p);
+    s->loc = p->tok.loc;
+    s->name = p4parse_name(p);
+    return s;
+}
+
+/* The rest of a comma-separated list of for-header statements, into list or list2. */
+static void for_statements(struct p4parse *p, struct p4ast *into, bool second, struct p4ast *first,
+                           enum p4tok_kind end)
+{
+    if (!first && p->tok.kind == end)
+        return;
+    do {
+        struct p4ast *s = first;
+        first = NULL;
+        if (!s)
+            s = decl_starts(p) ? for_decl(p) : simple_statement(p);
+        if (s->kind == P4AST_S_VAR && !s->b && p4parse_test(p, P4TOK_ASSIGN))
+            s->b = p4parse_expr(p);
+        if (second)
+            p4parse_add2(into, s);
+        else
+            p4parse_add(into, s);
+    } while (p4parse_test(p, P4TOK_COMMA));
+}
+
+/* forStatement -> FOR '(' init ';' [cond] ';' update ')' statement
+ *              |  FOR '(' typeRef name IN expression ['..' expression] ')' statement */
+static struct p4ast *for_statement(struct p4parse *p)
+{
+    struct p4_loc loc = p->tok.loc;
+    p4parse_advance(p);
+    struct p4_loc open = p4parse_check(p, P4TOK_LPAREN);
+    struct p4ast *s;
+    p4parse_annotations(p, NULL);
+    struct p4ast *first = decl_starts(p) ? for_decl(p) : NULL;
+    if (first && p4parse_test(p, P4TOK_KW_IN)) {
+        s = p4parse_node(p, P4AST_S_FORIN, loc);
+        s->a = first;
+        s->b = p4parse_expr(p);
+        if (p->tok.kind == P4TOK_RANGE) {
+            struct p4ast *r = p4parse_node(p, P4AST_E_RANGE, p->tok.loc);
+            p4parse_advance(p);
+            r->a = s->b;
+            r->b = p4parse_expr(p);
+            s->b = r;
+        }
+    } else {
+        s = p4parse_node(p, P4AST_S_FOR, loc);
+        for_statements(p, s, false, first, P4TOK_SEMI);
+        p4parse_check(p, P4TOK_SEMI);
+        if (p->tok.kind != P4TOK_SEMI)
+            s->a = p4parse_expr(p);
+        p4parse_check(p, P4TOK_SEMI);
+        for_statements(p, s, true, NULL, P4TOK_RPAREN);
+    }
+    p4parse_match(p, P4TOK_RPAREN, P4TOK_LPAREN, open);
+    s->c = statement(p);
+    return s;
+}
+
 static struct p4ast *statement_inner(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
@@ -180,29 +310,22 @@ static struct p4ast *statement_inner(struct p4parse *p)
     default:
         break;
     }
-    if (decl_starts(p)) {
-        s = var_decl(p, false);
-        p4parse_move_annots(ann, s);
+    if (p->tok.kind == P4TOK_IDENT && strcmp(p->tok.str, "for") == 0 &&
+        p4parse_peek(p, 1)->kind == P4TOK_LPAREN)
+        return for_statement(p);
+    if (p->tok.kind == P4TOK_IDENT &&
+        (strcmp(p->tok.str, "break") == 0 || strcmp(p->tok.str, "continue") == 0) &&
+        p4parse_peek(p, 1)->kind == P4TOK_SEMI) {
+        s = p4parse_node(p, p->tok.str[0] == 'b' ? P4AST_S_BREAK : P4AST_S_CONTINUE, loc);
+        p4parse_advance(p);
+        p4parse_advance(p);
         return s;
     }
-    struct p4ast *e = p4parse_unary(p);
-    if (p->tok.kind == P4TOK_ASSIGN) {
-        s = p4parse_node(p, P4AST_S_ASSIGN, p->tok.loc);
-        p4parse_advance(p);
-        s->a = e;
-        s->b = p4parse_expr(p);
-    } else {
-        if (e->kind != P4AST_E_CALL) {
-            if (p->tok.kind == P4TOK_SEMI)
-                p4util_error(p->diag, e->loc, "statement is not a call or assignment");
-            else
-                p4parse_expected(p, "'='");
-            longjmp(p->fail, 1);
-        }
-        s = p4parse_node(p, P4AST_S_CALL, e->loc);
-        s->a = e;
-    }
-    p4parse_check(p, P4TOK_SEMI);
+    s = simple_statement(p);
+    if (s->kind == P4AST_S_VAR)
+        p4parse_move_annots(ann, s);
+    else
+        p4parse_check(p, P4TOK_SEMI);
     return s;
 }
 
@@ -302,6 +425,7 @@ static struct p4ast *table_decl(struct p4parse *p)
             while (p->tok.kind != P4TOK_RBRACE && p->tok.kind != P4TOK_EOF) {
                 struct p4ast *en = p4parse_node(p, P4AST_TP_ENTRY, p->tok.loc);
                 p4parse_annotations(p, en);
+                en->is_const = p4parse_test(p, P4TOK_KW_CONST);
                 if (is_word(p, "priority") && p4parse_peek(p, 1)->kind == P4TOK_ASSIGN) {
                     p4parse_advance(p);
                     p4parse_advance(p);

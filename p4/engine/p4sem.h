@@ -63,6 +63,7 @@ struct p4sem {
     struct p4ir_callable *cur_fn; /* for return */
     bool in_parser;
     bool in_action;
+    int loops;                /* loops around the statement being lowered (break/continue) */
     struct p4ir_block *inits; /* control local initializers */
     struct p4_type *t_bool, *t_infint, *t_void, *t_string, *t_error, *t_dontcare;
     struct p4_type *t_list, *t_match_kind, *t_packet_in, *t_packet_out, *t_extern;

@@ -15,24 +15,6 @@ void p4stmt_assign(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *dst,
     if (!dst)
         return;
     struct p4_type *t = dst->type;
-    if (rhs && rhs->kind == P4AST_E_LIST && (t->kind == P4T_STRUCT || t->kind == P4T_HEADER)) {
-        if (rhs->nlist != t->nfields) {
-            p4sem_err(s, rhs->loc, "'%s' has %d fields, list has %d", t->name, t->nfields,
-                      rhs->nlist);
-            return;
-        }
-        if (t->kind == P4T_HEADER) {
-            struct p4ir_stmt *st = p4irgen_stmt(s, b, P4ST_SETVALID, loc);
-            st->a = dst;
-            st->aux = 1;
-        }
-        for (int i = 0; i < t->nfields; i++) {
-            struct p4ir_expr *fr =
-                p4irgen_field_ref(s, dst, t->fields[i].off, t->fields[i].type, loc);
-            p4stmt_assign(s, b, fr, rhs->list[i], NULL, rhs->list[i]->loc);
-        }
-        return;
-    }
     if (!val)
         val = p4expr_lower(s, rhs);
     if (val->type == s->t_bad)
@@ -46,7 +28,10 @@ void p4stmt_assign(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *dst,
         return;
     }
     if (p4type_is_compound(t)) {
-        if (val->type != t || !p4irgen_is_ref(val)) {
+        val = p4expr_coerce(s, val, t, "assignment");
+        if (val->type == s->t_bad)
+            return;
+        if (val->type != t || !p4irgen_is_value(val)) {
             char b1[64];
             char b2[64];
             p4sem_err(s, loc, "type mismatch in assignment: expected %s, got %s",
@@ -78,9 +63,25 @@ static void zero(struct p4sem *s, struct p4ir_block *b, int slot, struct p4_type
     st->aux = t->nslots;
 }
 
+/* list<T> x = {v, ...}: a tuple of as many T as the list has values (P4_16 1.2.4 lists). */
+static struct p4_type *list_var_type(struct p4sem *s, const struct p4ast *a)
+{
+    if (a->a->nlist != 1 || !a->b || a->b->kind != P4AST_E_LIST || a->b->nlist > 64) {
+        p4sem_err(s, a->loc, "a list<T> variable needs a list of at most 64 values as initializer");
+        return s->t_bad;
+    }
+    struct p4_type *el[64];
+    for (int i = 0; i < a->b->nlist; i++)
+        el[i] = p4type_resolve(s, a->a->list[0]);
+    return p4type_tuple(s, el, a->b->nlist);
+}
+
 void p4stmt_var_decl(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b)
 {
-    struct p4_type *t = p4type_resolve(s, a->a);
+    bool list = a->a->kind == P4AST_TY_NAME && strcmp(a->a->name, "list") == 0;
+    struct p4_type *t = list ? list_var_type(s, a) : p4type_resolve(s, a->a);
+    if (t == s->t_bad)
+        return;
     if (!p4type_is_scalar(t) && !p4type_is_compound(t)) {
         char b1[64];
         p4sem_err(s, a->loc, "variables of type %s are not supported",
@@ -226,6 +227,162 @@ static void lower_switch(struct p4sem *s, const struct p4ast *a, struct p4ir_blo
     st->ncases = a->nlist;
 }
 
+/* A fresh variable of type t (scratch slots). */
+static struct p4ir_expr *temp(struct p4sem *s, struct p4_type *t, struct p4_loc loc)
+{
+    struct p4ir_expr *e = p4irgen_expr(s, P4OP_LOAD, t, loc);
+    e->slot = p4irgen_slots(s, t->nslots);
+    return e;
+}
+
+/* A reference that names the same location as ref whenever it is evaluated later: a
+ * computed stack index is evaluated once, now, into a temporary. */
+static struct p4ir_expr *pin_ref(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *ref)
+{
+    if (ref->op == P4OP_SLICE) {
+        struct p4ir_expr *pinned = p4irgen_expr(s, P4OP_SLICE, ref->type, ref->loc);
+        *pinned = *ref;
+        pinned->a = pin_ref(s, b, ref->a);
+        return pinned;
+    }
+    if (ref->op != P4OP_LOADX || ref->idx != P4IDX_EXPR || ref->a->op == P4OP_CONST)
+        return ref;
+    struct p4ir_expr *idx = temp(s, ref->a->type, ref->loc);
+    struct p4ir_stmt *st = p4irgen_stmt(s, b, P4ST_ASSIGN, ref->loc);
+    st->a = idx;
+    st->b = ref->a;
+    struct p4ir_expr *pinned = NEW(s, struct p4ir_expr);
+    *pinned = *ref;
+    pinned->a = idx;
+    return pinned;
+}
+
+/* x op= e (P4_16 1.2.4): x = x op e with x's location evaluated once, before e. */
+static void compound_assign(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b)
+{
+    struct p4ir_expr *dst = p4expr_lower_ref(s, a->a, "left side of assignment");
+    if (!dst)
+        return;
+    if (!p4type_is_num(dst->type)) {
+        char b1[64];
+        p4sem_err(s, a->loc, "compound assignment to a non-integer value (%s)",
+                  p4type_str(dst->type, b1, sizeof(b1)));
+        return;
+    }
+    dst = pin_ref(s, b, dst);
+    struct p4ir_expr *val = p4expr_binary(s, a->op, dst, p4expr_lower(s, a->b), a->loc);
+    p4stmt_assign(s, b, dst, NULL, val, a->loc);
+}
+
+static struct p4ir_stmt *loop_body(struct p4sem *s, const struct p4ast *a, struct p4ir_stmt *st)
+{
+    s->loops++;
+    p4scope_push(s);
+    p4stmt_lower(s, a, &st->body);
+    p4scope_pop(s);
+    s->loops--;
+    return st;
+}
+
+/* for (init; cond; update) body, in its own scope */
+static void lower_for(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b)
+{
+    struct p4ir_stmt *blk = p4irgen_stmt(s, b, P4ST_BLOCK, a->loc);
+    p4scope_push(s);
+    for (int i = 0; i < a->nlist; i++)
+        p4stmt_lower(s, a->list[i], &blk->body);
+    struct p4ir_stmt *st = p4irgen_stmt(s, &blk->body, P4ST_LOOP, a->loc);
+    if (a->a) {
+        st->b = p4expr_fold(s, p4expr_lower(s, a->a));
+        if (st->b->type != s->t_bool)
+            p4sem_err(s, a->a->loc, "condition must be bool");
+    }
+    for (int i = 0; i < a->nlist2; i++)
+        p4stmt_lower(s, a->list2[i], &st->els);
+    loop_body(s, a->c, st);
+    p4scope_pop(s);
+}
+
+/* for-in over a list or tuple variable: each of its fields, all of the loop's type */
+static bool forin_tuple(struct p4sem *s, struct p4ir_expr *tu, struct p4ir_stmt *st,
+                        struct p4_type *t)
+{
+    st->nargs = tu->type->nfields;
+    st->args = NEWN(s, struct p4ir_expr *, st->nargs);
+    for (int i = 0; i < st->nargs; i++) {
+        const struct p4_field *f = &tu->type->fields[i];
+        if (f->type != t) {
+            p4sem_err(s, tu->loc, "element %d of the list does not have the loop variable's type",
+                      i);
+            return false;
+        }
+        st->args[i] = p4irgen_field_ref(s, tu, f->off, f->type, tu->loc);
+    }
+    return true;
+}
+
+/* The elements a for-in loop visits: each element of a stack (copies), each value of a
+ * list, or (range) the bounds. */
+static bool forin_elements(struct p4sem *s, const struct p4ast *c, struct p4ir_stmt *st,
+                           struct p4_type *t)
+{
+    if (c->kind == P4AST_E_RANGE) {
+        st->flag = 1;
+        st->b = p4expr_coerce(s, p4expr_lower(s, c->a), t, "range");
+        st->nargs = 1;
+        st->args = NEWN(s, struct p4ir_expr *, 1);
+        st->args[0] = p4expr_coerce(s, p4expr_lower(s, c->b), t, "range");
+        if (!p4type_is_num(t) || st->b->nw > 1) {
+            p4sem_err(s, c->loc, "a range loop needs an integer variable of at most 64 bits");
+            return false;
+        }
+        return true;
+    }
+    if (c->kind == P4AST_E_LIST) {
+        st->nargs = c->nlist;
+        st->args = NEWN(s, struct p4ir_expr *, c->nlist);
+        for (int i = 0; i < c->nlist; i++)
+            st->args[i] = p4expr_coerce(s, p4expr_lower(s, c->list[i]), t, "loop element");
+        return true;
+    }
+    struct p4ir_expr *hs = p4expr_lower(s, c);
+    if (hs->type->tuple && p4irgen_is_ref(hs))
+        return forin_tuple(s, hs, st, t);
+    if (hs->type->kind != P4T_STACK || hs->op != P4OP_LOAD || hs->type->elem != t) {
+        p4sem_err(s, c->loc,
+                  "a for-in loop goes over a range, a list or a header stack of "
+                  "the variable's type");
+        return false;
+    }
+    st->nargs = hs->type->size;
+    st->args = NEWN(s, struct p4ir_expr *, st->nargs);
+    for (int i = 0; i < st->nargs; i++) {
+        struct p4ir_expr *e = p4irgen_expr(s, P4OP_LOAD, t, c->loc);
+        e->slot = hs->slot + 1 + i * t->nslots;
+        st->args[i] = e;
+    }
+    return true;
+}
+
+/* for (T x in collection) body */
+static void lower_forin(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b)
+{
+    struct p4ir_stmt *blk = p4irgen_stmt(s, b, P4ST_BLOCK, a->loc);
+    p4scope_push(s);
+    const struct p4ast *v = a->a;
+    struct p4_type *t = p4type_resolve(s, v->a);
+    struct p4ir_expr *var = temp(s, t, v->loc);
+    struct p4sym *y = p4scope_declare(s, v->name, SYM_VAR, v->loc);
+    y->type = t;
+    y->slot = var->slot;
+    struct p4ir_stmt *st = p4irgen_stmt(s, &blk->body, P4ST_FORIN, a->loc);
+    st->a = var;
+    st->type = t;
+    if (forin_elements(s, a->b, st, t))
+        loop_body(s, a->c, st);
+    p4scope_pop(s);
+}
+
 void p4stmt_lower(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b)
 {
     switch (a->kind) {
@@ -255,7 +412,24 @@ void p4stmt_lower(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b)
     case P4AST_S_SWITCH:
         lower_switch(s, a, b);
         return;
+    case P4AST_S_FOR:
+        lower_for(s, a, b);
+        return;
+    case P4AST_S_FORIN:
+        lower_forin(s, a, b);
+        return;
+    case P4AST_S_BREAK:
+    case P4AST_S_CONTINUE:
+        if (!s->loops)
+            p4sem_err(s, a->loc, "%s outside a loop",
+                      a->kind == P4AST_S_BREAK ? "break" : "continue");
+        p4irgen_stmt(s, b, a->kind == P4AST_S_BREAK ? P4ST_BREAK : P4ST_CONTINUE, a->loc);
+        return;
     case P4AST_S_ASSIGN: {
+        if (a->op) {
+            compound_assign(s, a, b);
+            return;
+        }
         struct p4ir_expr *dst = p4expr_lower_ref(s, a->a, "left side of assignment");
         if (dst && dst->type->kind == P4T_HEADER)
             p4stmt_union_select(s, a->a, b, a->loc);
@@ -284,15 +458,24 @@ void p4stmt_lower(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b)
         p4irgen_stmt(s, b, P4ST_EXIT, a->loc);
         return;
     case P4AST_S_RETURN: {
-        struct p4ir_stmt *st = p4irgen_stmt(s, b, P4ST_RETURN, a->loc);
         struct p4ir_callable *fn = s->cur_fn;
+        if (a->a && (!fn || fn->kind != P4CALL_FUNC || fn->ret_type == s->t_void)) {
+            p4irgen_stmt(s, b, P4ST_RETURN, a->loc);
+            p4sem_err(s, a->loc, "return with a value outside a function");
+            return;
+        }
+        struct p4ir_expr *ret = NULL;
         if (a->a) {
-            if (!fn || fn->kind != P4CALL_FUNC || fn->ret_type == s->t_void) {
-                p4sem_err(s, a->loc, "return with a value outside a function");
-                return;
-            }
-            st->a = p4irgen_expr(s, P4OP_LOAD, fn->ret_type, a->loc);
-            st->a->slot = fn->ret_slot;
+            ret = p4irgen_expr(s, P4OP_LOAD, fn->ret_type, a->loc);
+            ret->slot = fn->ret_slot;
+        }
+        if (ret && p4type_is_compound(fn->ret_type)) { /* the value, then return */
+            p4stmt_assign(s, b, ret, a->a, NULL, a->loc);
+            ret = NULL;
+        }
+        struct p4ir_stmt *st = p4irgen_stmt(s, b, P4ST_RETURN, a->loc);
+        if (ret) {
+            st->a = ret;
             st->b = p4expr_coerce(s, p4expr_lower(s, a->a), fn->ret_type, "return");
         }
         return;

@@ -1,5 +1,6 @@
 /* Table declarations: see p4tbldecl.h. */
 #include "p4/engine/p4tbldecl.h"
+#include "p4/engine/p4call.h"
 #include "p4/engine/p4expr.h"
 #include "p4/engine/p4irgen.h"
 #include "p4/engine/p4scope.h"
@@ -214,6 +215,7 @@ static void table_actions(struct p4sem *s, struct p4ir_table *t, const struct p4
         const struct p4ast *call = ar->a->kind == P4AST_E_CALL ? ar->a : NULL;
         ta->call.fn = fn;
         ta->call.nargs = fn->nparams;
+        ta->call.locs = p4irgen_slots(s, fn->nparams);
         ta->call.args = NEWN(s, struct p4ir_expr *, fn->nparams);
         int given = call ? call->nlist : 0;
         if (given != ndir)
@@ -232,6 +234,8 @@ static void table_actions(struct p4sem *s, struct p4ir_table *t, const struct p4
             const struct p4ast *arg = call->list[ai++];
             if (p->dir == P4_DIR_IN)
                 ta->call.args[j] = p4expr_coerce(s, p4expr_lower(s, arg), p->type, "argument");
+            else if (arg->kind == P4AST_E_NAME && strcmp(arg->name, "_") == 0)
+                ta->call.args[j] = p4call_dontcare(s, p->type, arg->loc);
             else
                 ta->call.args[j] = p4expr_lower_ref(s, arg, "argument for an out parameter");
         }

@@ -125,6 +125,71 @@ struct p4_type *p4type_layout(struct p4sem *s, const struct p4ast *d, enum p4typ
     return t;
 }
 
+/* The one varbit<max> type (types are compared by identity). */
+static struct p4_type *varbit_type(struct p4sem *s, int max)
+{
+    for (int i = 0; i < s->prog->ntypes; i++) {
+        struct p4_type *t = s->prog->types[i];
+        if (t->kind == P4T_VARBIT && t->varbit_max == max)
+            return t;
+    }
+    struct p4_type *vt = p4type_new(s, P4T_VARBIT, 0);
+    vt->name = "varbit";
+    vt->varbit_max = max;
+    vt->nslots = 1 + p4util_nwords(max);
+    return vt;
+}
+
+struct p4_type *p4type_tuple(struct p4sem *s, struct p4_type *const *el, int n)
+{
+    for (int i = 0; i < s->prog->ntypes; i++) {
+        struct p4_type *t = s->prog->types[i];
+        if (!t->tuple || t->nfields != n)
+            continue;
+        int k = 0;
+        while (k < n && t->fields[k].type == el[k])
+            k++;
+        if (k == n)
+            return t;
+    }
+    static const char *const digits[] = {"0",  "1",  "2",  "3",  "4",  "5",  "6",  "7",
+                                         "8",  "9",  "10", "11", "12", "13", "14", "15",
+                                         "16", "17", "18", "19", "20", "21", "22", "23",
+                                         "24", "25", "26", "27", "28", "29", "30", "31"};
+    struct p4_type *t = p4type_new(s, P4T_STRUCT, 0);
+    t->name = "tuple";
+    t->tuple = true;
+    t->nfields = n;
+    t->fields = NEWN(s, struct p4_field, n);
+    int off = 0;
+    int bitoff = 0;
+    for (int i = 0; i < n; i++) {
+        t->fields[i].name = i < 32 ? digits[i] : "_";
+        t->fields[i].type = el[i];
+        t->fields[i].off = off;
+        t->fields[i].bitoff = bitoff;
+        off += el[i]->nslots;
+        bitoff += el[i]->width;
+    }
+    t->nslots = off;
+    return t;
+}
+
+struct p4_type *p4type_stack(struct p4sem *s, struct p4_type *elem, int size)
+{
+    for (int i = 0; i < s->prog->ntypes; i++) {
+        struct p4_type *t = s->prog->types[i];
+        if (t->kind == P4T_STACK && t->elem == elem && t->size == size)
+            return t;
+    }
+    struct p4_type *st = p4type_new(s, P4T_STACK, 0);
+    st->elem = elem;
+    st->size = size;
+    st->name = "stack";
+    st->nslots = 1 + size * elem->nslots;
+    return st;
+}
+
 struct p4_type *p4type_resolve(struct p4sem *s, const struct p4ast *t)
 {
     switch (t->kind) {
@@ -160,14 +225,17 @@ struct p4_type *p4type_resolve(struct p4sem *s, const struct p4ast *t)
             p4sem_err(s, t->loc, "invalid varbit width (must be 1..%d)", P4_MAXWIDTH);
             w = 8;
         }
-        struct p4_type *vt = p4type_new(s, P4T_VARBIT, 0);
-        vt->name = "varbit";
-        vt->varbit_max = w;
-        vt->nslots = 1 + p4util_nwords(w);
-        return vt;
+        return varbit_type(s, w);
     }
-    case P4AST_TY_TUPLE:
-        return s->t_list;
+    case P4AST_TY_TUPLE: {
+        if (!t->nlist)
+            return s->t_list;
+        struct p4_type *el[64];
+        int n = t->nlist < 64 ? t->nlist : 64;
+        for (int i = 0; i < n; i++)
+            el[i] = p4type_resolve(s, t->list[i]);
+        return p4type_tuple(s, el, n);
+    }
     case P4AST_TY_STACK: {
         struct p4_type *e = p4type_resolve(s, t->a);
         int n = const_width(s, t->b);
@@ -175,14 +243,9 @@ struct p4_type *p4type_resolve(struct p4sem *s, const struct p4ast *t)
             p4sem_err(s, t->b->loc, "header stack size must be a constant in 1..4096");
             n = 1;
         }
-        if (e->kind != P4T_HEADER)
-            p4sem_err(s, t->loc, "header stack element must be a header");
-        struct p4_type *st = p4type_new(s, P4T_STACK, 0);
-        st->elem = e;
-        st->size = n;
-        st->name = "stack";
-        st->nslots = 1 + n * e->nslots;
-        return st;
+        if (e->kind != P4T_HEADER && e->kind != P4T_UNION)
+            p4sem_err(s, t->loc, "header stack element must be a header or a header_union");
+        return p4type_stack(s, e, n);
     }
     case P4AST_TY_NAME: {
         struct p4sym *y = p4scope_lookup(s, t->name);

@@ -9,6 +9,10 @@
 struct p4_type *p4type_new(struct p4sem *s, enum p4type_kind k, int width);
 /* The one bit<W> (or int<W>) type of that width. */
 struct p4_type *p4type_bit(struct p4sem *s, int width, bool is_signed);
+/* The one elem[size] header stack type (types are compared by identity). */
+struct p4_type *p4type_stack(struct p4sem *s, struct p4_type *elem, int size);
+/* The one tuple<el[0], ..., el[n-1]> type: a struct whose fields are indexed by constants. */
+struct p4_type *p4type_tuple(struct p4sem *s, struct p4_type *const *el, int n);
 /* bit, int, bool, enum, error */
 bool p4type_is_scalar(const struct p4_type *t);
 /* bit<W>, int<W> */

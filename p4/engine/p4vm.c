@@ -30,6 +30,15 @@ static void call(struct p4vm *vm, const struct p4ir_call *c);
 
 /* ---- references ---- */
 
+/* next/last beyond the stack in a parser: reject with StackOutOfBounds (P4_16 8.18) */
+__attribute__((noinline)) static void stack_out_of_bounds(struct p4vm *vm)
+{
+    if (vm->flow == P4VM_NORMAL) {
+        vm->parser_error = ERR_STACK_OUT_OF_BOUNDS;
+        vm->flow = P4VM_EXIT;
+    }
+}
+
 static inline int64_t ref_slot(struct p4vm *vm, const struct p4ir_expr *e)
 {
     if (e->op == P4OP_LOAD)
@@ -46,8 +55,11 @@ static inline int64_t ref_slot(struct p4vm *vm, const struct p4ir_expr *e)
         idx = eval(vm, e->a);
         break;
     }
-    if (idx >= (uint64_t)e->aux2)
+    if (idx >= (uint64_t)e->aux2) {
+        if (e->idx != P4IDX_EXPR && vm->in_parser)
+            stack_out_of_bounds(vm);
         return -1;
+    }
     return e->slot + 1 + (int64_t)idx * e->aux + (int64_t)e->k;
 }
 
@@ -257,13 +269,58 @@ static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
             int64_t x = ref_slot(vm, e->a);
             int64_t y = ref_slot(vm, e->b);
             bool eq =
-                x >= 0 && y >= 0 && memcmp(vm->slots + x, vm->slots + y, (size_t)e->aux2 * 8) == 0;
+                x >= 0 && y >= 0 && p4vm_values_equal(vm->slots + x, vm->slots + y, e->a->type);
             return e->op == P4OP_EQC ? eq : !eq;
         }
     default:
         break;
     }
     return 0;
+}
+
+bool p4vm_values_equal(const uint64_t *x, const uint64_t *y, const struct p4_type *t)
+{
+    switch (t->kind) {
+    case P4T_HEADER:
+        if (x[0] != y[0])
+            return false;
+        if (!x[0])
+            return true; /* both invalid: equal whatever their fields hold */
+        for (int i = 0; i < t->nfields; i++) {
+            const struct p4_field *f = &t->fields[i];
+            if (!p4vm_values_equal(x + f->off, y + f->off, f->type))
+                return false;
+        }
+        return true;
+    case P4T_STRUCT:
+    case P4T_UNION:
+        for (int i = 0; i < t->nfields; i++) {
+            const struct p4_field *f = &t->fields[i];
+            if (!p4vm_values_equal(x + f->off, y + f->off, f->type))
+                return false;
+        }
+        return true;
+    case P4T_STACK: /* the elements, not nextIndex (P4_16 8.18) */
+        for (int i = 0; i < t->size; i++) {
+            int o = 1 + i * t->elem->nslots;
+            if (!p4vm_values_equal(x + o, y + o, t->elem))
+                return false;
+        }
+        return true;
+    case P4T_VARBIT: /* the length, then the bits within it */
+        if (x[0] != y[0])
+            return false;
+        for (int i = 0; i < t->nslots - 1 && (uint64_t)i * 64 < x[0]; i++) {
+            uint64_t m = x[0] - (uint64_t)i * 64 >= 64
+                             ? ~(uint64_t)0
+                             : p4util_mask64((int)(x[0] - (uint64_t)i * 64));
+            if ((x[1 + i] & m) != (y[1 + i] & m))
+                return false;
+        }
+        return true;
+    default:
+        return memcmp(x, y, (size_t)t->nslots * 8) == 0;
+    }
 }
 
 void p4vm_eval_const(const struct p4ir_expr *e, uint64_t *out)
@@ -278,47 +335,92 @@ void p4vm_eval_const(const struct p4ir_expr *e, uint64_t *out)
 
 /* ---- statements ---- */
 
+/* Writes the compound value of e (a reference, an aggregate, a function call) into the
+ * nslots words at dst (an aggregate is built in its scratch slots first, so it may read
+ * what it overwrites). */
+static void copy_value(struct p4vm *vm, int64_t dst, const struct p4ir_expr *e)
+{
+    int n = e->type->nslots;
+    int64_t src;
+    switch (e->op) {
+    case P4OP_CALL: {
+        const struct p4ir_call *c = e->ptr;
+        call(vm, c);
+        src = c->fn->ret_slot;
+        break;
+    }
+    case P4OP_AGG: {
+        struct p4ir_expr *const *el = e->ptr;
+        const struct p4_type *t = e->type;
+        src = e->slot;
+        if (t->kind == P4T_HEADER)
+            vm->slots[src] = 1;
+        for (int i = 0; i < e->aux2; i++) {
+            const struct p4_field *f = &t->fields[i];
+            if (p4ir_type_is_aggregate(f->type))
+                copy_value(vm, src + f->off, el[i]);
+            else if (el[i]->nw > 1)
+                evalw(vm, el[i], vm->slots + src + f->off);
+            else
+                vm->slots[src + f->off] = eval(vm, el[i]) & p4util_mask64(f->type->width);
+        }
+        break;
+    }
+    default:
+        src = ref_slot(vm, e);
+        break;
+    }
+    if (dst < 0)
+        return;
+    if (src < 0)
+        memset(vm->slots + dst, 0, (size_t)n * 8);
+    else
+        memmove(vm->slots + dst, vm->slots + src, (size_t)n * 8);
+}
+
+/* ref = val: the location first, then the value (P4_16 8.2: left to right). */
 static void store(struct p4vm *vm, const struct p4ir_expr *ref, const struct p4ir_expr *val)
 {
+    int64_t s = ref_slot(vm, ref);
     if (ref->nw == 1) {
         uint64_t v = eval(vm, val);
-        int64_t s = ref_slot(vm, ref);
         if (s >= 0)
             vm->slots[s] = v & ref->mask;
         return;
     }
     uint64_t tmp[P4_WMAX];
     evalw(vm, val, tmp);
-    int64_t s = ref_slot(vm, ref);
     if (s >= 0)
         memcpy(vm->slots + s, tmp, (size_t)ref->nw * 8);
 }
 
-__attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref,
-                                                  int lo, const struct p4ir_expr *val)
+/* Writes the low w bits of v into bits [lo, lo+w) of the nw words at slot s. */
+static void write_slice(struct p4vm *vm, int64_t s, int nw, int lo, int w, const struct p4_big *v)
 {
-    uint64_t v = eval(vm, val);
-    int64_t s = ref_slot(vm, ref);
-    if (s < 0)
-        return;
-    int w = val->width;
-    if (ref->nw == 1) {
+    if (nw == 1) {
         uint64_t m = p4util_mask64(w) << lo;
-        vm->slots[s] = (vm->slots[s] & ~m) | ((v << lo) & m);
+        vm->slots[s] = (vm->slots[s] & ~m) | ((v->w[0] << lo) & m);
         return;
     }
-    struct p4_big cur;
     struct p4_big m;
     struct p4_big nv;
-    memset(&cur, 0, sizeof(cur));
-    memcpy(cur.w, vm->slots + s, (size_t)ref->nw * 8);
     memset(&m, 0, sizeof(m));
     p4util_wmask(m.w, P4_WMAX, w);
     p4big_shl(&m, &m, (unsigned)lo);
-    p4big_set_u64(&nv, v);
-    p4big_shl(&nv, &nv, (unsigned)lo);
-    for (int i = 0; i < ref->nw; i++)
-        vm->slots[s + i] = (cur.w[i] & ~m.w[i]) | (nv.w[i] & m.w[i]);
+    p4big_shl(&nv, v, (unsigned)lo);
+    for (int i = 0; i < nw; i++)
+        vm->slots[s + i] = (vm->slots[s + i] & ~m.w[i]) | (nv.w[i] & m.w[i]);
+}
+
+/* ref[lo + w - 1 : lo] = val, the location first */
+__attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct p4ir_expr *ref,
+                                                  int lo, const struct p4ir_expr *val)
+{
+    int64_t s = ref_slot(vm, ref);
+    struct p4_big v;
+    load_big(vm, val, &v, false);
+    if (s >= 0)
+        write_slice(vm, s, ref->nw, lo, val->width, &v);
 }
 
 static void parser_fail(struct p4vm *vm, int err)
@@ -428,18 +530,40 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
     vm->out_len += bytes;
 }
 
+/* A header, or each member of a union (at most one is valid). */
+static void emit_one(struct p4vm *vm, const struct p4_type *t, const uint64_t *h)
+{
+    if (t->kind == P4T_HEADER) {
+        emit_header(vm, t, h);
+        return;
+    }
+    for (int i = 0; i < t->nfields; i++)
+        emit_header(vm, t->fields[i].type, h + t->fields[i].off);
+}
+
 static void emit(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     int64_t s = ref_slot(vm, st->a);
     if (s < 0)
         return;
     const struct p4_type *t = st->type;
-    if (t->kind == P4T_HEADER) {
-        emit_header(vm, t, vm->slots + s);
+    if (t->kind != P4T_STACK) {
+        emit_one(vm, t, vm->slots + s);
         return;
     }
     for (int i = 0; i < t->size; i++)
-        emit_header(vm, t->elem, vm->slots + s + 1 + i * t->elem->nslots);
+        emit_one(vm, t->elem, vm->slots + s + 1 + i * t->elem->nslots);
+}
+
+/* Marks a header, or every member of a union, invalid. */
+static void invalidate(const struct p4_type *t, uint64_t *h)
+{
+    if (t->kind == P4T_HEADER) {
+        h[0] = 0;
+        return;
+    }
+    for (int i = 0; i < t->nfields; i++)
+        h[t->fields[i].off] = 0;
 }
 
 __attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct p4ir_stmt *st,
@@ -458,13 +582,13 @@ __attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct 
     if (push) {
         memmove(base + n * es, base, (size_t)(size - n) * (size_t)es * 8);
         for (int i = 0; i < n; i++)
-            base[i * es] = 0;
+            invalidate(t->elem, base + i * es);
         uint64_t ni = vm->slots[s] + (uint64_t)n;
         vm->slots[s] = ni > (uint64_t)size ? (uint64_t)size : ni;
     } else {
         memmove(base, base + n * es, (size_t)(size - n) * (size_t)es * 8);
         for (int i = size - n; i < size; i++)
-            base[i * es] = 0;
+            invalidate(t->elem, base + i * es);
         vm->slots[s] = vm->slots[s] >= (uint64_t)n ? vm->slots[s] - (uint64_t)n : 0;
     }
 }
@@ -726,6 +850,77 @@ __attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir
     }
 }
 
+/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
+static bool loop_continues(struct p4vm *vm)
+{
+    if (vm->flow == P4VM_BREAK) {
+        vm->flow = P4VM_NORMAL;
+        return false;
+    }
+    if (vm->flow == P4VM_CONTINUE)
+        vm->flow = P4VM_NORMAL;
+    return vm->flow == P4VM_NORMAL;
+}
+
+__attribute__((noinline)) static void loop(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    for (uint32_t n = 0; !st->b || eval(vm, st->b); n++) {
+        if (vm->flow)
+            return;
+        if (n == P4VM_LOOP_MAX) {
+            fault(vm, st->loc, "loop stopped after 1048576 iterations");
+            return;
+        }
+        exec_block(vm, &st->body);
+        if (!loop_continues(vm))
+            return;
+        exec_block(vm, &st->els);
+        if (vm->flow)
+            return;
+    }
+}
+
+/* Assigns the loop variable one element (a value or a whole header). */
+static void forin_assign(struct p4vm *vm, const struct p4ir_stmt *st, const struct p4ir_expr *e)
+{
+    if (p4ir_type_is_aggregate(st->type)) {
+        int64_t src = ref_slot(vm, e);
+        if (src >= 0)
+            memmove(vm->slots + st->a->slot, vm->slots + src, (size_t)st->type->nslots * 8);
+    } else {
+        store(vm, st->a, e);
+    }
+}
+
+__attribute__((noinline)) static void forin(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    if (!st->flag) {
+        for (int i = 0; i < st->nargs; i++) {
+            forin_assign(vm, st, st->args[i]);
+            exec_block(vm, &st->body);
+            if (!loop_continues(vm))
+                return;
+        }
+        return;
+    }
+    uint64_t lo = eval(vm, st->b);
+    uint64_t hi = eval(vm, st->args[0]);
+    bool sgn = st->b->sgn;
+    int w = st->b->width;
+    if (sgn ? p4ops_sext(lo, w) > p4ops_sext(hi, w) : lo > hi)
+        return;
+    for (uint64_t v = lo, n = 0;; v = (v + 1) & st->a->mask, n++) {
+        if (n == P4VM_LOOP_MAX) {
+            fault(vm, st->loc, "loop stopped after 1048576 iterations");
+            return;
+        }
+        vm->slots[st->a->slot] = v;
+        exec_block(vm, &st->body);
+        if (!loop_continues(vm) || v == hi)
+            return;
+    }
+}
+
 static void exec(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     switch (st->op) {
@@ -736,8 +931,12 @@ static void exec(struct p4vm *vm, const struct p4ir_stmt *st)
         store_slice(vm, st->a, st->aux, st->b);
         return;
     case P4ST_COPY: {
-        int64_t src = ref_slot(vm, st->b);
         int64_t dst = ref_slot(vm, st->a);
+        if (st->b->op != P4OP_LOAD && st->b->op != P4OP_LOADX) {
+            copy_value(vm, dst, st->b);
+            return;
+        }
+        int64_t src = ref_slot(vm, st->b);
         if (src >= 0 && dst >= 0)
             memmove(vm->slots + dst, vm->slots + src, (size_t)st->aux * 8);
         return;
@@ -820,6 +1019,18 @@ static void exec(struct p4vm *vm, const struct p4ir_stmt *st)
     case P4ST_POP:
         stack_shift(vm, st, st->op == P4ST_PUSH);
         return;
+    case P4ST_LOOP:
+        loop(vm, st);
+        return;
+    case P4ST_FORIN:
+        forin(vm, st);
+        return;
+    case P4ST_BREAK:
+        vm->flow = P4VM_BREAK;
+        return;
+    case P4ST_CONTINUE:
+        vm->flow = P4VM_CONTINUE;
+        return;
     case P4ST_ZERO: {
         int64_t s = ref_slot(vm, st->a);
         if (s >= 0)
@@ -838,7 +1049,15 @@ static void exec_block(struct p4vm *vm, const struct p4ir_block *b)
     }
 }
 
-/* Copy-in/copy-out call of an action, function or nested control. */
+/* The slot an out/inout argument refers to (the slice's base for a slice), -1 out of range. */
+static int64_t arg_slot(struct p4vm *vm, const struct p4ir_expr *arg)
+{
+    return ref_slot(vm, arg->op == P4OP_SLICE ? arg->a : arg);
+}
+
+/* Copy-in/copy-out call of an action, function or nested control. Arguments are evaluated
+ * left to right; an out/inout argument's location is computed once, at copy-in, and kept in
+ * the call site's scratch slots for the copy-out (P4_16 6.8). */
 static void call(struct p4vm *vm, const struct p4ir_call *c)
 {
     const struct p4ir_callable *fn = c->fn;
@@ -847,14 +1066,20 @@ static void call(struct p4vm *vm, const struct p4ir_call *c)
         const struct p4ir_expr *arg = c->args[i];
         if (!arg)
             continue;
+        bool ref = p->dir == P4_DIR_OUT || p->dir == P4_DIR_INOUT;
+        bool whole = arg->op != P4OP_SLICE && p4ir_type_is_aggregate(p->type);
+        int64_t loc = ref ? arg_slot(vm, arg) : -1;
+        if (ref)
+            vm->slots[c->locs + i] = (uint64_t)loc;
         if (p->dir == P4_DIR_OUT) {
             memset(vm->slots + p->slot, 0, (size_t)p->nslots * 8);
-        } else if (arg->op != P4OP_SLICE &&
-                   (p->type->kind == P4T_HEADER || p->type->kind == P4T_STRUCT ||
-                    p->type->kind == P4T_STACK)) {
-            int64_t s = ref_slot(vm, arg);
-            if (s >= 0)
-                memmove(vm->slots + p->slot, vm->slots + s, (size_t)p->nslots * 8);
+        } else if (whole && ref) {
+            if (loc >= 0)
+                memmove(vm->slots + p->slot, vm->slots + loc, (size_t)p->nslots * 8);
+            else
+                memset(vm->slots + p->slot, 0, (size_t)p->nslots * 8);
+        } else if (whole) {
+            copy_value(vm, p->slot, arg);
         } else if (p->nslots > 1) {
             evalw(vm, arg, vm->slots + p->slot);
         } else {
@@ -869,18 +1094,17 @@ static void call(struct p4vm *vm, const struct p4ir_call *c)
         const struct p4ir_expr *arg = c->args[i];
         if (!arg || (p->dir != P4_DIR_OUT && p->dir != P4_DIR_INOUT))
             continue;
+        int64_t s = (int64_t)vm->slots[c->locs + i];
+        if (s < 0)
+            continue;
         if (arg->op == P4OP_SLICE) {
-            int64_t s = ref_slot(vm, arg->a);
-            if (s < 0)
-                continue;
-            uint64_t m = p4util_mask64(arg->width) << arg->aux;
-            if (arg->a->nw == 1)
-                vm->slots[s] = (vm->slots[s] & ~m) | ((vm->slots[p->slot] << arg->aux) & m);
+            struct p4_big v;
+            memset(&v, 0, sizeof(v));
+            memcpy(v.w, vm->slots + p->slot, (size_t)p->nslots * 8);
+            write_slice(vm, s, arg->a->nw, arg->aux, arg->width, &v);
             continue;
         }
-        int64_t s = ref_slot(vm, arg);
-        if (s >= 0)
-            memmove(vm->slots + s, vm->slots + p->slot, (size_t)p->nslots * 8);
+        memmove(vm->slots + s, vm->slots + p->slot, (size_t)p->nslots * 8);
     }
 }
 
@@ -942,6 +1166,7 @@ void p4vm_run_parser(struct p4vm *vm)
     const struct p4_prog *prog = vm->prog;
     vm->flow = P4VM_NORMAL;
     vm->parser_error = 0;
+    vm->in_parser = true;
     exec_block(vm, &prog->parser_init);
     int st = prog->start_state;
     int steps = 0;
@@ -1000,6 +1225,7 @@ void p4vm_run_parser(struct p4vm *vm)
         st = next;
     }
     vm->flow = P4VM_NORMAL;
+    vm->in_parser = false;
     vm->slots[0] = vm->in_bitpos / 8;
     if (prog->std.parser_error >= 0)
         vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;

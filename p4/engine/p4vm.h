@@ -9,7 +9,11 @@
 
 struct p4_pipe;
 
-enum p4vm_flow { P4VM_NORMAL, P4VM_EXIT, P4VM_RETURN };
+enum p4vm_flow { P4VM_NORMAL, P4VM_EXIT, P4VM_RETURN, P4VM_BREAK, P4VM_CONTINUE };
+
+/* A loop that runs this many iterations is stopped (reported through p4_host.fault): a
+ * packet never hangs the simulator. */
+#define P4VM_LOOP_MAX (1u << 20)
 
 struct p4vm {
     const struct p4_prog *prog;
@@ -27,6 +31,7 @@ struct p4vm {
     bool out_overflow;
     enum p4vm_flow flow;
     bool in_egress;
+    bool in_parser; /* next/last out of range reject only in the parser */
     /* requests made by externs during the current block */
     int clone_session; /* -1 none */
     int clone_fl;
@@ -44,6 +49,9 @@ struct p4vm {
 void p4vm_run_parser(struct p4vm *vm);
 /* Runs a control body (top-level: parameters already bound to the packet slots). */
 void p4vm_run_control(struct p4vm *vm, const struct p4ir_callable *c);
+/* Equality of two values of type t stored at x and y (P4_16 8.16-8.19: headers compare
+ * validity, then fields only if both are valid; stacks compare elements, not nextIndex). */
+bool p4vm_values_equal(const uint64_t *x, const uint64_t *y, const struct p4_type *t);
 /* Evaluates an expression that reads no slots (constant folding at load time);
  * out receives nw words. */
 void p4vm_eval_const(const struct p4ir_expr *e, uint64_t *out);
