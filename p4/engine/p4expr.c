@@ -330,6 +330,51 @@ static struct p4ir_expr *lower_binary(struct p4sem *s, const struct p4ast *a)
     return p4expr_binary(s, a->op, l, r, a->loc);
 }
 
+/* A view of the packet ahead: t's bits at bit offset `at` from the parser's position; bits
+ * must remain for the whole lookahead (PacketTooShort otherwise). A compound view gets
+ * scratch slots to be built in when it is used as a whole. */
+static struct p4ir_expr *lookahead_view(struct p4sem *s, struct p4_type *t, int at, int bits,
+                                        struct p4_loc loc)
+{
+    struct p4ir_expr *e = p4irgen_expr(s, P4OP_LOOKAHEAD, t, loc);
+    e->aux = at;
+    e->aux2 = bits;
+    if (p4type_is_compound(t))
+        e->slot = p4irgen_slots(s, t->nslots);
+    return e;
+}
+
+/* pkt.lookahead<T>(): bit<W>, int<W>, bool, a serializable enum, a header without varbit or a
+ * struct of bit fields (P4_16 12.8.3) */
+static struct p4ir_expr *lookahead(struct p4sem *s, const struct p4ast *a, struct p4_type *t)
+{
+    if (t->kind == P4T_HEADER && t->varbit_max) {
+        p4sem_err(s, a->loc, "lookahead of a header with a varbit is not supported");
+        return p4irgen_const64(s, s->t_bool, 0, a->loc);
+    }
+    if (t->kind != P4T_HEADER && !p4type_is_bits(t)) {
+        p4sem_err(s, a->loc,
+                  "lookahead<T> needs bit<W>, int<W>, bool, a serializable enum, a header or a "
+                  "struct of bit fields");
+        return p4irgen_const64(s, s->t_bool, 0, a->loc);
+    }
+    return lookahead_view(s, t, 0, t->width, a->loc);
+}
+
+/* pkt.lookahead<H>().f: the field's bits (no need to build the whole H) */
+static struct p4ir_expr *lookahead_field(struct p4sem *s, const struct p4ast *a,
+                                         struct p4ir_expr *b)
+{
+    const struct p4_type *h = b->type;
+    for (int i = 0; i < h->nfields; i++) {
+        const struct p4_field *f = &h->fields[i];
+        if (strcmp(f->name, a->name) == 0)
+            return lookahead_view(s, f->type, b->aux + f->bitoff, b->aux2, a->loc);
+    }
+    p4sem_err(s, a->loc, "'%s' has no field '%s'", h->name, a->name);
+    return bad(s, a->loc);
+}
+
 static struct p4ir_expr *lower_member(struct p4sem *s, const struct p4ast *a)
 {
     struct p4_type *et = enum_type_of(s, a->a);
@@ -363,27 +408,8 @@ static struct p4ir_expr *lower_member(struct p4sem *s, const struct p4ast *a)
     struct p4_type *t = b->type;
     if (t == s->t_bad)
         return b;
-    if (b->op == P4OP_LOOKAHEAD && b->ptr) { /* lookahead<H>().field */
-        const struct p4_type *h = b->ptr;
-        for (int i = 0; i < h->nfields; i++) {
-            const struct p4_field *f = &h->fields[i];
-            if (strcmp(f->name, a->name) != 0)
-                continue;
-            struct p4ir_expr *e =
-                p4irgen_expr(s, P4OP_SLICE, p4type_bit(s, f->type->width, false), a->loc);
-            e->a = b;
-            e->aux = h->width - f->bitoff - f->type->width;
-            if (f->type != e->type) {
-                struct p4ir_expr *c = p4irgen_expr(s, P4OP_CAST, f->type, a->loc);
-                c->a = e;
-                c->awidth = e->width;
-                return c;
-            }
-            return e;
-        }
-        p4sem_err(s, a->loc, "'%s' has no field '%s'", h->name, a->name);
-        return bad(s, a->loc);
-    }
+    if (b->op == P4OP_LOOKAHEAD && p4type_is_compound(t)) /* lookahead<H>().field */
+        return lookahead_field(s, a, b);
     if (t->kind == P4T_STACK && p4irgen_is_ref(b)) {
         if (strcmp(a->name, "size") == 0)
             return p4irgen_const64(s, p4type_bit(s, 32, false), (uint64_t)t->size, a->loc);
@@ -746,23 +772,7 @@ struct p4ir_expr *p4expr_lower_call(struct p4sem *s, const struct p4ast *a)
                 p4sem_err(s, a->loc, "lookahead<T>() needs a packet_in and one type argument");
                 return p4irgen_const64(s, s->t_bool, 0, a->loc);
             }
-            struct p4_type *t = p4type_resolve(s, a->list2[0]);
-            if (t->kind == P4T_HEADER && t->varbit_max) {
-                p4sem_err(s, a->loc, "lookahead of a header with a varbit is not supported");
-                return p4irgen_const64(s, s->t_bool, 0, a->loc);
-            }
-            if (t->kind == P4T_HEADER && t->width > 0) {
-                /* the header's bits; its fields are read as slices (see lower_member) */
-                struct p4ir_expr *e =
-                    p4irgen_expr(s, P4OP_LOOKAHEAD, p4type_bit(s, t->width, false), a->loc);
-                e->ptr = t;
-                return e;
-            }
-            if (!p4type_is_num(t) && t->kind != P4T_BOOL) {
-                p4sem_err(s, a->loc, "lookahead<T> needs bit<W>, int<W>, bool or a header type");
-                return p4irgen_const64(s, s->t_bool, 0, a->loc);
-            }
-            return p4irgen_expr(s, P4OP_LOOKAHEAD, t, a->loc);
+            return lookahead(s, a, p4type_resolve(s, a->list2[0]));
         }
     }
     if (f->kind == P4AST_E_NAME) {

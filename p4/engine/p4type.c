@@ -80,6 +80,20 @@ static int const_width(struct p4sem *s, const struct p4ast *a)
     return (int)v.w[0];
 }
 
+bool p4type_is_bits(const struct p4_type *t)
+{
+    if (t->kind == P4T_BIT || t->kind == P4T_INT || t->kind == P4T_BOOL ||
+        (t->kind == P4T_ENUM && t->serializable))
+        return true;
+    if (t->kind != P4T_STRUCT || t->tuple)
+        return false;
+    for (int i = 0; i < t->nfields; i++) {
+        if (!p4type_is_bits(t->fields[i].type))
+            return false;
+    }
+    return true;
+}
+
 struct p4_type *p4type_layout(struct p4sem *s, const struct p4ast *d, enum p4type_kind k)
 {
     struct p4_type *t = p4type_new(s, k, 0);
@@ -101,9 +115,7 @@ struct p4_type *p4type_layout(struct p4sem *s, const struct p4ast *d, enum p4typ
             if (t->varbit_max)
                 p4sem_err(s, f->loc, "a header may have only one varbit field");
             t->varbit_max = ft->varbit_max;
-        } else if (k == P4T_HEADER &&
-                   !(ft->kind == P4T_BIT || ft->kind == P4T_INT || ft->kind == P4T_BOOL ||
-                     (ft->kind == P4T_ENUM && ft->serializable))) {
+        } else if (k == P4T_HEADER && !p4type_is_bits(ft)) {
             char b[64];
             p4sem_err(s, f->loc, "header field '%s' has unsupported type %s", f->name,
                       p4type_str(ft, b, sizeof(b)));
@@ -117,6 +129,8 @@ struct p4_type *p4type_layout(struct p4sem *s, const struct p4ast *d, enum p4typ
         bitoff += ft->width;
     }
     t->nslots = off;
+    if (k == P4T_STRUCT)
+        t->width = bitoff; /* bits on the wire, for a struct of bit fields */
     if (k == P4T_HEADER) {
         t->width = bitoff; /* fixed fields only; a varbit adds its run-time length */
         if (bitoff % 8 && !t->varbit_max)

@@ -17,6 +17,9 @@ struct p4_type *p4type_tuple(struct p4sem *s, struct p4_type *const *el, int n);
 bool p4type_is_scalar(const struct p4_type *t);
 /* bit<W>, int<W> */
 bool p4type_is_num(const struct p4_type *t);
+/* A fixed run of bits on the wire: bit, int, bool, a serializable enum, or a struct of
+ * those (allowed as header fields, P4_16 7.2.3; readable with lookahead). */
+bool p4type_is_bits(const struct p4_type *t);
 /* header, struct, stack, varbit, union */
 bool p4type_is_compound(const struct p4_type *t);
 /* Name of t for messages (bit<8>, int<4>, the declared name). */

@@ -114,9 +114,11 @@ static void op_wide(struct p4vm *vm, const struct p4ir_expr *e, struct p4_big *r
         fault(vm, e->loc, op == P4OP_DIV ? "division by zero" : "modulo by zero");
 }
 
+/* A scalar view of the packet ahead (e->aux bits on, e->aux2 bits needed); a short packet
+ * stops the parser with PacketTooShort. */
 static uint64_t lookahead(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out)
 {
-    if (vm->in_bitpos + e->width > vm->in_len * 8) {
+    if (vm->in_bitpos + (uint64_t)e->aux2 > (uint64_t)vm->in_len * 8) {
         if (vm->flow == P4VM_NORMAL) {
             vm->parser_error = ERR_PACKET_TOO_SHORT;
             vm->flow = P4VM_EXIT;
@@ -125,11 +127,12 @@ static uint64_t lookahead(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *
             memset(out, 0, (size_t)e->nw * 8);
         return 0;
     }
+    uint32_t at = vm->in_bitpos + (uint32_t)e->aux;
     if (out) {
-        read_field(vm->in, vm->in_bitpos, e->width, out);
+        read_field(vm->in, at, e->width, out);
         return 0;
     }
-    return read_bits(vm->in, vm->in_bitpos, e->width);
+    return read_bits(vm->in, at, e->width);
 }
 
 /* Evaluates an expression wider than 64 bits into e->nw words. */
@@ -335,6 +338,49 @@ void p4vm_eval_const(const struct p4ir_expr *e, uint64_t *out)
 
 /* ---- statements ---- */
 
+/* The bit fields of a header or struct, recursively (structs may be header fields). */
+static void read_fields(struct bitr *r, const struct p4_type *t, uint64_t *h)
+{
+    for (int i = 0; i < t->nfields; i++) {
+        const struct p4_field *f = &t->fields[i];
+        if (f->type->kind == P4T_STRUCT)
+            read_fields(r, f->type, h + f->off);
+        else
+            bitr_field(r, h + f->off, f->type->width);
+    }
+}
+
+static void write_fields(struct bitw *b, const struct p4_type *t, const uint64_t *h)
+{
+    for (int i = 0; i < t->nfields; i++) {
+        const struct p4_field *f = &t->fields[i];
+        if (f->type->kind == P4T_STRUCT)
+            write_fields(b, f->type, h + f->off);
+        else
+            bitw_field(b, h + f->off, f->type->width);
+    }
+}
+
+/* lookahead<H>() or lookahead<S>() as a whole, built in e's scratch slots (a header so read
+ * is valid). */
+static void lookahead_compound(struct p4vm *vm, const struct p4ir_expr *e)
+{
+    uint64_t *h = vm->slots + e->slot;
+    memset(h, 0, (size_t)e->type->nslots * 8);
+    if (vm->in_bitpos + (uint64_t)e->aux2 > (uint64_t)vm->in_len * 8) {
+        if (vm->flow == P4VM_NORMAL) {
+            vm->parser_error = ERR_PACKET_TOO_SHORT;
+            vm->flow = P4VM_EXIT;
+        }
+        return;
+    }
+    struct bitr r;
+    bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos + (uint32_t)e->aux);
+    read_fields(&r, e->type, h);
+    if (e->type->kind == P4T_HEADER)
+        h[0] = 1;
+}
+
 /* Writes the compound value of e (a reference, an aggregate, a function call) into the
  * nslots words at dst (an aggregate is built in its scratch slots first, so it may read
  * what it overwrites). */
@@ -366,11 +412,15 @@ static void copy_value(struct p4vm *vm, int64_t dst, const struct p4ir_expr *e)
         }
         break;
     }
+    case P4OP_LOOKAHEAD:
+        src = e->slot;
+        lookahead_compound(vm, e);
+        break;
     default:
         src = ref_slot(vm, e);
         break;
     }
-    if (dst < 0)
+    if (dst < 0 || vm->flow)
         return;
     if (src < 0)
         memset(vm->slots + dst, 0, (size_t)n * 8);
@@ -384,13 +434,13 @@ static void store(struct p4vm *vm, const struct p4ir_expr *ref, const struct p4i
     int64_t s = ref_slot(vm, ref);
     if (ref->nw == 1) {
         uint64_t v = eval(vm, val);
-        if (s >= 0)
+        if (s >= 0 && !vm->flow) /* a failed lookahead or an exit drops the write */
             vm->slots[s] = v & ref->mask;
         return;
     }
     uint64_t tmp[P4_WMAX];
     evalw(vm, val, tmp);
-    if (s >= 0)
+    if (s >= 0 && !vm->flow)
         memcpy(vm->slots + s, tmp, (size_t)ref->nw * 8);
 }
 
@@ -419,7 +469,7 @@ __attribute__((noinline)) static void store_slice(struct p4vm *vm, const struct 
     int64_t s = ref_slot(vm, ref);
     struct p4_big v;
     load_big(vm, val, &v, false);
-    if (s >= 0)
+    if (s >= 0 && !vm->flow)
         write_slice(vm, s, ref->nw, lo, val->width, &v);
 }
 
@@ -445,7 +495,10 @@ __attribute__((noinline)) static void extract_varbit(struct bitr *r, const struc
                 bitr_field(r, v + 1, (int)vlen);
             continue;
         }
-        bitr_field(r, h + f->off, f->type->width);
+        if (f->type->kind == P4T_STRUCT)
+            read_fields(r, f->type, h + f->off);
+        else
+            bitr_field(r, h + f->off, f->type->width);
     }
 }
 
@@ -479,10 +532,7 @@ static void extract(struct p4vm *vm, const struct p4ir_stmt *st)
     struct bitr r;
     bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
     if (!t->varbit_max) {
-        for (int i = 0; i < t->nfields; i++) {
-            const struct p4_field *f = &t->fields[i];
-            bitr_field(&r, h + f->off, f->type->width);
-        }
+        read_fields(&r, t, h);
     } else {
         extract_varbit(&r, t, h, vlen);
     }
@@ -510,10 +560,7 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
     }
     struct bitw b = {vm->out + vm->out_len, 0, 0, 0};
     if (!t->varbit_max) {
-        for (int i = 0; i < t->nfields; i++) {
-            const struct p4_field *f = &t->fields[i];
-            bitw_field(&b, h + f->off, f->type->width);
-        }
+        write_fields(&b, t, h);
     } else {
         for (int i = 0; i < t->nfields; i++) {
             const struct p4_field *f = &t->fields[i];
@@ -523,7 +570,10 @@ static void emit_header(struct p4vm *vm, const struct p4_type *t, const uint64_t
                     bitw_field(&b, h + f->off + 1, len);
                 continue;
             }
-            bitw_field(&b, h + f->off, f->type->width);
+            if (f->type->kind == P4T_STRUCT)
+                write_fields(&b, f->type, h + f->off);
+            else
+                bitw_field(&b, h + f->off, f->type->width);
         }
     }
     bitw_flush(&b);
