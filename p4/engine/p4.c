@@ -187,6 +187,7 @@ void p4_prog_free(struct p4_prog *prog)
     for (int i = 0; i < prog->nfield_lists; i++)
         free(prog->field_lists[i].r);
     free(prog->field_lists);
+    free(prog->states);
     free(prog->actions);
     free(prog->tables);
     free(prog->externs);

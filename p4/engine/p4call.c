@@ -226,6 +226,10 @@ void p4call_method(struct p4sem *s, const struct p4ast *call, struct p4ir_block 
         st->table = y->table;
         return;
     }
+    if (y && y->kind == SYM_PARSER_INST) {
+        p4sem_err(s, loc, "a parser can only be applied by a statement of a parser state");
+        return;
+    }
     if (y && y->kind == SYM_CONTROL_INST && strcmp(name, "apply") == 0) {
         struct p4ir_stmt *st = p4irgen_stmt(s, b, P4ST_CALL, loc);
         st->call = p4call_bind(s, y->fn, call, 0, false, loc);

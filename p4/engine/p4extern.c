@@ -4,6 +4,7 @@
 #include "p4/engine/p4ctl.h"
 #include "p4/engine/p4expr.h"
 #include "p4/engine/p4irgen.h"
+#include "p4/engine/p4prs.h"
 #include "p4/engine/p4scope.h"
 #include "p4/engine/p4type.h"
 #include "p4/engine/p4hash.h"
@@ -121,6 +122,10 @@ void p4extern_instantiate(struct p4sem *s, const struct p4ast *d)
     struct p4sym *ty = p4scope_lookup(s, tn);
     if (ty && ty->kind == SYM_CONTROL_DECL) {
         p4ctl_instance(s, d, ty->decl);
+        return;
+    }
+    if (ty && ty->kind == SYM_PARSER_DECL) {
+        p4prs_instance(s, d, ty->decl);
         return;
     }
     struct p4ir_extern x;

@@ -317,8 +317,9 @@ struct p4_prog {
     struct p4_type *std_type;
     struct p4ir_std std;
     /* blocks of the V1Switch package */
-    struct p4ir_state *states;
+    struct p4ir_state *states; /* malloc'ed (grows while sub-parsers are inlined) */
     int nstates;
+    int capstates;
     int start_state;
     struct p4ir_block parser_init; /* parser locals initialization */
     struct p4ir_callable *verify;

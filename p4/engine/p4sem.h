@@ -26,8 +26,11 @@ enum p4sym_kind {
     SYM_CONTROL_INST,
     SYM_PACKET,
     SYM_STATE,
-    SYM_GLOBAL_ACTION
+    SYM_GLOBAL_ACTION,
+    SYM_PARSER_INST
 };
+
+struct p4prs_inst;
 
 struct p4sym {
     const char *name;
@@ -38,8 +41,9 @@ struct p4sym {
     const struct p4ast *decl;
     struct p4ir_callable *fn; /* actions, functions, control instances */
     struct p4ir_table *table;
-    int ext;         /* SYM_EXTERN_INST index; SYM_STATE index */
-    bool packet_out; /* SYM_PACKET */
+    int ext;                   /* SYM_EXTERN_INST index; SYM_STATE index */
+    bool packet_out;           /* SYM_PACKET */
+    struct p4prs_inst *parser; /* SYM_PARSER_INST */
     struct p4sym *next;
 };
 

@@ -63,6 +63,11 @@ static void zero(struct p4sem *s, struct p4ir_block *b, int slot, struct p4_type
     st->aux = t->nslots;
 }
 
+void p4stmt_zero(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *ref)
+{
+    zero(s, b, ref->slot, ref->type, ref->loc);
+}
+
 /* list<T> x = {v, ...}: a tuple of as many T as the list has values (P4_16 1.2.4 lists). */
 static struct p4_type *list_var_type(struct p4sem *s, const struct p4ast *a)
 {
@@ -237,12 +242,14 @@ static struct p4ir_expr *temp(struct p4sem *s, struct p4_type *t, struct p4_loc 
 
 /* A reference that names the same location as ref whenever it is evaluated later: a
  * computed stack index is evaluated once, now, into a temporary. */
-static struct p4ir_expr *pin_ref(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *ref)
+struct p4ir_expr *p4stmt_pin_ref(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *ref)
 {
+    if (!ref)
+        return NULL;
     if (ref->op == P4OP_SLICE) {
         struct p4ir_expr *pinned = p4irgen_expr(s, P4OP_SLICE, ref->type, ref->loc);
         *pinned = *ref;
-        pinned->a = pin_ref(s, b, ref->a);
+        pinned->a = p4stmt_pin_ref(s, b, ref->a);
         return pinned;
     }
     if (ref->op != P4OP_LOADX || ref->idx != P4IDX_EXPR || ref->a->op == P4OP_CONST)
@@ -269,7 +276,7 @@ static void compound_assign(struct p4sem *s, const struct p4ast *a, struct p4ir_
                   p4type_str(dst->type, b1, sizeof(b1)));
         return;
     }
-    dst = pin_ref(s, b, dst);
+    dst = p4stmt_pin_ref(s, b, dst);
     struct p4ir_expr *val = p4expr_binary(s, a->op, dst, p4expr_lower(s, a->b), a->loc);
     p4stmt_assign(s, b, dst, NULL, val, a->loc);
 }

@@ -14,6 +14,11 @@ void p4stmt_assign(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *dst,
                    const struct p4ast *rhs, struct p4ir_expr *val, struct p4_loc loc);
 void p4stmt_var_decl(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b);
 void p4stmt_const_decl(struct p4sem *s, const struct p4ast *a);
+/* A reference naming the same location as ref whenever evaluated later: a computed stack
+ * index is evaluated now (into a temporary, by a statement appended to b). NULL stays NULL. */
+struct p4ir_expr *p4stmt_pin_ref(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *ref);
+/* Zeroes the slots of a variable (ref is a LOAD). */
+void p4stmt_zero(struct p4sem *s, struct p4ir_block *b, struct p4ir_expr *ref);
 /* If a names a member of a header_union, makes the other members invalid. */
 void p4stmt_union_select(struct p4sem *s, const struct p4ast *a, struct p4ir_block *b,
                          struct p4_loc loc);
