@@ -220,20 +220,10 @@ uint64_t p4pipe_random(struct p4_pipe *pipe)
 static void add_const_entries(struct p4_pipe *pipe, const struct p4ir_table *t)
 {
     struct p4table *rt = &pipe->tables[t->id];
-    int n = t->nentries;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < t->nentries; i++) { /* in textual order: ties go to the first */
         const struct p4ir_entry *e = &t->entries[i];
-        /* rank: explicit priority (smaller first), then textual order */
-        int rank = 0;
-        for (int j = 0; j < n; j++) {
-            const struct p4ir_entry *o = &t->entries[j];
-            int pe = e->priority < 0 ? i : e->priority;
-            int po = o->priority < 0 ? j : o->priority;
-            if (po < pe || (po == pe && j < i))
-                rank++;
-        }
         if (e->action >= 0)
-            p4table_add(rt, e->value, e->mask, e->hi, n - rank + (1 << 20), e->action, e->data);
+            p4table_add(rt, e->value, e->mask, e->hi, e->priority, e->action, e->data);
     }
 }
 

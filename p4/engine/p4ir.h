@@ -200,7 +200,7 @@ struct p4ir_entry {
     uint64_t *hi;    /* range upper bounds (key_words), NULL if no range key */
     int action;      /* index into table actions */
     uint64_t *data;  /* action data words */
-    int priority;
+    int priority;    /* larger wins */
     struct p4_loc loc;
 };
 
@@ -214,9 +214,11 @@ struct p4ir_table {
     int nactions;
     struct p4ir_entry default_entry;
     bool const_default;
-    struct p4ir_entry *entries; /* const entries, in priority order */
+    struct p4ir_entry *entries; /* initial entries in textual order (priority: larger wins) */
     int nentries;
     bool const_entries;
+    bool smallest_wins; /* largest_priority_wins = false: smaller control-plane priorities win */
+    int priority_delta; /* between consecutive initial entries without a priority */
     int size;
     int direct_counter; /* extern index or -1 */
     int direct_meter;

@@ -3,6 +3,7 @@
 #include "p4/engine/p4pipe.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -448,7 +449,11 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
     bool has_range = false;
     for (int i = 0; i < t->nkeys; i++)
         has_range |= t->keys[i].mk == P4MK_RANGE;
-    int h = p4table_add(rt, v, m, has_range ? hi : NULL, priority < 0 ? 0 : priority, a, data);
+    /* the table's convention: larger wins unless largest_priority_wins = false; an entry
+     * without a priority ranks below every entry that has one */
+    int prio =
+        t->smallest_wins ? (priority < 0 ? INT_MIN / 2 : -priority) : (priority < 0 ? 0 : priority);
+    int h = p4table_add(rt, v, m, has_range ? hi : NULL, prio, a, data);
     if (h < 0) {
         fail(err, errlen, rt->n >= t->size ? "table '%s' is full" : "duplicate entry in table '%s'",
              t->name);

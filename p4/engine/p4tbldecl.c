@@ -6,6 +6,7 @@
 #include "p4/engine/p4scope.h"
 #include "p4/engine/p4type.h"
 
+#include <limits.h>
 #include <string.h>
 
 static enum p4_match_kind match_kind(struct p4sem *s, const struct p4ast *k)
@@ -160,6 +161,20 @@ static void table_props(struct p4sem *s, struct p4ir_table *t, const struct p4as
         } else {
             t->direct_meter = y->ext;
         }
+    } else if (strcmp(p->name, "largest_priority_wins") == 0) {
+        struct p4ir_expr *v = p4expr_fold(s, p4expr_lower(s, p->a));
+        if (!p4irgen_is_const(v) || v->type != s->t_bool)
+            p4sem_err(s, p->a->loc, "largest_priority_wins must be true or false");
+        else
+            t->smallest_wins = v->k == 0;
+    } else if (strcmp(p->name, "priority_delta") == 0) {
+        struct p4_big v;
+        if (p4expr_const_int(s, p->a, &v)) {
+            if (p4big_is_neg(&v) || p4big_is_zero(&v) || p4big_bits(&v) > 24)
+                p4sem_err(s, p->a->loc, "priority_delta must be a positive integer");
+            else
+                t->priority_delta = (int)v.w[0];
+        }
     } else if (strcmp(p->name, "implementation") == 0) {
         p4sem_err(s, p->loc, "table implementations (action profiles) are not supported");
     }
@@ -246,6 +261,58 @@ static void table_actions(struct p4sem *s, struct p4ir_table *t, const struct p4
     }
 }
 
+/* The value of `priority = N:` on an entry, or -1; negative or too large is an error. */
+static int64_t explicit_priority(struct p4sem *s, const struct p4ast *en)
+{
+    struct p4_big v;
+    if (!en->c || !p4expr_const_int(s, en->c, &v))
+        return -1;
+    if (p4big_is_neg(&v) || p4big_bits(&v) > 30) {
+        p4sem_err(s, en->c->loc, "entry priority must be in 0..%d", (1 << 30) - 1);
+        return -1;
+    }
+    return (int64_t)v.w[0];
+}
+
+/* Entry priorities as one number where larger wins, textual order breaking ties:
+ * - some entry has `priority = N:` (P4_16 14.2.1.4): the first one must; entries without
+ *   one continue from the previous by priority_delta, down if largest_priority_wins (the
+ *   default), up otherwise;
+ * - else some entry has @priority(N) (p4c's annotation for bmv2): the smallest N wins,
+ *   entries without one rank by their position;
+ * - else textual order: the first entry wins. */
+static void entry_priorities(struct p4sem *s, struct p4ir_table *t, const struct p4ast *ents)
+{
+    bool explicit = false;
+    bool annotated = false;
+    for (int i = 0; i < ents->nlist; i++) {
+        explicit |= ents->list[i]->c != NULL;
+        annotated |= p4parse_annot(ents->list[i], "priority") != NULL;
+    }
+    int64_t delta = t->priority_delta;
+    int64_t p = 0;
+    for (int i = 0; i < t->nentries; i++) {
+        const struct p4ast *en = ents->list[i];
+        int64_t prio;
+        if (explicit) {
+            int64_t given = explicit_priority(s, en);
+            if (i == 0 && !en->c)
+                p4sem_err(s, en->loc, "the first entry needs a priority when others have one");
+            p = given >= 0 ? given : i == 0 ? 0 : t->smallest_wins ? p + delta : p - delta;
+            prio = t->smallest_wins ? -p : p;
+        } else if (annotated) {
+            const struct p4ast *pa = p4parse_annot(en, "priority");
+            prio = -(pa && pa->num.width == 0 ? (int64_t)pa->num.v.w[0] : (int64_t)i);
+        } else { /* the spec's numbering without explicit priorities: 1, 1 + delta, ... */
+            int64_t k = t->smallest_wins ? i : t->nentries - 1 - i;
+            prio = t->smallest_wins ? -(1 + k * delta) : 1 + k * delta;
+        }
+        t->entries[i].priority = (int)(prio > INT_MAX / 2    ? INT_MAX / 2
+                                       : prio < -INT_MAX / 2 ? -INT_MAX / 2
+                                                             : prio);
+    }
+}
+
 /* const entries = { keys : action(args); ... } */
 static void table_entries(struct p4sem *s, struct p4ir_table *t, const struct p4ast *d,
                           const struct p4ast *ents)
@@ -277,17 +344,8 @@ static void table_entries(struct p4sem *s, struct p4ir_table *t, const struct p4
             key_value(s, &t->keys[j], ks->kind == P4AST_E_LIST ? ks->list[j] : ks, e->value,
                       e->mask, e->hi);
         action_data(s, t, en->b, e, false);
-        /* priority: explicit (smaller wins) or textual order (first wins) */
-        const struct p4ast *pa = p4parse_annot(en, "priority");
-        e->priority = -1;
-        if (pa && pa->num.width == 0)
-            e->priority = (int)pa->num.v.w[0];
-        else if (en->c) {
-            struct p4_big v;
-            if (p4expr_const_int(s, en->c, &v))
-                e->priority = (int)v.w[0];
-        }
     }
+    entry_priorities(s, t, ents);
 }
 
 void p4tbldecl_lower(struct p4sem *s, const struct p4ast *d)
@@ -300,6 +358,7 @@ void p4tbldecl_lower(struct p4sem *s, const struct p4ast *d)
     t->direct_meter = -1;
     t->default_entry.action = -1;
     t->size = 1024;
+    t->priority_delta = 1;
     const struct p4ast *key = NULL;
     const struct p4ast *acts = NULL;
     const struct p4ast *def = NULL;
