@@ -94,8 +94,8 @@ static char *preprocess(const char *path, const char *include_dir, FILE *diag_ou
     return text;
 }
 
-static struct p4_prog *load_source(const char *name, const char *src, size_t len, FILE *diag_out,
-                                   int *nerrors)
+static struct p4_prog *load_source(const char *name, const char *src, size_t len,
+                                   const struct p4_load_opts *opts, FILE *diag_out, int *nerrors)
 {
     struct p4_diag diag = {diag_out, 0, 0};
     struct p4lex lx;
@@ -104,7 +104,7 @@ static struct p4_prog *load_source(const char *name, const char *src, size_t len
     struct p4ast *root = p4parse_program(&ps, &lx, &diag);
     struct p4_prog *prog = NULL;
     if (root && !diag.nerrors)
-        prog = p4sem_lower(root, &diag);
+        prog = p4sem_lower(root, &diag, opts);
     if (prog) {
         prog->strings = p4lex_take_pool(&lx, &prog->nstrings);
     }
@@ -122,6 +122,12 @@ static struct p4_prog *load_source(const char *name, const char *src, size_t len
 struct p4_prog *p4_prog_load(const char *path, const char *include_dir, FILE *diag_out,
                              int *nerrors)
 {
+    return p4_prog_load_opts(path, include_dir, NULL, diag_out, nerrors);
+}
+
+struct p4_prog *p4_prog_load_opts(const char *path, const char *include_dir,
+                                  const struct p4_load_opts *opts, FILE *diag_out, int *nerrors)
+{
     FILE *f = fopen(path, "r");
     if (!f) {
         if (diag_out)
@@ -138,7 +144,7 @@ struct p4_prog *p4_prog_load(const char *path, const char *include_dir, FILE *di
             *nerrors = 1;
         return NULL;
     }
-    struct p4_prog *prog = load_source(path, text, len, diag_out, nerrors);
+    struct p4_prog *prog = load_source(path, text, len, opts, diag_out, nerrors);
     free(text);
     return prog;
 }
@@ -146,8 +152,15 @@ struct p4_prog *p4_prog_load(const char *path, const char *include_dir, FILE *di
 struct p4_prog *p4_prog_load_text(const char *name, const char *text, const char *include_dir,
                                   bool preprocess_it, FILE *diag_out, int *nerrors)
 {
+    return p4_prog_load_text_opts(name, text, include_dir, preprocess_it, NULL, diag_out, nerrors);
+}
+
+struct p4_prog *p4_prog_load_text_opts(const char *name, const char *text, const char *include_dir,
+                                       bool preprocess_it, const struct p4_load_opts *opts,
+                                       FILE *diag_out, int *nerrors)
+{
     if (!preprocess_it)
-        return load_source(name, text, strlen(text), diag_out, nerrors);
+        return load_source(name, text, strlen(text), opts, diag_out, nerrors);
     char tmp[] = "/tmp/ddlsim-p4-XXXXXX";
     int fd = mkstemp(tmp);
     if (fd < 0) {
@@ -166,7 +179,7 @@ struct p4_prog *p4_prog_load_text(const char *name, const char *text, const char
             *nerrors = 1;
         return NULL;
     }
-    struct p4_prog *prog = load_source(name, out, len, diag_out, nerrors);
+    struct p4_prog *prog = load_source(name, out, len, opts, diag_out, nerrors);
     free(out);
     return prog;
 }

@@ -45,6 +45,36 @@ struct p4_host {
     void (*fault)(void *ud, const char *file, int line, int col, const char *msg);
 };
 
+/* A C model of a user-declared extern function (`extern bit<16> f(in bit<8> x, out ...);`).
+ * The engine calls it with the arguments copied in: args[i] holds parameter i's value in
+ * ceil(widths[i] / 64) little-endian words, zero above the width; the model reads in and
+ * inout arguments and writes out and inout ones and the result (ret, ret_width bits; NULL
+ * for void), which the engine copies out, truncated to their widths. Parameters and the
+ * result are bit<W>, int<W> (two's complement), bool or serializable enums. */
+struct p4_extern_call {
+    void *model_ud; /* the model's ud */
+    void *host_ud;  /* the calling pipeline's p4_host.ud */
+    int nargs;
+    uint64_t *const *args; /* per parameter */
+    const int *widths;     /* per parameter, bits */
+    uint64_t *ret;
+    int ret_width;
+};
+typedef void p4_extern_fn(struct p4_extern_call *call);
+
+struct p4_extern_model {
+    const char *name; /* the extern function's name */
+    p4_extern_fn *fn;
+    void *ud;
+};
+
+/* Options of loading: models of user-declared extern functions (a program that calls one
+ * without a model is refused with a located error). */
+struct p4_load_opts {
+    const struct p4_extern_model *externs;
+    int nexterns;
+};
+
 /* Loads path: runs the C preprocessor (cpp -C -undef -nostdinc -x assembler-with-cpp
  * -D__TARGET_BMV2__ -I include_dir), lexes, parses, checks and lowers. Errors go to diag_out
  * as `file:line:col: error: message`; returns NULL and sets *nerrors on failure. */
@@ -53,6 +83,12 @@ struct p4_prog *p4_prog_load(const char *path, const char *include_dir, FILE *di
 /* Same from memory. If preprocess is false the text must not contain #include/#define. */
 struct p4_prog *p4_prog_load_text(const char *name, const char *text, const char *include_dir,
                                   bool preprocess, FILE *diag_out, int *nerrors);
+/* The same two with options (opts may be NULL). */
+struct p4_prog *p4_prog_load_opts(const char *path, const char *include_dir,
+                                  const struct p4_load_opts *opts, FILE *diag_out, int *nerrors);
+struct p4_prog *p4_prog_load_text_opts(const char *name, const char *text, const char *include_dir,
+                                       bool preprocess, const struct p4_load_opts *opts,
+                                       FILE *diag_out, int *nerrors);
 void p4_prog_free(struct p4_prog *prog);
 /* Size of the per-packet state buffer (8-byte aligned). */
 size_t p4_prog_state_bytes(const struct p4_prog *prog);

@@ -116,7 +116,15 @@ void p4call_function(struct p4sem *s, const struct p4ast *call, struct p4ir_bloc
         p4sem_err(s, call->a->loc, y ? "'%s' cannot be called" : "unknown function '%s'", name);
         return;
     }
-    p4extern_call_function(s, call, b);
+    if (p4extern_is_builtin(name)) {
+        p4extern_call_function(s, call, b);
+        return;
+    }
+    struct p4ir_callable *fn = p4extern_user(s, y, call->a->loc);
+    if (fn) {
+        struct p4ir_stmt *st = p4irgen_stmt(s, b, P4ST_CALL, loc);
+        st->call = p4call_bind(s, fn, call, 0, false, loc);
+    }
 }
 
 /* packet.emit(h): a header, a stack, or each header (and union member) of a struct */

@@ -1,6 +1,7 @@
 /* Expressions: see p4expr.h. */
 #include "p4/engine/p4expr.h"
 #include "p4/engine/p4call.h"
+#include "p4/engine/p4extern.h"
 #include "p4/engine/p4irgen.h"
 #include "p4/engine/p4scope.h"
 #include "p4/engine/p4type.h"
@@ -777,9 +778,15 @@ struct p4ir_expr *p4expr_lower_call(struct p4sem *s, const struct p4ast *a)
     }
     if (f->kind == P4AST_E_NAME) {
         struct p4sym *y = p4scope_lookup(s, f->name);
-        if (y && y->kind == SYM_FUNC) {
-            struct p4ir_expr *e = p4irgen_expr(s, P4OP_CALL, y->fn->ret_type, a->loc);
-            e->ptr = p4call_bind(s, y->fn, a, 0, false, a->loc);
+        struct p4ir_callable *fn = y && y->kind == SYM_FUNC ? y->fn : NULL;
+        if (y && y->kind == SYM_EXTERN_FUNC && !p4extern_is_builtin(f->name)) {
+            fn = p4extern_user(s, y, f->loc);
+            if (!fn)
+                return bad(s, a->loc);
+        }
+        if (fn && fn->ret_type != s->t_void) {
+            struct p4ir_expr *e = p4irgen_expr(s, P4OP_CALL, fn->ret_type, a->loc);
+            e->ptr = p4call_bind(s, fn, a, 0, false, a->loc);
             return e;
         }
     }

@@ -398,3 +398,82 @@ void p4extern_call_method(struct p4sem *s, const struct p4ast *call, const struc
         }
     }
 }
+
+bool p4extern_is_builtin(const char *name)
+{
+    static const char *const names[] = {"mark_to_drop",
+                                        "hash",
+                                        "random",
+                                        "verify_checksum",
+                                        "update_checksum",
+                                        "verify_checksum_with_payload",
+                                        "update_checksum_with_payload",
+                                        "clone",
+                                        "clone3",
+                                        "clone_preserving_field_list",
+                                        "resubmit",
+                                        "recirculate",
+                                        "resubmit_preserving_field_list",
+                                        "recirculate_preserving_field_list",
+                                        "digest",
+                                        "log_msg",
+                                        "truncate",
+                                        "assert",
+                                        "assume",
+                                        "verify"};
+    for (size_t i = 0; i < P4_ARRAY_LEN(names); i++) {
+        if (strcmp(names[i], name) == 0)
+            return true;
+    }
+    return false;
+}
+
+static const struct p4_extern_model *find_model(struct p4sem *s, const char *name)
+{
+    for (int i = 0; s->opts && i < s->opts->nexterns; i++) {
+        if (strcmp(s->opts->externs[i].name, name) == 0 && s->opts->externs[i].fn)
+            return &s->opts->externs[i];
+    }
+    return NULL;
+}
+
+static bool model_type_ok(const struct p4_type *t)
+{
+    return t->kind == P4T_BIT || t->kind == P4T_INT || t->kind == P4T_BOOL ||
+           (t->kind == P4T_ENUM && t->serializable);
+}
+
+struct p4ir_callable *p4extern_user(struct p4sem *s, struct p4sym *y, struct p4_loc loc)
+{
+    if (y->fn)
+        return y->fn;
+    const struct p4ast *d = y->decl;
+    const struct p4_extern_model *m = find_model(s, d->name);
+    if (!m) {
+        p4sem_err(s, loc,
+                  "extern function '%s' has no model (give the engine one in C: "
+                  "struct p4_extern_model)",
+                  d->name);
+        return NULL;
+    }
+    if (d->op) {
+        p4sem_err(s, d->loc, "extern function '%s' is generic: a C model needs fixed types",
+                  d->name);
+        return NULL;
+    }
+    struct p4ir_callable *fn = p4ctl_new_callable(s, P4CALL_EXTERN, d->name, d, d->loc);
+    fn->model = m;
+    fn->ret_type = p4type_resolve(s, d->a);
+    bool ok = fn->ret_type == s->t_void || model_type_ok(fn->ret_type);
+    for (int i = 0; i < fn->nparams; i++)
+        ok &= model_type_ok(fn->params[i].type);
+    if (!ok)
+        p4sem_err(s, d->loc,
+                  "extern function '%s': a C model takes and returns only bit<W>, "
+                  "int<W>, bool and serializable enums",
+                  d->name);
+    if (fn->ret_type != s->t_void)
+        fn->ret_slot = p4irgen_slots(s, fn->ret_type->nslots);
+    y->fn = fn;
+    return fn;
+}

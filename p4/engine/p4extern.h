@@ -12,6 +12,11 @@ void p4extern_call_function(struct p4sem *s, const struct p4ast *call, struct p4
 /* A method call on an extern instance (symbol y). */
 void p4extern_call_method(struct p4sem *s, const struct p4ast *call, const struct p4sym *y,
                           struct p4ir_block *b);
+/* A v1model or core extern function the engine implements itself. */
+bool p4extern_is_builtin(const char *name);
+/* The callable of a user-declared extern function (symbol y) backed by its C model; NULL
+ * after an error at loc (no model, a generic declaration, unsupported types). */
+struct p4ir_callable *p4extern_user(struct p4sem *s, struct p4sym *y, struct p4_loc loc);
 /* An instantiation `T(args) name;` of an extern or a control. */
 void p4extern_instantiate(struct p4sem *s, const struct p4ast *d);
 

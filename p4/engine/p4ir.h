@@ -151,7 +151,9 @@ struct p4ir_param {
     int nslots;
 };
 
-enum p4ir_call_kind { P4CALL_ACTION, P4CALL_FUNC, P4CALL_CONTROL };
+struct p4_extern_model;
+
+enum p4ir_call_kind { P4CALL_ACTION, P4CALL_FUNC, P4CALL_CONTROL, P4CALL_EXTERN };
 
 /* An action, function or control instance. */
 struct p4ir_callable {
@@ -163,6 +165,7 @@ struct p4ir_callable {
     struct p4ir_block body;
     int ret_slot;
     struct p4_type *ret_type;
+    const struct p4_extern_model *model; /* EXTERN: the C model */
     struct p4_loc loc;
 };
 

@@ -333,16 +333,19 @@ static struct p4ast *type_ref_inner(struct p4parse *p)
 }
 
 /* typeParams -> '<' name { ',' name } '>' */
-void p4parse_type_params(struct p4parse *p)
+int p4parse_type_params(struct p4parse *p)
 {
     if (p->tok.kind != P4TOK_LT)
-        return;
+        return 0;
     struct p4_loc open = p->tok.loc;
     p4parse_advance(p);
+    int n = 0;
     do {
         p4parse_declare_type(p, p4parse_name(p));
+        n++;
     } while (p4parse_test(p, P4TOK_COMMA));
     p4parse_match(p, P4TOK_GT, P4TOK_LT, open);
+    return n;
 }
 
 /* params -> '(' [ param { ',' param } ] ')' ; param -> annots [dir] typeRef name [= expr] */

@@ -39,7 +39,8 @@ struct p4ast {
     enum p4ast_kind kind;
     struct p4_loc loc;
     const char *name;  /* declared or referenced name; annotation name */
-    int op;            /* operator token kind (E_UNARY, E_BINARY; S_ASSIGN: compound, 0 plain) */
+    int op;            /* operator token kind (E_UNARY, E_BINARY; S_ASSIGN: compound, 0 plain);
+                        * D_EXTERN_FUNC: number of type parameters */
     enum p4_dir dir;   /* D_PARAM */
     bool is_const;     /* const default_action / const entries / extern method abstract */
     struct p4_num num; /* E_NUM; annotation number */

@@ -596,7 +596,7 @@ static struct p4ast *extern_decl(struct p4parse *p)
     f->a = p4parse_type(p);
     f->loc = p->tok.loc;
     f->name = p4parse_name(p);
-    p4parse_type_params(p);
+    f->op = p4parse_type_params(p); /* generic if > 0 */
     p4parse_params(p, f, false);
     p4parse_check(p, P4TOK_SEMI);
     return f;

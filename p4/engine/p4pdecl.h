@@ -34,7 +34,8 @@ void p4parse_enter(struct p4parse *p);
 void p4parse_annotations(struct p4parse *p, struct p4ast *target);
 void p4parse_move_annots(struct p4ast *from, struct p4ast *to);
 struct p4ast *p4parse_type(struct p4parse *p);
-void p4parse_type_params(struct p4parse *p);
+/* Type parameters <T, ...> if present: declared as type names; returns how many. */
+int p4parse_type_params(struct p4parse *p);
 /* Parameter list into owner->list (or list2 if second). */
 void p4parse_params(struct p4parse *p, struct p4ast *owner, bool second);
 /* Argument list into call->list. */

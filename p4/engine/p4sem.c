@@ -300,12 +300,14 @@ static void declare_top(struct p4sem *s, const struct p4ast *d, const struct p4a
     }
 }
 
-struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag)
+struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag,
+                            const struct p4_load_opts *opts)
 {
     struct p4sem sv;
     struct p4sem *s = &sv;
     memset(s, 0, sizeof(sv));
     s->diag = diag;
+    s->opts = opts;
     s->prog = p4util_calloc(1, sizeof(struct p4_prog));
     int before = diag->nerrors;
     p4scope_push(s);

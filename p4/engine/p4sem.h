@@ -8,6 +8,7 @@
 #ifndef SIM_P4_P4SEM_H
 #define SIM_P4_P4SEM_H
 
+#include "p4/engine/p4.h"
 #include "p4/engine/p4ir.h"
 
 enum p4sym_kind {
@@ -54,6 +55,7 @@ struct p4scope {
 
 struct p4sem {
     struct p4_diag *diag;
+    const struct p4_load_opts *opts; /* models of user extern functions (may be NULL) */
     struct p4_prog *prog;
     struct p4scope *scope;
     struct p4scope *global;
@@ -90,6 +92,7 @@ void p4sem_err(struct p4sem *s, struct p4_loc loc, const char *fmt, ...)
 const char *p4sem_qualify(struct p4sem *s, const struct p4ast *d);
 
 /* Lowers a parsed program; returns NULL after reporting errors. */
-struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag);
+struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag,
+                            const struct p4_load_opts *opts);
 
 #endif

@@ -262,3 +262,11 @@ void p4big_trunc(struct p4_big *a, int width, bool is_signed)
         a->w[i] = neg ? (a->w[i] | ~m) : (a->w[i] & m);
     }
 }
+
+void p4util_wtrunc(uint64_t *w, int nwords, int width)
+{
+    for (int i = 0; i < nwords; i++) {
+        int rem = width - 64 * i;
+        w[i] &= rem <= 0 ? 0 : p4util_mask64(rem);
+    }
+}

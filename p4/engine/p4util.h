@@ -84,6 +84,8 @@ void p4big_trunc(struct p4_big *a, int width, bool is_signed);
 int p4big_bits(const struct p4_big *a);
 /* Mask words for a width (all ones below width). */
 void p4util_wmask(uint64_t *w, int nwords, int width);
+/* Clears the bits of w (nwords) at and above width. */
+void p4util_wtrunc(uint64_t *w, int nwords, int width);
 
 static inline uint64_t p4util_mask64(int width)
 {

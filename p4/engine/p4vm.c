@@ -1099,6 +1099,32 @@ static void exec_block(struct p4vm *vm, const struct p4ir_block *b)
     }
 }
 
+/* A user extern function: its C model runs on the parameter slots (copied in by call()), the
+ * results are cut to their widths. */
+__attribute__((noinline)) static void extern_model(struct p4vm *vm, const struct p4ir_callable *fn)
+{
+    uint64_t *args[64];
+    int widths[64];
+    int n = fn->nparams < 64 ? fn->nparams : 64;
+    for (int i = 0; i < n; i++) {
+        args[i] = vm->slots + fn->params[i].slot;
+        widths[i] = fn->params[i].type->width;
+    }
+    struct p4_extern_call c = {
+        fn->model->ud,
+        vm->pipe ? vm->pipe->host.ud : NULL,
+        n,
+        args,
+        widths,
+        fn->ret_type && fn->ret_type->kind != P4T_VOID ? vm->slots + fn->ret_slot : NULL,
+        fn->ret_type ? fn->ret_type->width : 0};
+    fn->model->fn(&c);
+    for (int i = 0; i < n; i++)
+        p4util_wtrunc(args[i], fn->params[i].nslots, widths[i]);
+    if (c.ret)
+        p4util_wtrunc(c.ret, fn->ret_type->nslots, c.ret_width);
+}
+
 /* The slot an out/inout argument refers to (the slice's base for a slice), -1 out of range. */
 static int64_t arg_slot(struct p4vm *vm, const struct p4ir_expr *arg)
 {
@@ -1136,7 +1162,10 @@ static void call(struct p4vm *vm, const struct p4ir_call *c)
             vm->slots[p->slot] = eval(vm, arg);
         }
     }
-    exec_block(vm, &fn->body);
+    if (fn->kind == P4CALL_EXTERN)
+        extern_model(vm, fn);
+    else
+        exec_block(vm, &fn->body);
     if (vm->flow == P4VM_RETURN)
         vm->flow = P4VM_NORMAL;
     for (int i = 0; i < c->nargs; i++) {
