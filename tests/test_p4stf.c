@@ -32,7 +32,14 @@ struct result {
     char *err;
 };
 
+static struct result run_prog(const char *p4, const char *stf);
+
 static struct result run(const char *stf)
+{
+    return run_prog("p4/programs/basic.p4", stf);
+}
+
+static struct result run_prog(const char *p4, const char *stf)
 {
     char path[] = "/tmp/ddlsim-stf-XXXXXX";
     int fd = mkstemp(path);
@@ -46,7 +53,7 @@ static struct result run(const char *stf)
     FILE *o = open_memstream(&r.out, &lo);
     FILE *e = open_memstream(&r.err, &le);
     int nerr;
-    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", e, &nerr);
+    struct p4_prog *prog = p4_prog_load(p4, "p4/include", e, &nerr);
     assert_non_null(prog);
     r.rc = p4stf_run(prog, path, o, e);
     fclose(o);
@@ -156,6 +163,18 @@ static void test_p4stf_suffix_names(void **state)
     done(&r);
 }
 
+/* A const entry (tests/p4/priorities.p4: the first entry of tA is marked const) cannot be
+ * removed; the entry after it can. */
+static void test_p4stf_const_entry_not_removed(void **state)
+{
+    (void)state;
+    struct result r = run_prog("tests/p4/priorities.p4", "remove tA 1\nremove tA 0\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, ":2:8: error: entry 0 of table 'tA' is const"));
+    assert_null(strstr(r.err, ":1:"));
+    done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_p4stf_missing_and_unexpected),
         cmocka_unit_test(test_p4stf_bad_input),
         cmocka_unit_test(test_p4stf_suffix_names),
+        cmocka_unit_test(test_p4stf_const_entry_not_removed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -235,8 +235,13 @@ static void add_const_entries(struct p4_pipe *pipe, const struct p4ir_table *t)
     struct p4table *rt = &pipe->tables[t->id];
     for (int i = 0; i < t->nentries; i++) { /* in textual order: ties go to the first */
         const struct p4ir_entry *e = &t->entries[i];
-        if (e->action >= 0)
-            p4table_add(rt, e->value, e->mask, e->hi, e->priority, e->action, e->data);
+        if (e->action < 0)
+            continue;
+        int h = p4table_add(rt, e->value, e->mask, e->hi, e->priority, e->action, e->data);
+        for (int k = 0; h >= 0 && k < rt->n; k++) {
+            if (rt->entries[k]->handle == h)
+                rt->entries[k]->fixed = e->is_const;
+        }
     }
 }
 

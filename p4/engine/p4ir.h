@@ -204,6 +204,7 @@ struct p4ir_entry {
     int action;      /* index into table actions */
     uint64_t *data;  /* action data words */
     int priority;    /* larger wins */
+    bool is_const;   /* in a const entries list, or marked const */
     struct p4_loc loc;
 };
 

@@ -472,7 +472,10 @@ int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char 
     int ti = find_table(pipe, table, err, errlen);
     if (ti < 0)
         return -1;
-    if (p4table_remove(&pipe->tables[ti], handle))
+    int rc = p4table_remove(&pipe->tables[ti], handle);
+    if (rc == -2)
+        return fail(err, errlen, "entry %d of table '%s' is const", handle, table);
+    if (rc)
         return fail(err, errlen, "no entry %d in table '%s'", handle, table);
     return 0;
 }

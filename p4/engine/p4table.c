@@ -288,6 +288,8 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
 int p4table_remove(struct p4table *t, int handle)
 {
     for (int i = 0; i < t->n; i++) {
+        if (t->entries[i]->handle == handle && t->entries[i]->fixed)
+            return -2;
         if (t->entries[i]->handle == handle) {
             if (lpm_indexed(t))
                 level_remove(t, t->entries[i]->priority);

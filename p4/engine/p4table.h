@@ -30,6 +30,7 @@ struct p4table_entry {
     int action;
     int priority;
     int handle;
+    bool fixed; /* a const initial entry: the control plane cannot remove it */
     uint64_t packets; /* direct counter */
     uint64_t bytes;
     struct p4_meter meter; /* direct meter */
@@ -70,6 +71,7 @@ void p4table_fini(struct p4table *t);
  * same key exists (duplicate) or the table is full. */
 int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, const uint64_t *hi,
                 int priority, int action, const uint64_t *data);
+/* Removes an entry: 0, -1 if there is none with that handle, -2 if it is fixed. */
 int p4table_remove(struct p4table *t, int handle);
 struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *key);
 int p4table_set_default(struct p4table *t, int action, const uint64_t *data);

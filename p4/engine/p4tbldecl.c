@@ -328,6 +328,7 @@ static void table_entries(struct p4sem *s, struct p4ir_table *t, const struct p4
         const struct p4ast *en = ents->list[i];
         struct p4ir_entry *e = &t->entries[i];
         e->loc = en->loc;
+        e->is_const = ents->is_const || en->is_const;
         e->value = NEWN(s, uint64_t, words);
         e->mask = NEWN(s, uint64_t, words);
         e->hi = has_range ? NEWN(s, uint64_t, words) : NULL;
