@@ -1,6 +1,6 @@
 /* DDL workloads with analytic expectations: one worker and one PS on an idle network, the
  * bandwidth share of several workers, priority scheduling, blocking time, ring all-reduce. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <jansson.h>
 
@@ -17,16 +17,6 @@
 #define D SIM_US(1)
 #define PAYLOAD (1472 - DDL_SHIM_BYTES) /* UDP payload per DDL packet */
 #define FRAME_EXTRA (42 + DDL_SHIM_BYTES + 24)
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("ddl.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load");
-    return sc;
-}
 
 /* Serialization of a message of `bytes` in DDL/UDP packets on one 10 Gbps link. */
 static sim_time_t ser(uint64_t bytes)

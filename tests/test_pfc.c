@@ -1,5 +1,5 @@
 /* PFC: lossless incast, exact pause timing at a NIC, lossless vs lossy classes. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <stdio.h>
 
@@ -8,16 +8,6 @@
 #include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("pfc.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load");
-    return sc;
-}
 
 static const char *incast = "topology:\n"
                             "  kind: star\n"

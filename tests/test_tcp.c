@@ -1,11 +1,7 @@
 /* TCP NewReno / DCTCP transport: header codec, receiver (out-of-order ranges, ACK rules, ECN
  * echo), sender (slow start, fast retransmit/recovery, RTO, DCTCP α), and scenario checks
  * against the DCTCP paper's steady-state analysis and analytic completion-time bounds. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testscenario.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,16 +17,6 @@
 #include "sim/util.h"
 
 /* ------------------------------------------------------------ helpers */
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("test", yaml, NULL, &d);
-    assert_non_null(sc);
-    assert_int_equal(diag_count(&d), 0);
-    return sc;
-}
 
 static struct tcp_flow *tcp_of(struct scenario *sc, const char *name)
 {
