@@ -174,8 +174,9 @@ static void test_ddl_priority_first_layer(void **state)
     assert_true(pt < ft / 10);
 }
 
-/* Blocking time: zero when every DDL packet has one priority, positive when a FIFO switch sends
- * lower-priority packets ahead of waiting higher-priority ones. */
+/* Blocking time summed over every packet of every tensor: zero when every DDL packet has one
+ * priority, positive when a FIFO switch sends lower-priority packets ahead of waiting
+ * higher-priority ones. */
 static double blocking(int levels, const char *program)
 {
     char y[1024];
@@ -197,7 +198,7 @@ static double blocking(int levels, const char *program)
     assert_true(job->workers_done == 3);
     double total = 0;
     for (uint32_t l = 0; l < job->L; l++)
-        total += job->push_blk[l].sum + job->pull_blk[l].sum;
+        total += job->push_blk_sum[l].sum + job->pull_blk_sum[l].sum;
     scenario_destroy(sc);
     return total;
 }
@@ -214,6 +215,91 @@ static void test_ddl_blocking_time(void **state)
     assert_true(fifo > 0.0);
     /* strict priority leaves only non-preemption (one frame at a time) */
     assert_true(strict < fifo / 10);
+}
+
+/* Critical-path blocking of a tensor (its last packet's): a 100 KB high-priority push (job
+ * `high`, h1) meets a 4 MB low-priority one (job `low`, h0) at the server's port. With a FIFO
+ * switch both senders share the port packet by packet, so while the small tensor crosses it
+ * (about twice ser(100 KB) = 2 x 80 us) the port sends low-priority packets half the time: the
+ * last packet was blocked about ser(100 KB) / 2 = 40 us (allow 0.3 to 0.7 x ser). With
+ * tensorexpress.p4's strict priority it waits at most for the frame on the wire when it arrives:
+ * under 2 us. The per-packet sum exceeds the tensor's whole latency, which is why it is
+ * reported apart. */
+static void critical_blocking(const char *program, double *crit, double *sum, double *lat)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 3, link: {rate: 10Gbps, delay: 1us},"
+             " switch: {program: %s}}\n"
+             "jobs:\n"
+             "  - {name: low, model: {name: big, layers: [{name: x, bytes: 4MB, forward: 1us,"
+             " backward: 1us}]}, workers: [h0], servers: [h2], iterations: 1, priorities: 1}\n"
+             "  - {name: high, model: {name: small, layers: [{name: y, bytes: 100KB,"
+             " forward: 1us, backward: 1us}]}, workers: [h1], servers: [h2], iterations: 1,"
+             " start: 500us}\n",
+             program);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[1];
+    assert_int_equal(job->push_blk[0].n, 1);
+    *crit = job->push_blk[0].sum;
+    *sum = job->push_blk_sum[0].sum;
+    *lat = job->push_lat[0].sum;
+    scenario_destroy(sc);
+}
+
+static void test_ddl_critical_blocking(void **state)
+{
+    (void)state;
+    double ser = 100000 * 8 / 10e9;
+    double crit, sum, lat;
+    critical_blocking("basic", &crit, &sum, &lat);
+    print_message("  FIFO: latency %.6f s, critical blocking %.6f s, per-packet sum %.6f s\n", lat,
+                  crit, sum);
+    assert_true(crit > 0.3 * ser && crit < 0.7 * ser);
+    assert_true(sum > lat);
+    critical_blocking("tensorexpress", &crit, &sum, &lat);
+    print_message("  strict: latency %.6f s, critical blocking %.6f s, per-packet sum %.6f s\n",
+                  lat, crit, sum);
+    assert_true(crit < 2e-6);
+}
+
+/* Blocking at a host NIC. One worker host sends a 4 MB low-priority push (job `low`, to h2)
+ * and, from 500 us, a 100 KB push of job `high` (to h3); only the NIC is shared. In one traffic
+ * class the NIC alternates between the two connections, so each of high's 69 packets (1456 B of
+ * payload after the 16 B shim) waits for one 1538 B low-priority frame on the wire (1.2304 us at
+ * 10 Gb/s): a per-packet sum of 69 x 1.2304 us (within 5%). With high's connection in class 7
+ * the NIC serves it first: at most the frame on the wire when it became ready (under 1.5 us). */
+static double nic_blocking_sum(int cls)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 4, link: {rate: 10Gbps, delay: 1us},"
+             " switch: {program: basic}}\n"
+             "jobs:\n"
+             "  - {name: low, model: {name: big, layers: [{name: x, bytes: 4MB, forward: 1us,"
+             " backward: 1us}]}, workers: [h0], servers: [h2], iterations: 1, priorities: 1}\n"
+             "  - {name: high, model: {name: small, layers: [{name: y, bytes: 100KB,"
+             " forward: 1us, backward: 1us}]}, workers: [h0], servers: [h3], iterations: 1,"
+             " start: 500us, transport_params: {priority: %d}}\n",
+             cls);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    double sum = sc->jobs[1]->push_blk_sum[0].sum;
+    scenario_destroy(sc);
+    return sum;
+}
+
+static void test_ddl_nic_blocking(void **state)
+{
+    (void)state;
+    double frame = 1538 * 8 / 10e9;
+    double shared = nic_blocking_sum(0);
+    double strict = nic_blocking_sum(7);
+    print_message("  NIC blocking: one class %.6f s (69 frames %.6f s), strict %.6f s\n", shared,
+                  69 * frame, strict);
+    assert_true(fabs(shared - 69 * frame) < 0.05 * 69 * frame);
+    assert_true(strict < 1.5e-6);
 }
 
 /* Ring all-reduce of S bytes over N workers: each worker sends 2(N-1)/N S, and with no compute
@@ -370,6 +456,8 @@ int main(void)
         cmocka_unit_test(test_ddl_bandwidth_share),
         cmocka_unit_test(test_ddl_priority_first_layer),
         cmocka_unit_test(test_ddl_blocking_time),
+        cmocka_unit_test(test_ddl_critical_blocking),
+        cmocka_unit_test(test_ddl_nic_blocking),
         cmocka_unit_test(test_ddl_ring_allreduce),
         cmocka_unit_test(test_ddl_async),
         cmocka_unit_test(test_ddl_sharding),

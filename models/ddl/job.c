@@ -41,6 +41,10 @@ const struct param_def ddl_job_params[] = {
      "priority scheduler: bytes in flight per sending host (0 = unlimited)"},
     {"priorities", PARAM_INT, JP(levels), "8", "1", "8", NULL,
      "priority levels; layer i of L gets levels-1 - floor(i*levels/L)"},
+    {"priority_groups", PARAM_INT, JP(groups), "1", "1", "8", NULL,
+     "connections per peer pair, each in its own traffic class (NIC queue, PFC class): priority p "
+     "uses group floor(p*groups/priorities); with groups = priorities a packet's NIC queue, PFC "
+     "class and tensor priority agree"},
     {"sharding", PARAM_ENUM, JP(sharding), "round_robin", NULL, NULL, shard_names,
      "tensors to servers: round robin by layer, or size-balanced (largest first)"},
     {"sync", PARAM_BOOL, JP(sync), "true", NULL, NULL, NULL,
@@ -113,6 +117,13 @@ static void layout(struct ddl_job *job)
         job->prio_of[l] = (uint8_t)(job->cfg.levels - 1 -
                                     (int64_t)((uint64_t)l * (uint64_t)job->cfg.levels / job->L));
     }
+    /* a group's class is the highest priority it carries, so with one group per priority the
+     * class is the priority itself */
+    for (int64_t p = 0; p < job->cfg.levels; p++) {
+        uint8_t g = (uint8_t)(p * job->cfg.groups / job->cfg.levels);
+        job->group_of[p] = g;
+        job->class_of[g] = (uint8_t)p;
+    }
 }
 
 static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag *d)
@@ -135,6 +146,12 @@ static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag 
     snprintf(what, sizeof(what), "transport_params of job '%s'", job->name);
     if (param_apply(d, job->tp->params, *job->tp->nparams, c->transport_params, job->tp_cfg, what))
         return 1;
+    if (c->groups > c->levels) {
+        diag_error(d, cfg_key_loc(m, "priority_groups"),
+                   "job '%s': priority_groups (%lld) exceeds priorities (%lld)", job->name,
+                   (long long)c->groups, (long long)c->levels);
+        return 1;
+    }
     if (job->arch->servers == DDL_SERVERS_REQUIRED && !c->servers) {
         diag_error(d, m->loc, "job '%s': arch %s needs 'servers'", job->name, job->arch->name);
         return 1;

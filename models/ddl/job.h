@@ -71,6 +71,7 @@ struct ddl_job_cfg {
     int sched;
     uint64_t credit_bytes; /* priority: bytes in flight per sender; 0 = unlimited */
     int64_t levels;        /* priority levels layers map onto */
+    int64_t groups;        /* connections per peer pair, one traffic class each */
     int sharding;
     bool sync;
     sim_time_t agg_fixed_ps;
@@ -102,6 +103,7 @@ enum ddl_servers {
 struct ddl_arch_ops {
     const char *name;
     bool bursts;            /* a worker's pushes of an iteration form a PCN burst (bursts.csv) */
+    bool to_successor;      /* a chunk from worker w is for worker w + 1 (ring) */
     enum ddl_servers servers; /* whether the job lists parameter servers */
     /* Connections and the architecture's state, once the hosts are known (servers: NULL when
      * the architecture has none). Returns the number of errors. */
@@ -143,12 +145,19 @@ struct ddl_sender {
     uint64_t seq;
 };
 
+/* Network blocking of a tensor in flight: its packets' sum, and the packet that arrived last,
+ * which is on the tensor's critical path. */
+struct ddl_blk {
+    sim_time_t last;
+    sim_time_t sum;
+};
+
 struct ddl_worker {
     struct ddl_job *job;
     uint32_t idx;
     struct host *host;
     struct ddl_sender tx;
-    struct msg_conn **push; /* [nservers] (ps); [1] to the ring successor (allreduce) */
+    struct msg_conn **push; /* [nservers * groups] (ps); [groups] to the ring successor */
     uint32_t iter;          /* iteration being computed */
     uint32_t layer;         /* layer being computed */
     bool backward;
@@ -161,8 +170,8 @@ struct ddl_worker {
     uint32_t *push_left;     /* [L]: chunks of the outstanding push not yet at their server */
     sim_time_t *push_ready;  /* [L] */
     sim_time_t *pull_ready;  /* [L]: latest aggregation time among the pull's chunks */
-    sim_time_t *push_blk;    /* [L] */
-    sim_time_t *pull_blk;    /* [L] */
+    struct ddl_blk *push_blk; /* [L]: blocking of the outstanding push */
+    struct ddl_blk *pull_blk; /* [L]: blocking of the outstanding pull */
     sim_time_t iter_start;
     /* the current burst: this worker's pushes of one iteration */
     uint32_t burst_iter;
@@ -179,7 +188,7 @@ struct ddl_server {
     uint32_t idx;
     struct host *host;
     struct ddl_sender tx;
-    struct msg_conn **pull; /* [nworkers] */
+    struct msg_conn **pull; /* [nworkers * groups] */
     uint32_t *recv;         /* [chunks]: pushes of the chunk's current iteration */
     uint32_t *agg_left;     /* [L]: chunks of the layer not yet aggregated this iteration */
 };
@@ -211,6 +220,8 @@ struct ddl_job {
     uint32_t nchunks_total;
     uint32_t *server_of;  /* [L] */
     uint8_t *prio_of;     /* [L] */
+    uint8_t group_of[8];  /* priority -> connection group */
+    uint8_t class_of[8];  /* connection group -> traffic class (NIC queue, PFC class) */
     struct ddl_worker *workers;
     uint32_t nworkers;
     struct ddl_server *servers;
@@ -229,8 +240,10 @@ struct ddl_job {
     struct stats iter_time;
     struct stats *push_lat; /* [L] */
     struct stats *pull_lat; /* [L] */
-    struct stats *push_blk; /* [L] */
+    struct stats *push_blk; /* [L]: critical-path blocking (the last packet's) */
     struct stats *pull_blk; /* [L] */
+    struct stats *push_blk_sum; /* [L]: sum over the tensor's packets */
+    struct stats *pull_blk_sum; /* [L] */
     struct stats bct;
     struct stats burst_tput; /* bits/s */
     struct stats start_queue; /* bytes */

@@ -7,22 +7,28 @@
 #include "sim/util.h"
 
 const char ddl_tensors_header[] =
-    "job,worker,iteration,layer,direction,bytes,ready_s,done_s,latency_s,blocking_s\n";
+    "job,worker,iteration,layer,direction,bytes,ready_s,done_s,latency_s,blocking_s,"
+    "blocking_sum_s\n";
 const char ddl_iterations_header[] = "job,worker,iteration,start_s,end_s,time_s\n";
 const char ddl_bursts_header[] = "job,worker,iteration,bytes,first_tx_s,last_rx_s,bct_s,"
                                  "throughput_bps,start_queue_bytes\n";
 
+/* Blocking per tensor: the critical path's (its last packet's), and the sum over its packets,
+ * which can exceed wall time many times over and so is reported apart. */
 void ddl_record_tensor(struct ddl_job *job, uint32_t worker, uint32_t iter, uint32_t layer,
-                       bool pull, sim_time_t ready, sim_time_t blk)
+                       bool pull, sim_time_t ready, const struct ddl_blk *blk)
 {
     sim_time_t now = job->sim->now;
     stats_add(pull ? &job->pull_lat[layer] : &job->push_lat[layer], simtime_sec(now - ready));
-    stats_add(pull ? &job->pull_blk[layer] : &job->push_blk[layer], simtime_sec(blk));
+    stats_add(pull ? &job->pull_blk[layer] : &job->push_blk[layer], simtime_sec(blk->last));
+    stats_add(pull ? &job->pull_blk_sum[layer] : &job->push_blk_sum[layer],
+              simtime_sec(blk->sum));
     if (job->out.tensors)
-        fprintf(job->out.tensors, "%s,%u,%u,%u,%s,%llu,%.9f,%.9f,%.9f,%.9f\n", job->name, worker,
-                iter, layer, pull ? "pull" : "push",
+        fprintf(job->out.tensors, "%s,%u,%u,%u,%s,%llu,%.9f,%.9f,%.9f,%.9f,%.9f\n", job->name,
+                worker, iter, layer, pull ? "pull" : "push",
                 (unsigned long long)job->model->layers[layer].bytes, simtime_sec(ready),
-                simtime_sec(now), simtime_sec(now - ready), simtime_sec(blk));
+                simtime_sec(now), simtime_sec(now - ready), simtime_sec(blk->last),
+                simtime_sec(blk->sum));
 }
 
 /* Iteration t of a worker runs from the start of its forward pass (layer 0 computing) to the
@@ -66,11 +72,15 @@ void ddl_metrics_init(struct ddl_job *job)
     job->pull_lat = xcalloc(job->L, sizeof(struct stats));
     job->push_blk = xcalloc(job->L, sizeof(struct stats));
     job->pull_blk = xcalloc(job->L, sizeof(struct stats));
+    job->push_blk_sum = xcalloc(job->L, sizeof(struct stats));
+    job->pull_blk_sum = xcalloc(job->L, sizeof(struct stats));
     for (uint32_t l = 0; l < job->L; l++) {
         stats_init(&job->push_lat[l], 4);
         stats_init(&job->pull_lat[l], 4);
         stats_init(&job->push_blk[l], 4);
         stats_init(&job->pull_blk[l], 4);
+        stats_init(&job->push_blk_sum[l], 4);
+        stats_init(&job->pull_blk_sum[l], 4);
     }
 }
 
@@ -80,6 +90,8 @@ void ddl_metrics_fini(struct ddl_job *job)
     free(job->pull_lat);
     free(job->push_blk);
     free(job->pull_blk);
+    free(job->push_blk_sum);
+    free(job->pull_blk_sum);
 }
 
 /* --- results --- */
@@ -133,6 +145,10 @@ void ddl_job_json(const struct ddl_job *job, json_t *o)
                         jnum(mean_over_layers(job->push_blk, job->L)));
     json_object_set_new(o, "pull_blocking_mean_s",
                         jnum(mean_over_layers(job->pull_blk, job->L)));
+    json_object_set_new(o, "push_blocking_sum_mean_s",
+                        jnum(mean_over_layers(job->push_blk_sum, job->L)));
+    json_object_set_new(o, "pull_blocking_sum_mean_s",
+                        jnum(mean_over_layers(job->pull_blk_sum, job->L)));
     json_object_set_new(o, "push_latency_by_layer_s", layer_stats(job->push_lat, job->L));
     json_object_set_new(o, "pull_latency_by_layer_s", layer_stats(job->pull_lat, job->L));
     json_object_set_new(o, "push_blocking_by_layer_s", layer_stats(job->push_blk, job->L));

@@ -9,7 +9,7 @@
 /* A tensor finished now: its push reached the server (pull = false), or its parameters reached
  * the worker (pull = true); `ready` is when it became ready to send, `blk` its blocking. */
 void ddl_record_tensor(struct ddl_job *job, uint32_t worker, uint32_t iter, uint32_t layer,
-                       bool pull, sim_time_t ready, sim_time_t blk);
+                       bool pull, sim_time_t ready, const struct ddl_blk *blk);
 /* Iteration `iter` of worker w ran from w->iter_start to `end`. */
 void ddl_record_iteration(struct ddl_worker *w, uint32_t iter, sim_time_t end);
 /* Worker w's burst of its iteration's pushes was delivered now. */

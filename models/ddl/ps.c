@@ -36,7 +36,7 @@ static void ps_grad_ready(struct ddl_worker *w, uint32_t layer)
         it->server = job->server_of[layer];
         it->iter = w->iter;
         it->prio = job->prio_of[layer];
-        it->conn = w->push[it->server];
+        it->conn = w->push[it->server * job->cfg.groups + job->group_of[it->prio]];
         ddl_sender_add(&w->tx, it);
     }
 }
@@ -57,7 +57,7 @@ static void send_pull(struct ddl_server *s, uint32_t worker, uint32_t layer, uin
     it->prio = job->prio_of[layer];
     it->pull = true;
     it->ready_ps = job->sim->now;
-    it->conn = s->pull[worker];
+    it->conn = s->pull[worker * job->cfg.groups + job->group_of[it->prio]];
     ddl_sender_add(&s->tx, it);
 }
 
@@ -102,16 +102,17 @@ static void ps_delivered(struct ddl_job *job, struct ddl_item *it)
     if (it->pull) {
         w->pull_ready[l] = MAX(w->pull_ready[l], it->ready_ps);
         if (--w->pull_left[l] == 0) {
-            ddl_record_tensor(job, w->idx, it->iter, l, true, w->pull_ready[l], w->pull_blk[l]);
+            ddl_record_tensor(job, w->idx, it->iter, l, true, w->pull_ready[l], &w->pull_blk[l]);
             w->pull_left[l] = job->nchunks[l];
             w->pull_ready[l] = 0;
-            w->pull_blk[l] = 0;
+            w->pull_blk[l] = (struct ddl_blk){0, 0};
             ddl_worker_params_ready(w, l, it->iter);
         }
         return;
     }
     if (--w->push_left[l] == 0) {
-        ddl_record_tensor(job, w->idx, it->iter, l, false, w->push_ready[l], w->push_blk[l]);
+        ddl_record_tensor(job, w->idx, it->iter, l, false, w->push_ready[l], &w->push_blk[l]);
+        w->push_blk[l] = (struct ddl_blk){0, 0};
         if (--w->burst_left == 0)
             ddl_record_burst(w);
     }
@@ -157,7 +158,14 @@ static void shard(struct ddl_job *job)
 
 static int ps_init(struct ddl_job *job, struct host **wh, struct host **sh, struct diag *d)
 {
-    (void)d;
+    uint32_t G = (uint32_t)job->cfg.groups;
+    int errors = 0;
+    for (uint32_t w = 0; w < job->nworkers; w++)
+        errors += ddl_check_ports(job, wh[w], job->nservers, d);
+    for (uint32_t s = 0; s < job->nservers; s++)
+        errors += ddl_check_ports(job, sh[s], job->nworkers, d);
+    if (errors)
+        return errors;
     shard(job);
     job->servers = xcalloc(job->nservers, sizeof(*job->servers));
     for (uint32_t s = 0; s < job->nservers; s++) {
@@ -167,30 +175,35 @@ static int ps_init(struct ddl_job *job, struct host **wh, struct host **sh, stru
         sv->host = sh[s];
         sv->tx.job = job;
         sv->recv = xcalloc(job->nchunks_total, sizeof(*sv->recv));
-        sv->pull = xcalloc(job->nworkers, sizeof(*sv->pull));
-        for (uint32_t w = 0; w < job->nworkers; w++)
-            sv->pull[w] = ddl_connect(job, "pull", s, w, sh[s], wh[w]);
+        sv->pull = xcalloc(job->nworkers * G, sizeof(*sv->pull));
+        for (uint32_t w = 0; w < job->nworkers; w++) {
+            for (uint32_t g = 0; g < G; g++)
+                sv->pull[w * G + g] = ddl_connect(job, "pull", s, w, g, sh[s], wh[w]);
+        }
     }
     for (uint32_t w = 0; w < job->nworkers; w++) {
-        job->workers[w].push = xcalloc(job->nservers, sizeof(struct msg_conn *));
-        for (uint32_t s = 0; s < job->nservers; s++)
-            job->workers[w].push[s] = ddl_connect(job, "push", w, s, wh[w], sh[s]);
+        job->workers[w].push = xcalloc(job->nservers * G, sizeof(struct msg_conn *));
+        for (uint32_t s = 0; s < job->nservers; s++) {
+            for (uint32_t g = 0; g < G; g++)
+                job->workers[w].push[s * G + g] = ddl_connect(job, "push", w, s, g, wh[w], sh[s]);
+        }
     }
     return 0;
 }
 
 static void ps_fini(struct ddl_job *job)
 {
+    uint32_t G = (uint32_t)job->cfg.groups;
     for (uint32_t i = 0; job->workers && i < job->nworkers; i++) {
         struct ddl_worker *w = &job->workers[i];
-        for (uint32_t s = 0; w->push && s < job->nservers; s++)
-            msg_conn_destroy(w->push[s]);
+        for (uint32_t k = 0; w->push && k < job->nservers * G; k++)
+            msg_conn_destroy(w->push[k]);
         free(w->push);
         w->push = NULL;
     }
     for (uint32_t s = 0; job->servers && s < job->nservers; s++) {
-        for (uint32_t w = 0; w < job->nworkers; w++)
-            msg_conn_destroy(job->servers[s].pull[w]);
+        for (uint32_t k = 0; k < job->nworkers * G; k++)
+            msg_conn_destroy(job->servers[s].pull[k]);
         free(job->servers[s].pull);
         free(job->servers[s].recv);
     }

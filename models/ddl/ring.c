@@ -80,8 +80,8 @@ static void ring_state_init(struct ddl_job *job)
 static void ring_fini(struct ddl_job *job)
 {
     for (uint32_t w = 0; job->workers && w < job->nworkers; w++) {
-        if (job->workers[w].push)
-            msg_conn_destroy(job->workers[w].push[0]);
+        for (uint32_t g = 0; job->workers[w].push && g < job->cfg.groups; g++)
+            msg_conn_destroy(job->workers[w].push[g]);
         free(job->workers[w].push);
         job->workers[w].push = NULL;
     }
@@ -125,7 +125,7 @@ static void try_send(struct ddl_job *job, uint32_t w, uint32_t piece)
         it->iter = rw->iter[piece]; /* the worker may be computing the next one already */
         it->step = k;
         it->prio = job->prio_of[layer];
-        it->conn = job->workers[w].push[0];
+        it->conn = job->workers[w].push[job->group_of[it->prio]];
         if (it->bytes == 0) { /* a tiny piece: nothing to carry, the step is immediate */
             it->bytes = 1;
         }
@@ -162,7 +162,8 @@ static void ring_delivered(struct ddl_job *job, struct ddl_item *it)
             struct ddl_worker *w = &job->workers[dst];
             rw->left[it->layer] = r->npieces[it->layer];
             ddl_record_tensor(job, dst, it->iter, it->layer, false, w->push_ready[it->layer],
-                              w->push_blk[it->layer]);
+                              &w->push_blk[it->layer]);
+            w->push_blk[it->layer] = (struct ddl_blk){0, 0};
             ddl_worker_params_ready(w, it->layer, it->iter);
         }
         return;
@@ -178,10 +179,16 @@ static int ring_init(struct ddl_job *job, struct host **wh, struct host **sh, st
                    job->name);
         return 1;
     }
+    int errors = 0;
+    for (uint32_t w = 0; w < job->nworkers; w++)
+        errors += ddl_check_ports(job, wh[w], 1, d);
+    if (errors)
+        return errors;
     for (uint32_t w = 0; w < job->nworkers; w++) {
         uint32_t next = (w + 1) % job->nworkers;
-        job->workers[w].push = xcalloc(1, sizeof(struct msg_conn *));
-        job->workers[w].push[0] = ddl_connect(job, "ring", w, next, wh[w], wh[next]);
+        job->workers[w].push = xcalloc((size_t)job->cfg.groups, sizeof(struct msg_conn *));
+        for (uint32_t g = 0; g < job->cfg.groups; g++)
+            job->workers[w].push[g] = ddl_connect(job, "ring", w, next, g, wh[w], wh[next]);
     }
     ring_state_init(job);
     return 0;
@@ -190,6 +197,7 @@ static int ring_init(struct ddl_job *job, struct host **wh, struct host **sh, st
 const struct ddl_arch_ops ddl_arch_ring = {
     .name = "allreduce",
     .bursts = false,
+    .to_successor = true,
     .servers = DDL_SERVERS_NONE,
     .init = ring_init,
     .fini = ring_fini,

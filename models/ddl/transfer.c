@@ -4,6 +4,7 @@
 #include "models/ddl/transfer.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/ddl/scheduler.h"
 #include "models/ddl/shim.h"
@@ -59,11 +60,12 @@ static void rx_packet(struct msg_conn *c, const struct pkt *p, const uint8_t *t,
     struct ddl_shim s;
     if (!t || !ddl_shim_read(t, &s) || s.worker >= job->nworkers || s.layer >= job->L)
         return;
+    uint32_t wi = job->arch->to_successor ? (s.worker + 1u) % job->nworkers : s.worker;
+    struct ddl_blk *b = s.flags & DDL_FLAG_PULL ? &job->workers[wi].pull_blk[s.layer]
+                                                : &job->workers[wi].push_blk[s.layer];
+    b->last = p->blocking_ps; /* the tensor's last packet is the last one written here */
+    b->sum += p->blocking_ps;
     struct ddl_worker *w = &job->workers[s.worker];
-    if (s.flags & DDL_FLAG_PULL)
-        w->pull_blk[s.layer] += p->blocking_ps;
-    else
-        w->push_blk[s.layer] += p->blocking_ps;
     if ((s.flags & DDL_FLAG_BURST_FIRST) && s.iteration == w->burst_iter) {
         w->burst_seen_first = true;
         w->burst_first_tx = p->t_created;
@@ -72,9 +74,16 @@ static void rx_packet(struct msg_conn *c, const struct pkt *p, const uint8_t *t,
 }
 
 struct msg_conn *ddl_connect(struct ddl_job *job, const char *what, uint32_t a, uint32_t b,
-                                struct host *src, struct host *dst)
+                             uint32_t g, struct host *src, struct host *dst)
 {
-    char *name = xasprintf("%s.%s%u-%u", job->name, what, a, b);
+    char *name = job->cfg.groups > 1 ? xasprintf("%s.%s%u-%u.g%u", job->name, what, a, b, g)
+                                     : xasprintf("%s.%s%u-%u", job->name, what, a, b);
+    /* with several groups, the group's traffic class is the connection's NIC queue and PFC
+     * class; one group keeps the transport's own `priority` */
+    void *cfg = xmalloc(job->tp->cfg_size);
+    memcpy(cfg, job->tp_cfg, job->tp->cfg_size);
+    if (job->cfg.groups > 1)
+        ((struct flow_cfg *)cfg)->priority = job->class_of[g];
     struct msg_hooks hooks = {
         .on_delivered = on_delivered,
         .on_acked = on_acked,
@@ -86,9 +95,21 @@ struct msg_conn *ddl_connect(struct ddl_job *job, const char *what, uint32_t a, 
     };
     uint32_t index = (uint32_t)(0x80000000u | ((uint32_t)job->cfg.id << 20) | (a << 10) | b);
     struct msg_conn *c =
-        msg_conn_create(job->sim, name, index, src, dst, job->tp, job->tp_cfg, &job->cfg.cost,
-                        &hooks);
+        msg_conn_create(job->sim, name, index, src, dst, job->tp, cfg, &job->cfg.cost, &hooks);
+    free(cfg);
     free(name);
     return c;
 }
 
+int ddl_check_ports(struct ddl_job *job, const struct host *h, uint32_t n, struct diag *d)
+{
+    uint64_t need = (uint64_t)n * (uint64_t)job->cfg.groups;
+    if (h->next_ddl_port + need <= 256)
+        return 0;
+    diag_error(d, job->cfg.workers->loc,
+               "job '%s': host '%s' would open %llu DDL connections (%u peers x %lld "
+               "priority_groups%s); a host has 256 DDL source ports (0xDD00-0xDDFF)",
+               job->name, h->node.name, (unsigned long long)(h->next_ddl_port + need), n,
+               (long long)job->cfg.groups, h->next_ddl_port ? ", with other jobs' connections" : "");
+    return 1;
+}

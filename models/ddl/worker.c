@@ -37,7 +37,6 @@ static void gpu_done(struct sim *sim, struct evq_timer *t)
             w->layer++;
     } else {
         w->push_ready[w->layer] = job->sim->now;
-        w->push_blk[w->layer] = 0;
         job->arch->grad_ready(w, w->layer);
         if (w->layer > 0) {
             w->layer--;
