@@ -32,8 +32,8 @@ void p4switch_programs_free(struct p4switch_programs *ps);
  * on first use; errors are reported at `loc`. Returns NULL after errors. */
 struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
                                  const char *scenario_file, struct src_loc loc, struct diag *d);
-/* ddlsim's P4 include directory ($DDLSIM_P4_INCLUDE, else p4/include in the working directory
- * or next to the executable). */
+/* ddlsim's P4 include directory: $DDLSIM_P4_INCLUDE, else p4/include of the installation
+ * (sim/install.h), never of the working directory. */
 const char *p4switch_include_dir(char *buf, size_t n);
 
 /* Makes the switch run `prog` and applies its P4 configuration (sw->cfg: table entries,

@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "p4/engine/p4cli.h"
 #include "models/transport/transports.h"
+#include "sim/app/progress.h"
 #include "sim/app/registry.h"
 #include "sim/app/report.h"
 #include "sim/app/scenario.h"
+#include "sim/app/sweep_run.h"
 #include "models/transport/flow.h"
 #include "sim/util.h"
 
@@ -24,6 +25,9 @@ static const char usage[] =
     "                         run a scenario; results go to DIR (default out/<file name>)\n"
     "  check FILE.yaml [--set KEY=VALUE]...\n"
     "                         validate a scenario; every error as file:line:col\n"
+    "  sweep FILE.yaml [--out DIR] [-j N] [--resume] [--keep] [--quiet] ...\n"
+    "                         run a scenario over parameter axes into one CSV\n"
+    "                         (ddlsim sweep --help; docs/sweeps.md)\n"
     "  describe [KIND]        list the parameters of a kind (no KIND: list kinds)\n"
     "  p4 check FILE.p4       compile a P4_16 program and report errors\n"
     "  p4 test FILE.p4 FILE.stf\n"
@@ -41,11 +45,27 @@ struct run_args {
     bool quiet;
 };
 
-static double wall_now(void)
+/* Every RUN_HOOK_EVENTS events the run loop checks the output streams (a full disk stops the
+ * run at once) and updates the progress line. */
+#define RUN_HOOK_EVENTS 4096
+
+struct run_watch {
+    struct report *r;
+    struct progress p;
+    sim_time_t stop;
+    bool failed;
+};
+
+static void run_watch_fire(struct sim *sim, uint64_t events, void *ud)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    struct run_watch *w = ud;
+    if (report_check(w->r) < 0) {
+        progress_clear(&w->p);
+        w->failed = true;
+        sim_stop(sim);
+        return;
+    }
+    progress_run(&w->p, sim->now, w->stop, events);
 }
 
 /* Parses the options shared by run and check. Returns 0, or EXIT_BAD_INPUT after a message. */
@@ -173,10 +193,15 @@ static int cmd_run(int argc, char **argv)
     r = report_open(sc, dir, a.pcap, &rc);
     if (!r)
         goto out;
-    double t0 = wall_now();
+    struct run_watch w = {.r = r, .stop = sc->cfg.stop_ps};
+    progress_init(&w.p, !a.quiet);
+    sc->sim->hook = (struct sim_hook){run_watch_fire, &w, RUN_HOOK_EVENTS};
+    double t0 = progress_now();
     scenario_run(sc);
-    double wall = wall_now() - t0;
-    if (report_finish(r) < 0) {
+    double wall = progress_now() - t0;
+    progress_clear(&w.p);
+    sc->sim->hook.fn = NULL;
+    if (w.failed || report_check(r) < 0 || report_finish(r) < 0) {
         rc = 1;
         goto out;
     }
@@ -243,6 +268,8 @@ int cli_main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return sweep_main(argc - 1, argv + 1);
     if (strcmp(cmd, "describe") == 0)
         return cmd_describe(argc - 1, argv + 1);
     if (strcmp(cmd, "p4") == 0)
