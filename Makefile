@@ -21,7 +21,7 @@ PKG_LIBS := $(shell pkg-config --libs gsl yaml-0.1 jansson)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wconversion \
-	-Wno-sign-conversion -Werror
+	-Wno-sign-conversion -Wno-missing-field-initializers -Werror
 OPT ?= -O2 -g
 SAN ?=
 CFLAGS := -std=c11 $(OPT) $(WARN) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. \

@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "models/transport/tcp.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 

@@ -30,6 +30,12 @@ const char *param_type_name(enum param_type t)
         return "string";
     case PARAM_NODE:
         return "section";
+    case PARAM_LIST:
+        return "list";
+    case PARAM_TABLE:
+        return "entries";
+    case PARAM_MAP:
+        return "map";
     }
     return "?";
 }
@@ -212,10 +218,109 @@ static int store_text(const struct param_def *def, const char *s, const struct c
     }
 }
 
+static bool is_vec(enum param_type t)
+{
+    return t == PARAM_LIST || t == PARAM_TABLE || t == PARAM_MAP;
+}
+
+static void vec_free(const struct param_def *def, struct param_vec *v)
+{
+    if (def->type == PARAM_TABLE) {
+        for (uint32_t i = 0; i < v->n; i++)
+            param_free(def->elem, def->nelem, (char *)v->items + i * def->elem_size);
+    }
+    free(v->items);
+    free(v->locs);
+    memset(v, 0, sizeof(*v));
+}
+
+void param_free(const struct param_def *defs, size_t ndefs, void *out)
+{
+    for (size_t i = 0; i < ndefs; i++) {
+        if (is_vec(defs[i].type))
+            vec_free(&defs[i], (struct param_vec *)((char *)out + defs[i].offset));
+    }
+}
+
+static size_t elem_storage(const struct param_def *def);
+
+/* Checks the shape of a list-valued parameter and sizes its storage; -1 after an error. */
+static int vec_start(struct diag *d, const struct param_def *def, const struct cfg_node *v,
+                     struct param_vec *out)
+{
+    enum cfg_kind want = def->type == PARAM_MAP ? CFG_MAP : CFG_SEQ;
+    size_t n = v->kind == CFG_NULL ? 0 : v->n;
+    if (v->kind != CFG_NULL && v->kind != want) {
+        diag_error(d, v->loc, "'%s' expects a %s, not a %s", def->name,
+                   want == CFG_MAP ? "map" : "list", cfg_kind_name(v->kind));
+        return -1;
+    }
+    if (def->max_items && n > def->max_items) {
+        diag_error(d, v->loc, "'%s' has %zu items; at most %u are allowed", def->name, n,
+                   def->max_items);
+        return -1;
+    }
+    out->given = true;
+    out->loc = v->loc;
+    out->n = (uint32_t)n;
+    out->items = n ? xcalloc(n, elem_storage(def)) : NULL;
+    out->locs = n ? xcalloc(n, sizeof(*out->locs)) : NULL;
+    return 0;
+}
+
+static int vec_item(struct diag *d, const struct param_def *def, const struct cfg_node *v,
+                    size_t i, struct param_vec *out)
+{
+    void *dst = (char *)out->items + i * elem_storage(def);
+    if (def->type == PARAM_MAP) {
+        out->locs[i] = v->items[i]->loc;
+        if (v->items[i]->kind != CFG_SCALAR) {
+            diag_error(d, v->items[i]->loc, "%s: '%s' needs a single value, not a %s", def->name,
+                       v->keys[i], cfg_kind_name(v->items[i]->kind));
+            return 1;
+        }
+        *(struct param_kv *)dst = (struct param_kv){v->keys[i], v->items[i]->str};
+        return 0;
+    }
+    const struct cfg_node *item = v->items[i];
+    out->locs[i] = item->loc;
+    if (def->type == PARAM_LIST) {
+        struct param_def e = *def->elem;
+        e.name = def->name;
+        return param_parse_value(d, &e, item, dst) < 0;
+    }
+    char what[160];
+    snprintf(what, sizeof(what), "an entry of '%s'", def->name);
+    param_defaults(def->elem, def->nelem, dst);
+    if (item->kind != CFG_MAP) {
+        diag_error(d, item->loc, "each entry of '%s' must be a map, not a %s", def->name,
+                   cfg_kind_name(item->kind));
+        return 1;
+    }
+    int e = param_apply(d, def->elem, def->nelem, item, dst, what);
+    return e + param_require(d, def->elem, def->nelem, item, item->loc, what);
+}
+
+/* Decodes a list, a list of maps or a free map into a fresh param_vec (replacing one a lower
+ * layer gave). Returns the number of errors. */
+static int vec_decode(struct diag *d, const struct param_def *def, const struct cfg_node *v,
+                      struct param_vec *out)
+{
+    vec_free(def, out);
+    if (vec_start(d, def, v, out) < 0)
+        return 1;
+    int errors = 0;
+    for (size_t i = 0; i < out->n; i++)
+        errors += vec_item(d, def, v, i, out);
+    return errors;
+}
+
 int param_parse_value(struct diag *d, const struct param_def *def, const struct cfg_node *v,
                       void *dst)
 {
     char err[320];
+    if (is_vec(def->type))
+        return vec_decode(d, def, v, dst) ? -1 : 0;
     if (def->type == PARAM_NODE) {
         *(const struct cfg_node **)dst = v;
         return 0;
@@ -241,6 +346,10 @@ bool param_given(const struct cfg_node *map, const char *key)
 static size_t param_size(enum param_type t)
 {
     switch (t) {
+    case PARAM_LIST:
+    case PARAM_TABLE:
+    case PARAM_MAP:
+        return sizeof(struct param_vec);
     case PARAM_DOUBLE:
         return sizeof(double);
     case PARAM_BOOL:
@@ -256,13 +365,33 @@ static size_t param_size(enum param_type t)
     }
 }
 
+/* Bytes one item of a list-valued parameter takes. */
+static size_t elem_storage(const struct param_def *def)
+{
+    if (def->type == PARAM_TABLE)
+        return def->elem_size;
+    if (def->type == PARAM_MAP)
+        return sizeof(struct param_kv);
+    return param_size(def->elem->type);
+}
+
+struct src_loc param_layers_loc(const struct param_layers *l, const char *key)
+{
+    for (int i = 0; i < 3; i++) {
+        const struct cfg_node *v = cfg_get(l->map[i], key);
+        if (v)
+            return v->loc;
+    }
+    return l->map[0] ? l->map[0]->loc : l->loc;
+}
+
 void param_defaults(const struct param_def *defs, size_t ndefs, void *out)
 {
     char err[320];
     for (size_t i = 0; i < ndefs; i++) {
         const struct param_def *def = &defs[i];
         void *dst = (char *)out + def->offset;
-        if (def->def && def->def[0] && def->type != PARAM_NODE) {
+        if (def->def && def->def[0] && def->type != PARAM_NODE && !is_vec(def->type)) {
             if (store_text(def, def->def, NULL, dst, err, sizeof(err)) != 0) {
                 fprintf(stderr, "ddlsim: bad default of '%s': %s\n", def->name, err);
                 SIM_ASSERT(!"parameter table default does not parse");
@@ -338,25 +467,39 @@ int param_decode(struct diag *d, const struct param_def *defs, size_t ndefs,
     return errors;
 }
 
+/* One row of `describe`; `indent` nests the keys of a table's entries under it. */
+static void describe_row(FILE *out, const struct param_def *p, const char *indent)
+{
+    const struct param_def *r = p->type == PARAM_LIST ? p->elem : p; /* whose range to show */
+    char range[64] = "";
+    if (r->type == PARAM_ENUM) {
+        for (int c = 0; r->choices[c]; c++) {
+            strncat(range, c ? "|" : "", sizeof(range) - strlen(range) - 1);
+            strncat(range, r->choices[c], sizeof(range) - strlen(range) - 1);
+        }
+    } else if (r->min || r->max) {
+        snprintf(range, sizeof(range), "%s .. %s", r->min ? r->min : "", r->max ? r->max : "");
+    }
+    char type[24];
+    if (p->type == PARAM_LIST)
+        snprintf(type, sizeof(type), "[%s]", param_type_name(p->elem->type));
+    else
+        snprintf(type, sizeof(type), "%s", param_type_name(p->type));
+    char name[40];
+    snprintf(name, sizeof(name), "%s%s", indent, p->name);
+    const char *def = p->def == NULL ? "(required)" : p->def[0] ? p->def : "-";
+    fprintf(out, "  %-18s %-9s %-12s %-22s %s\n", name, type, def, range, p->help);
+    if (p->type == PARAM_TABLE) {
+        for (size_t k = 0; k < p->nelem; k++)
+            describe_row(out, &p->elem[k], "  .");
+    }
+}
+
 void param_describe(FILE *out, const char *kind, const char *summary, const struct param_def *defs,
                     size_t ndefs)
 {
     fprintf(out, "%s: %s\n\n", kind, summary);
-    fprintf(out, "  %-18s %-8s %-12s %-22s %s\n", "parameter", "type", "default", "range", "help");
-    for (size_t i = 0; i < ndefs; i++) {
-        const struct param_def *p = &defs[i];
-        char range[64] = "";
-        if (p->type == PARAM_ENUM) {
-            range[0] = '\0';
-            for (int c = 0; p->choices[c]; c++) {
-                strncat(range, c ? "|" : "", sizeof(range) - strlen(range) - 1);
-                strncat(range, p->choices[c], sizeof(range) - strlen(range) - 1);
-            }
-        } else if (p->min || p->max) {
-            snprintf(range, sizeof(range), "%s .. %s", p->min ? p->min : "", p->max ? p->max : "");
-        }
-        const char *def = p->def == NULL ? "(required)" : p->def[0] ? p->def : "-";
-        fprintf(out, "  %-18s %-8s %-12s %-22s %s\n", p->name, param_type_name(p->type), def, range,
-                p->help);
-    }
+    fprintf(out, "  %-18s %-9s %-12s %-22s %s\n", "parameter", "type", "default", "range", "help");
+    for (size_t i = 0; i < ndefs; i++)
+        describe_row(out, &defs[i], "");
 }

@@ -22,7 +22,11 @@ enum param_type {
     PARAM_BOOL,   /* bool */
     PARAM_ENUM,   /* int, index into `choices` */
     PARAM_STRING, /* const char *, points into the config tree */
-    PARAM_NODE,   /* struct cfg_node *: sub-tree decoded by the owner (maps, lists) */
+    PARAM_NODE,   /* struct cfg_node *: sub-tree decoded by the owner */
+    PARAM_LIST,   /* struct param_vec of scalars of the type, unit and range of `elem` */
+    PARAM_TABLE,  /* struct param_vec of entries: a list of maps, each decoded by `elem` */
+    PARAM_MAP,    /* struct param_vec of struct param_kv: a map of free names to scalars (names
+                   * that come from elsewhere, e.g. a P4 program's key fields) */
 };
 
 struct param_def {
@@ -34,9 +38,52 @@ struct param_def {
     const char *max;
     const char *const *choices;  /* PARAM_ENUM: NULL-terminated names */
     const char *help;
+    /* PARAM_LIST: the element (its type, default-less, range); PARAM_TABLE: the entry's keys */
+    const struct param_def *elem;
+    size_t nelem;      /* PARAM_TABLE: keys in `elem` (PARAM_LIST: 1) */
+    size_t elem_size;  /* PARAM_TABLE: size of one decoded entry struct */
+    uint32_t max_items; /* PARAM_LIST, PARAM_TABLE, PARAM_MAP: at most this many (0: no limit) */
 };
 
+/* The value of a list-valued parameter. Items are allocated: the owner of the config struct
+ * frees them with param_free. */
+struct param_vec {
+    void *items;           /* n items: the element's storage (int64_t, double, ...), entry
+                            * structs, or struct param_kv */
+    struct src_loc *locs;  /* where each item was written */
+    uint32_t n;
+    bool given;            /* the key was present (an empty list is given) */
+    struct src_loc loc;    /* the list */
+};
+
+struct param_kv {
+    const char *key; /* points into the config tree */
+    const char *val;
+};
+
+/* Item i of a PARAM_LIST of integer-like elements (int, size, rate, time). */
+static inline int64_t param_vec_int(const struct param_vec *v, uint32_t i)
+{
+    return ((const int64_t *)v->items)[i];
+}
+/* Entry i of a PARAM_TABLE decoded into `type`. */
+#define PARAM_VEC_AT(v, type, i) (&((type *)(v)->items)[i])
+
+/* Where an element's configuration comes from, innermost first: its own map, a generator's
+ * section (topology.switch), the `defaults:` section. `loc` is the element's declaration. */
+struct param_layers {
+    const struct cfg_node *map[3];
+    struct src_loc loc;
+};
+/* The location of `key`'s value in the innermost layer that sets it; else of the element's own
+ * map; else its declaration. */
+struct src_loc param_layers_loc(const struct param_layers *l, const char *key);
+
 #define PARAM_OPTIONAL "" /* `def` for a key that may be absent and has no default */
+
+/* Frees what decoding allocated in `out` (lists and tables, recursively); the struct's other
+ * fields are untouched. */
+void param_free(const struct param_def *defs, size_t ndefs, void *out);
 
 /* Fills `out` from `map` (which may be NULL: defaults only). `what` names the object in
  * messages ("link 'l1'"). Returns the number of errors reported. */

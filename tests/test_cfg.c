@@ -249,6 +249,97 @@ static void test_param_errors(void **state)
     cap_close(&c);
 }
 
+/* Lists, lists of maps and free maps decode through the same tables: units and ranges per
+ * item, did-you-mean on entry keys, located errors. */
+struct lentry {
+    const char *name;
+    uint64_t size;
+};
+struct lcfg {
+    struct param_vec w;
+    struct param_vec entries;
+    struct param_vec kv;
+};
+static const struct param_def lweight = {"w", PARAM_SIZE, 0, NULL, "1B", "1MB"};
+static const struct param_def lentry_defs[] = {
+    {"name", PARAM_STRING, offsetof(struct lentry, name), NULL, NULL, NULL, NULL, "n"},
+    {"size", PARAM_SIZE, offsetof(struct lentry, size), "1KB", NULL, NULL, NULL, "s"},
+};
+static const struct param_def ldefs[] = {
+    {"w", PARAM_LIST, offsetof(struct lcfg, w), PARAM_OPTIONAL, NULL, NULL, NULL, "w", &lweight,
+     1, 0, 3},
+    {"entries", PARAM_TABLE, offsetof(struct lcfg, entries), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "e", lentry_defs, ARRAY_LEN(lentry_defs), sizeof(struct lentry)},
+    {"kv", PARAM_MAP, offsetof(struct lcfg, kv), PARAM_OPTIONAL, NULL, NULL, NULL, "m"},
+};
+
+static void test_param_lists(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string(
+        "l.yaml", "{w: [2KB, 3B], entries: [{name: a}, {name: b, size: 1MiB}], kv: {x: 1}}",
+        &c.d);
+    struct lcfg l;
+    assert_int_equal(param_decode(&c.d, ldefs, ARRAY_LEN(ldefs), doc->root, &l, "thing"), 0);
+    assert_int_equal(l.w.n, 2);
+    assert_int_equal(param_vec_int(&l.w, 0), 2000);
+    assert_int_equal(param_vec_int(&l.w, 1), 3);
+    assert_int_equal(l.w.locs[1].col, 11);
+    assert_int_equal(l.entries.n, 2);
+    assert_string_equal(PARAM_VEC_AT(&l.entries, struct lentry, 0)->name, "a");
+    assert_int_equal(PARAM_VEC_AT(&l.entries, struct lentry, 0)->size, 1000);
+    assert_int_equal(PARAM_VEC_AT(&l.entries, struct lentry, 1)->size, 1048576);
+    assert_int_equal(l.kv.n, 1);
+    assert_string_equal(PARAM_VEC_AT(&l.kv, struct param_kv, 0)->key, "x");
+    assert_string_equal(PARAM_VEC_AT(&l.kv, struct param_kv, 0)->val, "1");
+    assert_false(param_given(doc->root, "missing"));
+    /* a later layer replaces a list (and frees the first) */
+    struct cfg_doc *doc2 = cfg_load_string("m.yaml", "{w: [5B]}", &c.d);
+    assert_int_equal(param_apply(&c.d, ldefs, ARRAY_LEN(ldefs), doc2->root, &l, "thing"), 0);
+    assert_int_equal(l.w.n, 1);
+    assert_int_equal(param_vec_int(&l.w, 0), 5);
+    param_free(ldefs, ARRAY_LEN(ldefs), &l);
+    assert_int_equal(l.entries.n, 0);
+    cfg_free(doc2);
+    cfg_free(doc);
+    cap_close(&c);
+}
+
+static void test_param_list_errors(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("l.yaml",
+                                          "w: [1B, 2MB]\n"
+                                          "entries: [{nmae: a}, 7]\n"
+                                          "kv: {x: [1]}\n",
+                                          &c.d);
+    struct lcfg l;
+    assert_int_equal(param_decode(&c.d, ldefs, ARRAY_LEN(ldefs), doc->root, &l, "thing"), 3);
+    assert_string_equal(cap_text(&c),
+                        "l.yaml:1:9: error: w: must be at most 1MB\n"
+                        "l.yaml:2:12: error: unknown key 'nmae' in an entry of 'entries' (did you "
+                        "mean 'name'?)\n"
+                        "l.yaml:2:11: error: an entry of 'entries': missing required key 'name'\n"
+                        "l.yaml:2:22: error: each entry of 'entries' must be a map, not a scalar\n"
+                        "l.yaml:3:9: error: kv: 'x' needs a single value, not a list\n");
+    param_free(ldefs, ARRAY_LEN(ldefs), &l);
+    cfg_free(doc);
+    cap_close(&c);
+    cap_open(&c);
+    doc = cfg_load_string("l2.yaml", "{w: [1B, 1B, 1B, 1B], entries: 3}", &c.d);
+    assert_int_equal(param_decode(&c.d, ldefs, ARRAY_LEN(ldefs), doc->root, &l, "thing"), 2);
+    assert_string_equal(cap_text(&c),
+                        "l2.yaml:1:5: error: 'w' has 4 items; at most 3 are allowed\n"
+                        "l2.yaml:1:32: error: 'entries' expects a list, not a scalar\n");
+    param_free(ldefs, ARRAY_LEN(ldefs), &l);
+    cfg_free(doc);
+    cap_close(&c);
+}
+
 static void test_param_suggest(void **state)
 {
     (void)state;
@@ -266,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_cfg_set), cmocka_unit_test(test_cfg_set_node),
         cmocka_unit_test(test_cfg_canonical),            cmocka_unit_test(test_param_decode),
         cmocka_unit_test(test_param_errors),       cmocka_unit_test(test_param_suggest),
+        cmocka_unit_test(test_param_lists),        cmocka_unit_test(test_param_list_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

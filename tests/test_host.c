@@ -17,7 +17,7 @@ static void test_host_endpoints(void **state)
     (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct host_cfg cfg;
-    param_defaults(host_params, host_nparams, &cfg);
+    param_defaults(host_node_ops.params, *host_node_ops.nparams, &cfg);
     struct host *h = host_create(sim, "h", 0, 0, &cfg);
     enum { N = 1000 };
     struct endpoint *eps = calloc(N, sizeof(*eps));

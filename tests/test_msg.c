@@ -8,6 +8,7 @@
 #include "models/net/hostcpu.h"
 #include "models/transport/msg.h"
 #include "models/transport/udp.h"
+#include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 

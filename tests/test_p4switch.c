@@ -8,6 +8,9 @@
 
 #include "models/net/p4switch.h"
 #include "p4/engine/p4rt.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
+#include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 

@@ -4,6 +4,8 @@
 #include <stdio.h>
 
 #include "models/net/pfc.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 

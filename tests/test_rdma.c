@@ -13,6 +13,8 @@
 
 #include "models/transport/roce_hdr.h"
 #include "models/transport/rdma.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 

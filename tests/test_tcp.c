@@ -14,6 +14,9 @@
 
 #include "models/transport/tcp_hdr.h"
 #include "models/transport/tcp.h"
+#include "models/net/p4switch.h"
+#include "models/net/switch.h"
+#include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 

@@ -1,6 +1,9 @@
 /* A distributed training job: workers that compute a DNN layer by layer and exchange gradients
- * and parameters with parameter servers (arch: ps) or among themselves (arch: allreduce, see
- * ddl_ring.c), over message connections (msg.h) on any transport.
+ * and parameters with parameter servers (arch: ps, ps.c) or among themselves (arch: allreduce,
+ * ring.c), over message connections (transfer.c, msg.h) on any transport. This header holds the
+ * job's data model, shared by its parts: setup (job.c), the host scheduler (scheduler.c), the
+ * workers' compute loop (worker.c), the architectures (struct ddl_arch_ops), and the metrics
+ * (metrics.c).
  *
  * Worker, per iteration t: forward of layer i starts when forward i-1 is done and layer i's
  * parameters from iteration t-1 have arrived (iteration 0 starts at once); backward runs from the
@@ -85,6 +88,31 @@ extern const size_t ddl_job_nparams;
 struct ddl_job;
 struct ddl_sender;
 struct ddl_ring;
+struct ddl_item;
+struct ddl_worker;
+
+/* An architecture: how gradients become parameters (parameter servers, ring all-reduce, ...).
+ * A plug-in table; the job calls only these. */
+enum ddl_servers {
+    DDL_SERVERS_NONE = 0,     /* `servers:` is an error */
+    DDL_SERVERS_REQUIRED = 1,
+    DDL_SERVERS_OPTIONAL = 2,
+};
+
+struct ddl_arch_ops {
+    const char *name;
+    bool bursts;            /* a worker's pushes of an iteration form a PCN burst (bursts.csv) */
+    enum ddl_servers servers; /* whether the job lists parameter servers */
+    /* Connections and the architecture's state, once the hosts are known (servers: NULL when
+     * the architecture has none). Returns the number of errors. */
+    int (*init)(struct ddl_job *job, struct host **workers, struct host **servers,
+                struct diag *d);
+    void (*fini)(struct ddl_job *job);
+    /* Worker w's gradient of `layer` (current iteration) is ready to leave. */
+    void (*grad_ready)(struct ddl_worker *w, uint32_t layer);
+    /* A chunk arrived at the other end of its connection. */
+    void (*delivered)(struct ddl_job *job, struct ddl_item *it);
+};
 
 /* One chunk on its way: a push (worker → server), a pull (server → worker) or a ring step. */
 struct ddl_item {
@@ -187,6 +215,7 @@ struct ddl_job {
     uint32_t nworkers;
     struct ddl_server *servers;
     uint32_t nservers;
+    const struct ddl_arch_ops *arch;
     const struct flow_ops *tp;
     void *tp_cfg;
     struct pool items;
@@ -195,7 +224,7 @@ struct ddl_job {
     uint32_t workers_done;
     sim_time_t end_ps;
     struct ddl_out out;
-    struct ddl_ring *ring; /* allreduce state (ddl_ring.c) */
+    struct ddl_ring *ring; /* allreduce state (ring.c) */
     /* summary statistics, seconds */
     struct stats iter_time;
     struct stats *push_lat; /* [L] */
@@ -215,20 +244,13 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
                                int64_t id, struct host *(*find)(void *ud, const char *name),
                                void *ud, struct diag *d);
 void ddl_job_destroy(struct ddl_job *job);
-/* Adds the job's results to a summary.json object. */
+/* Adds the job's results to a summary.json object (metrics.c). */
 void ddl_job_json(const struct ddl_job *job, json_t *o);
-/* Prints a short human summary. */
+/* Prints a short human summary (metrics.c). */
 void ddl_job_print(const struct ddl_job *job, FILE *out);
 /* Column headers of the CSV files the job writes rows to (job->out). */
 extern const char ddl_tensors_header[];
 extern const char ddl_iterations_header[];
 extern const char ddl_bursts_header[];
-
-/* For the allreduce engine (ddl_ring.c): */
-struct ddl_item *ddl_item_new(struct ddl_job *job);
-void ddl_sender_add(struct ddl_sender *s, struct ddl_item *it);
-void ddl_worker_params_ready(struct ddl_worker *w, uint32_t layer, uint32_t iter);
-void ddl_record_tensor(struct ddl_job *job, uint32_t worker, uint32_t iter, uint32_t layer,
-                       bool pull, sim_time_t ready, sim_time_t blk);
 
 #endif

@@ -5,7 +5,7 @@
 #include "sim/util.h"
 
 #define HP(field) offsetof(struct host_cfg, field)
-const struct param_def host_params[] = {
+static const struct param_def host_params[] = {
     {"name", PARAM_STRING, HP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "host name (unique)"},
     {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "0", NULL, NULL, NULL,
      "NIC transmit queue limit, bytes (0 = unlimited)"},
@@ -14,29 +14,14 @@ const struct param_def host_params[] = {
     {"cpu_cores", PARAM_INT, HP(cpu_cores), "1", "1", "64", NULL,
      "CPU cores that run message-layer work (per-message overhead, copies)"},
 };
-const size_t host_nparams = ARRAY_LEN(host_params);
+static const size_t host_nparams = ARRAY_LEN(host_params);
 
-static void host_receive(struct node *n, struct port *in, struct pkt *p);
-static struct pkt *host_pull(struct node *n, struct port *out);
-static void host_destroy(struct node *n);
-
-static const struct node_ops host_ops = {
-    .kind = "host",
-    .receive = host_receive,
-    .pull = host_pull,
-    .destroy = host_destroy,
-};
-
-bool node_is_host(const struct node *n)
-{
-    return n->ops == &host_ops;
-}
 
 struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_t index,
                          const struct host_cfg *cfg)
 {
     struct host *h = xcalloc(1, sizeof(*h));
-    node_init(&h->node, sim, &host_ops, name, id);
+    node_init(&h->node, sim, &host_node_ops, name, id);
     h->cfg = *cfg;
     h->index = index;
     h->ip = pkt_host_ip(index);
@@ -49,7 +34,7 @@ struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_
 
 static void host_destroy(struct node *n)
 {
-    struct host *h = host_of(n);
+    struct host *h = container_of(n, struct host, node);
     pq_fini(n->sim, &h->nic);
     hostcpu_fini(n->sim, &h->cpu);
     free(h->ep_tab);
@@ -173,7 +158,7 @@ uint16_t host_ddl_port(struct host *h)
 
 static struct pkt *host_pull(struct node *n, struct port *out)
 {
-    struct host *h = host_of(n);
+    struct host *h = container_of(n, struct host, node);
     uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
     struct pkt *p = pq_dequeue(&h->nic, allowed);
     if (p) {
@@ -229,7 +214,7 @@ static struct pkt *host_pull(struct node *n, struct port *out)
 
 static void host_receive(struct node *n, struct port *in, struct pkt *p)
 {
-    struct host *h = host_of(n);
+    struct host *h = container_of(n, struct host, node);
     if (pfc_is_pause(p)) {
         pfc_receive(n->sim, in, p);
         return;
@@ -246,3 +231,67 @@ static void host_receive(struct node *n, struct port *in, struct pkt *p)
     h->rx_unclaimed++;
     pkt_free(n->sim, p);
 }
+
+/* --- the host node kind --- */
+
+/* Hosts are numbered in declaration order: the number is the address (pkt_host_ip). */
+struct host_shared {
+    uint32_t next_index;
+};
+
+static void *host_shared_create(void)
+{
+    return xcalloc(1, sizeof(struct host_shared));
+}
+
+static struct node *host_kind_create(const struct node_env *env, const char *name, uint32_t id,
+                                     const void *cfg)
+{
+    struct host_shared *hs = env->shared;
+    return &host_create(env->sim, name, id, hs->next_index++, cfg)->node;
+}
+
+static int host_connected(struct node *n, const struct node_env *env,
+                          const struct param_layers *where)
+{
+    if (n->nports <= 1)
+        return 0;
+    diag_error(env->d, where->loc, "host '%s' has %u links; a host has one NIC", n->name,
+               n->nports);
+    return 1;
+}
+
+static void host_stats_json(const struct node *n, json_t *o, sim_time_t end)
+{
+    (void)end;
+    const struct host *h = container_of(n, struct host, node);
+    const struct link *l = n->nports ? &n->ports[0]->tx : NULL;
+    json_object_set_new(o, "tx_packets", json_integer(l ? (json_int_t)l->tx_pkts : 0));
+    json_object_set_new(o, "rx_packets", json_integer((json_int_t)h->rx_pkts));
+    json_object_set_new(o, "nic_drops", json_integer((json_int_t)h->nic_drops));
+    json_object_set_new(o, "rx_unclaimed", json_integer((json_int_t)h->rx_unclaimed));
+    if (n->nports && n->ports[0]->pfc_rx.frames)
+        json_object_set_new(o, "pfc", pfc_stats_json(n->ports[0], NULL));
+}
+
+static uint64_t host_drops(const struct node *n)
+{
+    return container_of(n, struct host, node)->nic_drops;
+}
+
+const struct node_ops host_node_ops = {
+    .kind = "host",
+    .summary = "an end host with one NIC (entries of `hosts:`, `defaults.host`)",
+    .params = host_params,
+    .nparams = &host_nparams,
+    .cfg_size = sizeof(struct host_cfg),
+    .shared_create = host_shared_create,
+    .shared_destroy = free,
+    .create = host_kind_create,
+    .connected = host_connected,
+    .receive = host_receive,
+    .pull = host_pull,
+    .destroy = host_destroy,
+    .stats_json = host_stats_json,
+    .drops = host_drops,
+};

@@ -56,15 +56,16 @@ struct host {
     uint64_t rx_unclaimed; /* no endpoint on the destination port */
 };
 
-extern const struct param_def host_params[];
-extern const size_t host_nparams;
+extern const struct node_ops host_node_ops;
 
+/* A host with address index `index` (the builder goes through host_node_ops, which numbers
+ * hosts in declaration order). */
 struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_t index,
                          const struct host_cfg *cfg);
-bool node_is_host(const struct node *n);
+/* The host a node is, or NULL. */
 static inline struct host *host_of(struct node *n)
 {
-    return (struct host *)n;
+    return n->ops == &host_node_ops ? (struct host *)n : NULL;
 }
 
 /* Queues p on the NIC (dropping it when the NIC buffer is full) and starts the link. */

@@ -1,4 +1,7 @@
+/* Nodes and ports: creation, connection, teardown. */
 #include "models/net/node.h"
+
+#include "models/net/host.h"
 
 #include <stdlib.h>
 
@@ -45,4 +48,9 @@ void node_connect(struct node *a, struct node *b, const struct link_cfg *cfg)
     pb->peer = pa;
     link_init(&pa->tx, pa, cfg);
     link_init(&pb->tx, pb, cfg);
+}
+
+struct host *node_host(struct node *n)
+{
+    return host_of(n);
 }

@@ -1,24 +1,67 @@
-/* The common part of every simulated element (host, switch) and the ports that connect them.
- * A concrete model embeds struct node as its first member and provides a static const ops
- * table. A port is one side of a full-duplex link: it owns the outgoing channel (struct link)
- * and knows its peer port. Ports pull: when a port's link is idle it asks its node for the
- * next packet (ops->pull), so queues stay in the node and the link holds only what is on the
- * wire. */
+/* The common part of every simulated element (host, switch), the ports that connect them, and
+ * the plug-in table of a node kind. A concrete model embeds struct node as its first member and
+ * provides one static const struct node_ops, listed once in the top layer's registry; the
+ * builder and the report reach a node only through that table.
+ *
+ * A port is one side of a full-duplex link: it owns the outgoing channel (struct link) and knows
+ * its peer port. Ports pull: when a port's link is idle it asks its node for the next packet
+ * (ops->pull), so queues stay in the node and the link holds only what is on the wire. */
 #ifndef SIM_MODELS_NET_NODE_H
 #define SIM_MODELS_NET_NODE_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
 
 #include "models/net/link.h"
 #include "models/net/pfc.h"
 #include "models/net/pkt.h"
+#include "sim/param.h"
 #include "sim/sim.h"
 
 struct node;
 struct port;
+struct host;
+struct route_set;
+
+/* What a kind's build hooks get from the builder. `shared` is the kind's state for this
+ * scenario (ops->shared_create), e.g. the P4 programs loaded once for every switch. */
+struct node_env {
+    struct sim *sim;
+    struct diag *d;
+    const char *scenario_file; /* for paths relative to the scenario */
+    void *shared;
+};
 
 struct node_ops {
-    const char *kind;
+    const char *kind;    /* "host", "switch": the YAML section and `describe` name */
+    const char *summary; /* one line for `describe` */
+    const struct param_def *params;
+    const size_t *nparams;
+    size_t cfg_size; /* the kind's config struct, filled from params */
+
+    /* --- building (in this order) --- */
+    /* Kind state shared by the scenario's nodes of this kind (optional). */
+    void *(*shared_create)(void);
+    void (*shared_destroy)(void *shared);
+    /* Checks a decoded config beyond its table's ranges; reports at `where`; returns the number
+     * of errors. Optional. */
+    int (*check)(const void *cfg, const struct param_layers *where, const char *name,
+                 struct diag *d);
+    /* Creates the node; takes over the config's allocated parts (param_free). */
+    struct node *(*create)(const struct node_env *env, const char *name, uint32_t id,
+                           const void *cfg);
+    /* Every link is connected: set up per-port state, check the port count. Optional. */
+    int (*connected)(struct node *n, const struct node_env *env,
+                     const struct param_layers *where);
+    /* Routes are computed: last setup (a switch's P4 program and its entries). Optional. */
+    int (*finish)(struct node *n, const struct node_env *env, const struct param_layers *where);
+    /* A node that forwards returns the route set routing fills; NULL otherwise. Optional. */
+    struct route_set *(*routes)(struct node *n);
+
+    /* --- running --- */
     /* A packet arrived on `in`; ownership passes to the node. */
     void (*receive)(struct node *n, struct port *in, struct pkt *p);
     /* The link of `out` is idle: return the next packet to send on it (ownership passes to the
@@ -26,6 +69,21 @@ struct node_ops {
     struct pkt *(*pull)(struct node *n, struct port *out);
     /* Frees everything the node owns, including packets still queued. */
     void (*destroy)(struct node *n);
+
+    /* --- reporting --- */
+    /* Fills the node's summary.json object (name is set already). */
+    void (*stats_json)(const struct node *n, json_t *obj, sim_time_t end);
+    /* Packets the node lost, by any cause (summary.json total_drops). */
+    uint64_t (*drops)(const struct node *n);
+    /* The files the kind's shared state was loaded from (provenance in summary.json): calls
+     * note(ud, role, path) for each. Optional. */
+    void (*shared_inputs)(const void *shared, void (*note)(void *ud, const char *role,
+                                                            const char *path), void *ud);
+    /* Lines of the human summary; `header` is false until a node of the kind printed its
+     * table's header. */
+    void (*print)(const struct node *n, FILE *out, sim_time_t end, bool *header);
+    /* Queue length waiting at port `port` (queues.csv); NULL for kinds without queues. */
+    void (*queue_len)(const struct node *n, uint32_t port, uint64_t *bytes, uint32_t *pkts);
 };
 
 struct port {
@@ -52,5 +110,7 @@ void node_fini(struct node *n);
 /* Connects a new port of `a` to a new port of `b` with the given channel parameters (both
  * directions alike). */
 void node_connect(struct node *a, struct node *b, const struct link_cfg *cfg);
+/* The host a node is, or NULL (flows and jobs run between hosts). */
+struct host *node_host(struct node *n);
 
 #endif

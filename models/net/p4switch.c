@@ -318,219 +318,99 @@ static void host_log(void *ud, const char *msg)
             msg);
 }
 
-/* Reads a scalar as an integer (for ports, groups, indexes). */
-static int scalar_u64(struct diag *d, const struct cfg_node *v, const char *what, uint64_t *out)
+/* A decoded map of name: value as p4rt's key/value pairs (pointers into the config tree). */
+static struct p4rt_kv *kv_of(const struct param_vec *v)
 {
-    char *end = NULL;
-    if (!v || v->kind != CFG_SCALAR || !v->str[0]) {
-        diag_error(d, v ? v->loc : (struct src_loc){0}, "%s: expected a number", what);
-        return 1;
+    struct p4rt_kv *kv = xcalloc(v->n + 1, sizeof(*kv));
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct param_kv *e = PARAM_VEC_AT(v, const struct param_kv, i);
+        kv[i] = (struct p4rt_kv){e->key, e->val};
     }
-    errno = 0;
-    unsigned long long x = strtoull(v->str, &end, 0);
-    if (errno || *end || v->str[0] == '-') {
-        diag_error(d, v->loc, "%s: expected a non-negative number, got '%s'", what, v->str);
-        return 1;
-    }
-    *out = x;
-    return 0;
+    return kv;
 }
 
-/* A map of name: value into p4rt key/value pairs (pointers into the tree). */
-static int kv_list(struct diag *d, const struct cfg_node *m, const char *what,
-                   struct p4rt_kv *kv, int cap, int *n)
+static int apply_entry(struct p4switch *ps, const struct p4switch_entry *e, bool dflt,
+                       struct src_loc loc, struct diag *d)
 {
-    *n = 0;
-    if (!m || m->kind == CFG_NULL)
+    struct p4rt_kv *keys = kv_of(&e->key);
+    struct p4rt_kv *args = kv_of(&e->args);
+    char err[512];
+    int rc = dflt ? p4rt_table_set_default(ps->pipe, e->table, e->action, args, (int)e->args.n,
+                                           err, sizeof(err))
+                  : p4rt_table_add(ps->pipe, e->table, keys, (int)e->key.n, e->action, args,
+                                   (int)e->args.n, (int)e->priority, NULL, err, sizeof(err));
+    free(keys);
+    free(args);
+    if (rc >= 0)
         return 0;
-    if (m->kind != CFG_MAP) {
-        diag_error(d, m->loc, "%s must be a map of name: value", what);
-        return 1;
-    }
-    if ((int)m->n > cap) {
-        diag_error(d, m->loc, "%s: at most %d entries", what, cap);
-        return 1;
-    }
-    for (size_t i = 0; i < m->n; i++) {
-        if (m->items[i]->kind != CFG_SCALAR) {
-            diag_error(d, m->items[i]->loc, "%s: '%s' needs a scalar value", what, m->keys[i]);
-            return 1;
-        }
-        kv[*n] = (struct p4rt_kv){m->keys[i], m->items[i]->str};
-        (*n)++;
-    }
-    return 0;
+    diag_error(d, loc, "switch '%s': %s", ps->sw->node.name, err);
+    return 1;
 }
 
-static const char *const entry_keys[] = {"table", "key", "action", "args", "priority"};
-
-/* Reports keys of an entry map that are not among `keys`. */
-static int only_keys(struct diag *d, const struct cfg_node *m, const char *const *keys, size_t n,
-                     const char *what)
-{
-    int e = 0;
-    for (size_t i = 0; i < m->n; i++) {
-        size_t k;
-        for (k = 0; k < n && strcmp(m->keys[i], keys[k]) != 0; k++)
-            ;
-        if (k == n) {
-            const char *hint = param_suggest(m->keys[i], keys, n);
-            diag_error(d, m->key_locs[i], "unknown key '%s' in %s%s%s%s", m->keys[i], what,
-                       hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-            e++;
-        }
-    }
-    return e;
-}
-
-static int each_map(struct diag *d, const struct cfg_node *list, const char *what)
-{
-    if (list->kind != CFG_SEQ) {
-        diag_error(d, list->loc, "%s must be a list", what);
-        return 1;
-    }
-    for (size_t i = 0; i < list->n; i++) {
-        if (list->items[i]->kind != CFG_MAP) {
-            diag_error(d, list->items[i]->loc, "each entry of %s must be a map", what);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int apply_entries(struct p4switch *ps, const struct cfg_node *list, bool defaults,
+static int apply_entries(struct p4switch *ps, const struct param_vec *v, bool dflt,
                          struct diag *d)
 {
-    const char *what = defaults ? "default_actions" : "tables";
-    if (each_map(d, list, what))
-        return 1;
     int errors = 0;
-    for (size_t i = 0; i < list->n; i++) {
-        const struct cfg_node *m = list->items[i];
-        errors += only_keys(d, m, entry_keys, defaults ? 4 : ARRAY_LEN(entry_keys), what);
-        const struct cfg_node *table = cfg_get(m, "table");
-        const struct cfg_node *action = cfg_get(m, "action");
-        if (!table || !action || table->kind != CFG_SCALAR || action->kind != CFG_SCALAR) {
-            diag_error(d, m->loc, "%s: each entry needs 'table' and 'action'", what);
-            errors++;
-            continue;
-        }
-        struct p4rt_kv keys[32];
-        struct p4rt_kv args[32];
-        int nk = 0;
-        int na = 0;
-        uint64_t prio = 0;
-        bool has_prio = cfg_get(m, "priority") != NULL;
-        if ((!defaults && kv_list(d, cfg_get(m, "key"), "key", keys, 32, &nk)) ||
-            kv_list(d, cfg_get(m, "args"), "args", args, 32, &na) ||
-            (has_prio && scalar_u64(d, cfg_get(m, "priority"), "priority", &prio))) {
-            errors++;
-            continue;
-        }
+    for (uint32_t i = 0; i < v->n; i++)
+        errors += apply_entry(ps, PARAM_VEC_AT(v, const struct p4switch_entry, i), dflt,
+                              v->locs[i], d);
+    return errors;
+}
+
+static int apply_registers(struct p4switch *ps, const struct param_vec *v, struct diag *d)
+{
+    int errors = 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct p4switch_register *r = PARAM_VEC_AT(v, const struct p4switch_register, i);
         char err[512];
-        int rc = defaults ? p4rt_table_set_default(ps->pipe, table->str, action->str, args, na,
-                                                   err, sizeof(err))
-                          : p4rt_table_add(ps->pipe, table->str, keys, nk, action->str, args, na,
-                                           has_prio ? (int)prio : -1, NULL, err, sizeof(err));
-        if (rc < 0) {
-            diag_error(d, m->loc, "switch '%s': %s", ps->sw->node.name, err);
+        if (p4rt_register_write(ps->pipe, r->reg, (uint64_t)r->index, (uint64_t)r->value, err,
+                                sizeof(err)) < 0) {
+            diag_error(d, v->locs[i], "switch '%s': %s", ps->sw->node.name, err);
             errors++;
         }
     }
     return errors;
 }
 
-static int apply_registers(struct p4switch *ps, const struct cfg_node *list, struct diag *d)
+/* A port number given in the config; reports and returns false when the switch lacks it. */
+static bool port_ok(struct p4switch *ps, int64_t port, struct src_loc loc, struct diag *d)
 {
-    static const char *const keys[] = {"register", "index", "value"};
-    if (each_map(d, list, "registers"))
-        return 1;
-    int errors = 0;
-    for (size_t i = 0; i < list->n; i++) {
-        const struct cfg_node *m = list->items[i];
-        const struct cfg_node *reg = cfg_get(m, "register");
-        uint64_t idx = 0;
-        uint64_t val = 0;
-        if (only_keys(d, m, keys, ARRAY_LEN(keys), "registers") || !reg ||
-            reg->kind != CFG_SCALAR || scalar_u64(d, cfg_get(m, "index"), "index", &idx) ||
-            scalar_u64(d, cfg_get(m, "value"), "value", &val)) {
-            if (!reg)
-                diag_error(d, m->loc, "registers: each entry needs 'register', 'index', 'value'");
-            errors++;
-            continue;
-        }
-        char err[512];
-        if (p4rt_register_write(ps->pipe, reg->str, idx, val, err, sizeof(err)) < 0) {
-            diag_error(d, m->loc, "switch '%s': %s", ps->sw->node.name, err);
-            errors++;
-        }
-    }
-    return errors;
+    uint32_t np = ps->sw->node.nports;
+    if (port < np)
+        return true;
+    diag_error(d, loc, "switch '%s' has no port %lld (0..%u)", ps->sw->node.name,
+               (long long)port, np ? np - 1 : 0);
+    return false;
 }
 
-static int apply_multicast(struct p4switch *ps, const struct cfg_node *list, struct diag *d)
+static int apply_multicast(struct p4switch *ps, const struct param_vec *v, struct diag *d)
 {
-    static const char *const keys[] = {"group", "ports", "rid"};
-    if (each_map(d, list, "multicast"))
-        return 1;
     int errors = 0;
-    for (size_t i = 0; i < list->n; i++) {
-        const struct cfg_node *m = list->items[i];
-        uint64_t grp = 0;
-        uint64_t rid = 0;
-        const struct cfg_node *ports = cfg_get(m, "ports");
-        if (only_keys(d, m, keys, ARRAY_LEN(keys), "multicast") ||
-            scalar_u64(d, cfg_get(m, "group"), "group", &grp) ||
-            (cfg_get(m, "rid") && scalar_u64(d, cfg_get(m, "rid"), "rid", &rid))) {
-            errors++;
-            continue;
-        }
-        if (!ports || ports->kind != CFG_SEQ || grp == 0 || grp > 0xffff || rid > 0xffff) {
-            diag_error(d, m->loc, "multicast: needs a group 1..65535, a list of ports and an "
-                                  "optional rid");
-            errors++;
-            continue;
-        }
-        for (size_t k = 0; k < ports->n; k++) {
-            uint64_t port = 0;
-            if (scalar_u64(d, ports->items[k], "port", &port)) {
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct p4switch_mcast *m = PARAM_VEC_AT(v, const struct p4switch_mcast, i);
+        for (uint32_t k = 0; k < m->ports.n; k++) {
+            int64_t port = param_vec_int(&m->ports, k);
+            if (port_ok(ps, port, m->ports.locs[k], d))
+                p4rt_mc_add_member(ps->pipe, (uint32_t)m->group, (uint32_t)port,
+                                   (uint32_t)m->rid);
+            else
                 errors++;
-            } else if (port >= ps->sw->node.nports) {
-                diag_error(d, ports->items[k]->loc, "switch '%s' has no port %llu (0..%u)",
-                           ps->sw->node.name, (unsigned long long)port, ps->sw->node.nports - 1);
-                errors++;
-            } else {
-                p4rt_mc_add_member(ps->pipe, (uint32_t)grp, (uint32_t)port, (uint32_t)rid);
-            }
         }
     }
     return errors;
 }
 
-static int apply_mirror(struct p4switch *ps, const struct cfg_node *list, struct diag *d)
+static int apply_mirror(struct p4switch *ps, const struct param_vec *v, struct diag *d)
 {
-    static const char *const keys[] = {"session", "port"};
-    if (each_map(d, list, "mirror"))
-        return 1;
     int errors = 0;
-    for (size_t i = 0; i < list->n; i++) {
-        const struct cfg_node *m = list->items[i];
-        uint64_t session = 0;
-        uint64_t port = 0;
-        if (only_keys(d, m, keys, ARRAY_LEN(keys), "mirror") ||
-            scalar_u64(d, cfg_get(m, "session"), "session", &session) ||
-            scalar_u64(d, cfg_get(m, "port"), "port", &port)) {
-            errors++;
-            continue;
-        }
+    for (uint32_t i = 0; i < v->n; i++) {
+        const struct p4switch_mirror *m = PARAM_VEC_AT(v, const struct p4switch_mirror, i);
         char err[512];
-        if (port >= ps->sw->node.nports) {
-            diag_error(d, cfg_get(m, "port")->loc, "switch '%s' has no port %llu",
-                       ps->sw->node.name, (unsigned long long)port);
+        if (!port_ok(ps, m->port, v->locs[i], d)) {
             errors++;
-        } else if (p4rt_mirror_add(ps->pipe, (uint32_t)session, (uint32_t)port, err,
+        } else if (p4rt_mirror_add(ps->pipe, (uint32_t)m->session, (uint32_t)m->port, err,
                                    sizeof(err)) < 0) {
-            diag_error(d, m->loc, "switch '%s': %s", ps->sw->node.name, err);
+            diag_error(d, v->locs[i], "switch '%s': %s", ps->sw->node.name, err);
             errors++;
         }
     }
@@ -552,19 +432,12 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
     ps->pipe = p4_pipe_create(prog, &host);
     pool_init(&ps->states, sizeof(struct p4st) + p4_prog_state_bytes(prog), 256);
     switch_set_stage(sw, &p4_stage, ps);
-    int errors = 0;
     const struct switch_cfg *c = &sw->cfg;
-    if (c->p4_tables)
-        errors += apply_entries(ps, c->p4_tables, false, d);
-    if (c->p4_defaults)
-        errors += apply_entries(ps, c->p4_defaults, true, d);
-    if (c->p4_registers)
-        errors += apply_registers(ps, c->p4_registers, d);
-    if (c->p4_multicast)
-        errors += apply_multicast(ps, c->p4_multicast, d);
-    if (c->p4_mirror)
-        errors += apply_mirror(ps, c->p4_mirror, d);
-    return errors;
+    int errors = apply_entries(ps, &c->p4_tables, false, d);
+    errors += apply_entries(ps, &c->p4_defaults, true, d);
+    errors += apply_registers(ps, &c->p4_registers, d);
+    errors += apply_multicast(ps, &c->p4_multicast, d);
+    return errors + apply_mirror(ps, &c->p4_mirror, d);
 }
 
 int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
@@ -581,8 +454,8 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
         return 1;
     }
     uint32_t need = 0;
-    for (uint32_t h = 0; h < sw->nroutes; h++)
-        need += sw->routes[h].n > 0;
+    for (uint32_t h = 0; h < sw->routes.nroutes; h++)
+        need += sw->routes.routes[h].n > 0;
     int size = p4rt_table_size(ps->pipe, c->route_table);
     if (size >= 0 && need > (uint32_t)size) {
         /* fail before installing thousands of entries; a table the routes alone fit in can
@@ -594,16 +467,10 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
                    sw->node.name, p4rt_table_name(ps->pipe, c->route_table), size, need);
         return 1;
     }
-    for (uint32_t h = 0; h < sw->nroutes; h++) {
-        const struct switch_route *r = &sw->routes[h];
-        if (r->n == 0)
+    for (uint32_t h = 0; h < sw->routes.nroutes; h++) {
+        uint32_t port;
+        if (!routing_pick(&sw->routes, h, sw->salt, &port))
             continue;
-        /* one of the equal-cost next hops per destination, hashed with the switch's salt so
-         * that the choices of successive levels are independent (a plain h mod n at every
-         * level would pair them up and leave most core paths unused) */
-        uint64_t hh = hash_fnv1a(&h, sizeof(h), hash_fnv1a(&sw->salt, sizeof(sw->salt),
-                                                            HASH_FNV_INIT));
-        uint32_t port = sw->nexthops[r->first + (uint32_t)(hh % r->n)];
         char key[32];
         char portv[16];
         char mac[24];
@@ -628,4 +495,41 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
         }
     }
     return 0;
+}
+
+void *p4switch_shared_create(void)
+{
+    return xcalloc(1, sizeof(struct p4switch_programs));
+}
+
+void p4switch_shared_destroy(void *shared)
+{
+    p4switch_programs_free(shared);
+    free(shared);
+}
+
+void p4switch_shared_inputs(const void *shared,
+                            void (*note)(void *ud, const char *role, const char *path), void *ud)
+{
+    const struct p4switch_programs *ps = shared;
+    for (size_t i = 0; i < ps->n; i++) {
+        char buf[4200];
+        note(ud, "p4_program", ps->paths[i]);
+        note(ud, "p4_include", p4switch_include_dir(buf, sizeof(buf)));
+    }
+}
+
+int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where)
+{
+    struct sw *sw = switch_of(n);
+    if (strcmp(sw->cfg.program, "none") == 0)
+        return 0;
+    /* errors point at the `program` value wherever it was set, else at the switch */
+    struct src_loc loc = param_layers_loc(where, "program");
+    struct p4_prog *prog = p4switch_program(env->shared, sw->cfg.program, env->scenario_file, loc,
+                                            env->d);
+    if (!prog)
+        return 1;
+    int errors = p4switch_attach(sw, prog, env->d);
+    return errors + p4switch_install_routes(sw, env->d, loc);
 }

@@ -47,6 +47,16 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d);
  * precedence. Returns the number of errors. */
 int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc);
 bool switch_is_p4(const struct sw *sw);
+
+/* The switch kind's hooks for P4 (switch_node_ops): the programs loaded for a scenario, shared
+ * by its switches, and the setup once routes exist: load the switch's program (unless
+ * `program: none`), apply its configuration and install the routes. */
+void *p4switch_shared_create(void);
+void p4switch_shared_destroy(void *shared);
+/* Each loaded program's file ("p4_program") and the include folder ("p4_include"). */
+void p4switch_shared_inputs(const void *shared,
+                            void (*note)(void *ud, const char *role, const char *path), void *ud);
+int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where);
 struct p4_pipe *p4switch_pipe(struct sw *sw);
 
 #endif

@@ -151,3 +151,23 @@ static void pfc_refresh(struct sim *sim, struct evq_timer *t)
     send_frame(sim, p, tx->paused, PFC_MAX_QUANTA);
     evq_schedule(&sim->evq, t, sim->now + refresh_period(p));
 }
+
+json_t *pfc_stats_json(const struct port *port, const uint64_t *headroom_drops)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "pause_frames_sent", json_integer((json_int_t)port->pfc_tx.pause_frames));
+    json_object_set_new(o, "resume_frames_sent",
+                        json_integer((json_int_t)port->pfc_tx.resume_frames));
+    json_object_set_new(o, "frames_received", json_integer((json_int_t)port->pfc_rx.frames));
+    if (headroom_drops)
+        json_object_set_new(o, "headroom_drops", json_integer((json_int_t)*headroom_drops));
+    json_t *paused = json_object();
+    for (int c = 0; c < PFC_NCLASSES; c++) {
+        if (port->pfc_rx.paused_ps[c] == 0)
+            continue;
+        char k[2] = {(char)('0' + c), '\0'};
+        json_object_set_new(paused, k, json_real(simtime_sec(port->pfc_rx.paused_ps[c])));
+    }
+    json_object_set_new(o, "paused_s", paused);
+    return o;
+}

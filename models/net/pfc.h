@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "models/net/pkt.h"
 #include "sim/evq.h"
 
@@ -53,6 +55,10 @@ uint8_t pfc_allowed(const struct port *out, sim_time_t now);
 void pfc_send_xoff(struct sim *sim, struct port *p, uint8_t c);
 /* Sends a resume (quanta 0) for class c. */
 void pfc_send_xon(struct sim *sim, struct port *p, uint8_t c);
+
+/* A port's PFC counters for summary.json: frames sent upstream and received, time each class
+ * was held (classes never paused are left out); `headroom_drops` (switch ports) or NULL. */
+json_t *pfc_stats_json(const struct port *port, const uint64_t *headroom_drops);
 
 /* Builds a PAUSE frame (for tests and tools). */
 void pfc_build(struct pkt *p, uint8_t class_mask, const uint16_t quanta[PFC_NCLASSES]);

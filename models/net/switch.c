@@ -1,8 +1,12 @@
+/* The switch node kind: parameters, build hooks, the fixed forwarding stage and the packet
+ * path through pipeline and traffic manager. */
 #include "models/net/switch.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/net/p4switch.h"
+#include "models/net/switch_report.h"
 #include "sim/util.h"
 
 static const char *const sched_names[] = {"strict", "drr", NULL};
@@ -11,9 +15,47 @@ static const char *const unit_names[] = {"bytes", "packets", NULL};
 static const char *const routes_names[] = {"auto", "on", "off", NULL};
 static const char *const ts_names[] = {"us", "ns", NULL};
 
+static const struct param_def drr_weight = {"weight", PARAM_INT, 0, NULL, "1", "1000000"};
+static const struct param_def pfc_class = {"class", PARAM_INT, 0, NULL, "0", "7"};
+static const struct param_def port_number = {"port", PARAM_INT, 0, NULL, "0", "65535"};
+
+#define EP(field) offsetof(struct p4switch_entry, field)
+static const struct param_def entry_params[] = {
+    {"table", PARAM_STRING, EP(table), NULL, NULL, NULL, NULL, "table name (or unique suffix)"},
+    {"key", PARAM_MAP, EP(key), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "key field: value (exact 0x0a000001, lpm 10.0.0.0/8, ternary v&&&mask, range lo..hi)"},
+    {"action", PARAM_STRING, EP(action), NULL, NULL, NULL, NULL, "action name"},
+    {"args", PARAM_MAP, EP(args), PARAM_OPTIONAL, NULL, NULL, NULL, "action parameter: value"},
+    {"priority", PARAM_INT, EP(priority), "-1", "-1", "2147483647", NULL,
+     "ternary/range entries: larger wins (-1: none)"},
+};
+/* default_actions: the same keys but `key` and `priority` */
+static const struct param_def default_params[] = {
+    {"table", PARAM_STRING, EP(table), NULL, NULL, NULL, NULL, "table name (or unique suffix)"},
+    {"action", PARAM_STRING, EP(action), NULL, NULL, NULL, NULL, "action name"},
+    {"args", PARAM_MAP, EP(args), PARAM_OPTIONAL, NULL, NULL, NULL, "action parameter: value"},
+};
+#define RP(field) offsetof(struct p4switch_register, field)
+static const struct param_def register_params[] = {
+    {"register", PARAM_STRING, RP(reg), NULL, NULL, NULL, NULL, "register name"},
+    {"index", PARAM_INT, RP(index), NULL, "0", NULL, NULL, "cell"},
+    {"value", PARAM_INT, RP(value), NULL, "0", NULL, NULL, "initial value"},
+};
+#define MP(field) offsetof(struct p4switch_mcast, field)
+static const struct param_def mcast_params[] = {
+    {"group", PARAM_INT, MP(group), NULL, "1", "65535", NULL, "multicast group id"},
+    {"ports", PARAM_LIST, MP(ports), NULL, NULL, NULL, NULL, "member ports", &port_number, 1},
+    {"rid", PARAM_INT, MP(rid), "0", "0", "65535", NULL, "replication id of the copies"},
+};
+#define MRP(field) offsetof(struct p4switch_mirror, field)
+static const struct param_def mirror_params[] = {
+    {"session", PARAM_INT, MRP(session), NULL, "0", "65535", NULL, "mirroring session id"},
+    {"port", PARAM_INT, MRP(port), NULL, "0", "65535", NULL, "port the clones leave on"},
+};
+
 #define SWP(field) offsetof(struct switch_cfg, field)
 #define TMP(field) (offsetof(struct switch_cfg, tm) + offsetof(struct tmgr_cfg, field))
-const struct param_def switch_params[] = {
+static const struct param_def switch_params[] = {
     {"name", PARAM_STRING, SWP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "switch name (unique)"},
     {"latency", PARAM_TIME, SWP(latency_ps), "0", "0", "1s", NULL,
      "pipeline latency from ingress port to traffic manager"},
@@ -27,8 +69,8 @@ const struct param_def switch_params[] = {
      "strict: higher priority first; drr: deficit round robin with weights"},
     {"drr_quantum", PARAM_SIZE, TMP(drr_quantum_bytes), "1514B", "64B", "1MB", NULL,
      "DRR quantum, bytes per round per unit of weight"},
-    {"drr_weights", PARAM_NODE, SWP(weights), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "DRR weight per queue, a list of integers (default all 1)"},
+    {"drr_weights", PARAM_LIST, SWP(weights), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "DRR weight per queue (default all 1)", &drr_weight, 1, 0, 8},
     {"ecn", PARAM_ENUM, TMP(ecn_mode), "none", NULL, NULL, ecn_names,
      "ECN marking at enqueue of ECN-capable packets"},
     {"ecn_unit", PARAM_ENUM, TMP(ecn_unit), "bytes", NULL, NULL, unit_names,
@@ -41,8 +83,8 @@ const struct param_def switch_params[] = {
      "red: marking probability at ecn_kmax"},
     {"pfc", PARAM_BOOL, TMP(pfc), "false", NULL, NULL, NULL,
      "priority flow control (802.1Qbb) for the lossless classes"},
-    {"pfc_classes", PARAM_NODE, SWP(pfc_classes), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "lossless classes, a list of 0..7 (default all)"},
+    {"pfc_classes", PARAM_LIST, SWP(pfc_classes), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "lossless classes (default all)", &pfc_class, 1, 0, 8},
     {"pfc_xoff", PARAM_SIZE, TMP(pfc_xoff_bytes), "64KB", "1KB", NULL, NULL,
      "per ingress port and class: send PAUSE at or above this many bytes buffered"},
     {"pfc_xon", PARAM_SIZE, TMP(pfc_xon_bytes), "32KB", "0", NULL, NULL,
@@ -51,16 +93,20 @@ const struct param_def switch_params[] = {
      "bytes absorbed after XOFF (0 = auto: 2 x rate x delay + 3 MTU frames + PAUSE)"},
     {"program", PARAM_STRING, SWP(program), "basic", NULL, NULL, NULL,
      "P4 program: basic, tensorexpress, a .p4 path, or none (fixed routing, no P4)"},
-    {"tables", PARAM_NODE, SWP(p4_tables), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "P4 table entries: [{table, key: {field: value}, action, args: {param: value}, priority}]"},
-    {"default_actions", PARAM_NODE, SWP(p4_defaults), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "P4 default actions: [{table, action, args}]"},
-    {"registers", PARAM_NODE, SWP(p4_registers), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "P4 register initial values: [{register, index, value}]"},
-    {"multicast", PARAM_NODE, SWP(p4_multicast), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "P4 multicast groups: [{group, ports: [...], rid}]"},
-    {"mirror", PARAM_NODE, SWP(p4_mirror), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "P4 mirroring (clone) sessions: [{session, port}]"},
+    {"tables", PARAM_TABLE, SWP(p4_tables), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 table entries", entry_params, ARRAY_LEN(entry_params), sizeof(struct p4switch_entry)},
+    {"default_actions", PARAM_TABLE, SWP(p4_defaults), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 default actions", default_params, ARRAY_LEN(default_params),
+     sizeof(struct p4switch_entry)},
+    {"registers", PARAM_TABLE, SWP(p4_registers), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 register initial values", register_params, ARRAY_LEN(register_params),
+     sizeof(struct p4switch_register)},
+    {"multicast", PARAM_TABLE, SWP(p4_multicast), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 multicast groups", mcast_params, ARRAY_LEN(mcast_params),
+     sizeof(struct p4switch_mcast)},
+    {"mirror", PARAM_TABLE, SWP(p4_mirror), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "P4 mirroring (clone) sessions", mirror_params, ARRAY_LEN(mirror_params),
+     sizeof(struct p4switch_mirror)},
     {"routes", PARAM_ENUM, SWP(routes), "auto", NULL, NULL, routes_names,
      "P4: install shortest-path routes into route_table (auto: if the program has it)"},
     {"route_table", PARAM_STRING, SWP(route_table), "ipv4_lpm", NULL, NULL, NULL,
@@ -76,22 +122,11 @@ const struct param_def switch_params[] = {
     {"timestamps", PARAM_ENUM, SWP(timestamps), "us", NULL, NULL, ts_names,
      "P4: unit of standard_metadata timestamps (us like bmv2, or ns)"},
 };
-const size_t switch_nparams = ARRAY_LEN(switch_params);
+static const size_t switch_nparams = ARRAY_LEN(switch_params);
 
-static void switch_receive(struct node *n, struct port *in, struct pkt *p);
-static struct pkt *switch_pull(struct node *n, struct port *out);
-static void switch_destroy(struct node *n);
-
-static const struct node_ops switch_ops = {
-    .kind = "switch",
-    .receive = switch_receive,
-    .pull = switch_pull,
-    .destroy = switch_destroy,
-};
-
-bool node_is_switch(const struct node *n)
+static struct sw *sw_of(struct node *n)
 {
-    return n->ops == &switch_ops;
+    return container_of(n, struct sw, node);
 }
 
 void switch_enqueue(struct sw *sw, uint32_t out, struct pkt *p)
@@ -118,15 +153,16 @@ void switch_enqueue(struct sw *sw, uint32_t out, struct pkt *p)
 static void route_ingress(struct sw *sw, struct pkt *p)
 {
     uint32_t h = pkt_is_ipv4(p) ? pkt_ip_host(pkt_ipv4_dst(p)) : UINT32_MAX;
-    if (h >= sw->nroutes || sw->routes[h].n == 0) {
+    const uint32_t *ports;
+    uint32_t n = route_set_get(&sw->routes, h, &ports);
+    if (n == 0) {
         sw->no_route_drops++;
         pkt_free(sw->node.sim, p);
         return;
     }
-    const struct switch_route *r = &sw->routes[h];
-    uint32_t k = r->n == 1 ? 0 : pkt_flow_hash(p, sw->salt) % r->n;
+    uint32_t k = n == 1 ? 0 : pkt_flow_hash(p, sw->salt) % n;
     p->qclass = p->prio;
-    switch_enqueue(sw, sw->nexthops[r->first + k], p);
+    switch_enqueue(sw, ports[k], p);
 }
 
 static const struct switch_stage_ops route_stage = {.ingress = route_ingress};
@@ -151,7 +187,7 @@ void switch_reinject(struct sw *sw, struct pkt *p)
 
 static void switch_receive(struct node *n, struct port *in, struct pkt *p)
 {
-    struct sw *sw = switch_of(n);
+    struct sw *sw = sw_of(n);
     if (pfc_is_pause(p)) {
         pfc_receive(n->sim, in, p);
         return;
@@ -163,7 +199,7 @@ static void switch_receive(struct node *n, struct port *in, struct pkt *p)
 
 static struct pkt *switch_pull(struct node *n, struct port *out)
 {
-    struct sw *sw = switch_of(n);
+    struct sw *sw = sw_of(n);
     uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
     for (;;) {
         struct pkt *p = tmgr_dequeue(n->sim, &sw->tm, out->index, allowed);
@@ -188,75 +224,111 @@ static struct pkt *switch_pull(struct node *n, struct port *out)
 
 static void switch_destroy(struct node *n)
 {
-    struct sw *sw = switch_of(n);
+    struct sw *sw = sw_of(n);
     /* packets in the pipeline and queues may hold stage state: free them first */
     delayline_fini(n->sim, &sw->pipe);
     if (sw->tm.ports)
         tmgr_fini(n->sim, &sw->tm);
     if (sw->stage->destroy)
         sw->stage->destroy(sw);
-    free(sw->routes);
-    free(sw->nexthops);
+    route_set_fini(&sw->routes);
+    param_free(switch_params, switch_nparams, &sw->cfg);
     node_fini(n);
     free(sw);
 }
 
-struct sw *switch_create(struct sim *sim, const char *name, uint32_t id,
-                         const struct switch_cfg *cfg)
+static int switch_check(const void *cfgp, const struct param_layers *where, const char *name,
+                        struct diag *d)
 {
+    const struct switch_cfg *c = cfgp;
+    int errors = 0;
+    if (c->tm.pfc && c->tm.pfc_xon_bytes > c->tm.pfc_xoff_bytes) {
+        diag_error(d, param_layers_loc(where, "pfc_xon"),
+                   "switch '%s': pfc_xon must not exceed pfc_xoff", name);
+        errors++;
+    }
+    if (c->tm.ecn_mode == TMGR_ECN_RED && c->tm.ecn_kmax <= c->tm.ecn_kmin) {
+        diag_error(d, param_layers_loc(where, "ecn_kmax"),
+                   "switch '%s': ecn red needs ecn_kmax > ecn_kmin", name);
+        errors++;
+    }
+    return errors;
+}
+
+static struct node *switch_create(const struct node_env *env, const char *name, uint32_t id,
+                                  const void *cfgp)
+{
+    const struct switch_cfg *cfg = cfgp;
     struct sw *sw = xcalloc(1, sizeof(*sw));
-    node_init(&sw->node, sim, &switch_ops, name, id);
+    node_init(&sw->node, env->sim, &switch_node_ops, name, id);
     sw->cfg = *cfg;
+    sw->cfg.tm.pfc_classes = 0xff;
+    if (cfg->pfc_classes.given) {
+        sw->cfg.tm.pfc_classes = 0;
+        for (uint32_t k = 0; k < cfg->pfc_classes.n; k++)
+            sw->cfg.tm.pfc_classes |= (uint8_t)(1u << param_vec_int(&cfg->pfc_classes, k));
+    }
     sw->stage = &route_stage;
     sw->salt = (uint32_t)hash_fnv1a(name, strlen(name), HASH_FNV_INIT);
     delayline_init(&sw->pipe, cfg->latency_ps, pipeline_out, sw);
-    return sw;
+    return &sw->node;
 }
 
-void switch_finish_ports(struct sw *sw)
+/* Bytes the upstream may still send after XOFF: while the PAUSE waits behind a frame already on
+ * our wire (one frame), crosses the link (its own time and one propagation delay) and the
+ * upstream finishes the frame it started (one frame), plus what is on the wire toward us (one
+ * propagation delay), plus one frame of response time, as 802.1Qbb headroom sizing counts. */
+static uint64_t auto_headroom(const struct link_cfg *l)
 {
+    unsigned __int128 bdp = (unsigned __int128)l->rate_bps * (uint64_t)l->delay_ps * 2;
+    return (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * (1514 + l->overhead_bytes) +
+           PFC_FRAME_BYTES + l->overhead_bytes;
+}
+
+/* The traffic manager, once every link is connected. */
+static int switch_connected(struct node *n, const struct node_env *env,
+                            const struct param_layers *where)
+{
+    (void)env;
+    (void)where;
+    struct sw *sw = sw_of(n);
     char stream[256];
-    snprintf(stream, sizeof(stream), "switch.%s.ecn", sw->node.name);
-    tmgr_init(&sw->tm, &sw->cfg.tm, sw->node.nports, sim_rng(sw->node.sim, stream));
-    const struct cfg_node *w = sw->cfg.weights;
-    for (uint32_t i = 0; w && i < sw->node.nports; i++) {
-        for (size_t c = 0; c < w->n && c < PQ_MAX_PRIO; c++)
-            sw->tm.ports[i].q.cls[c].weight = (uint32_t)strtoul(w->items[c]->str, NULL, 10);
-    }
-    for (uint32_t i = 0; i < sw->node.nports; i++) {
-        const struct link_cfg *l = &sw->node.ports[i]->tx.cfg;
+    snprintf(stream, sizeof(stream), "switch.%s.ecn", n->name);
+    tmgr_init(&sw->tm, &sw->cfg.tm, n->nports, sim_rng(n->sim, stream));
+    const struct param_vec *w = &sw->cfg.weights;
+    for (uint32_t i = 0; i < n->nports; i++) {
+        for (uint32_t c = 0; c < w->n; c++)
+            sw->tm.ports[i].q.cls[c].weight = (uint32_t)param_vec_int(w, c);
         uint64_t h = sw->cfg.tm.pfc_headroom_bytes;
-        if (h == 0) {
-            /* bytes the upstream may still send after XOFF: while the PAUSE waits behind a frame
-             * already on our wire (one frame), crosses the link (its own time and one
-             * propagation delay) and the upstream finishes the frame it started (one frame),
-             * plus what is on the wire toward us (one propagation delay), plus one frame of
-             * response time, as 802.1Qbb headroom sizing counts */
-            unsigned __int128 bdp = (unsigned __int128)l->rate_bps * (uint64_t)l->delay_ps * 2;
-            h = (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * (1514 + l->overhead_bytes) +
-                PFC_FRAME_BYTES + l->overhead_bytes;
-        }
-        sw->tm.ports[i].headroom_bytes = h;
+        sw->tm.ports[i].headroom_bytes = h ? h : auto_headroom(&n->ports[i]->tx.cfg);
     }
+    return 0;
 }
 
-void switch_set_route(struct sw *sw, uint32_t host, const uint32_t *ports, uint32_t n)
+static struct route_set *switch_routes(struct node *n)
 {
-    /* The builder adds one host at a time: grow geometrically, or building a large fabric
-     * copies every table once per host. */
-    if (host >= sw->nroutes) {
-        if (host >= sw->routes_cap) {
-            sw->routes_cap = MAX(host + 1, 2 * sw->routes_cap);
-            sw->routes = xrealloc(sw->routes, sw->routes_cap * sizeof(*sw->routes));
-        }
-        memset(sw->routes + sw->nroutes, 0, (host + 1 - sw->nroutes) * sizeof(*sw->routes));
-        sw->nroutes = host + 1;
-    }
-    if (sw->nnexthops + n > sw->nexthops_cap) {
-        sw->nexthops_cap = MAX(sw->nnexthops + n, 2 * sw->nexthops_cap);
-        sw->nexthops = xrealloc(sw->nexthops, sw->nexthops_cap * sizeof(*sw->nexthops));
-    }
-    memcpy(sw->nexthops + sw->nnexthops, ports, n * sizeof(*ports));
-    sw->routes[host] = (struct switch_route){sw->nnexthops, n};
-    sw->nnexthops += n;
+    return &sw_of(n)->routes;
 }
+
+const struct node_ops switch_node_ops = {
+    .kind = "switch",
+    .summary = "a switch: forwarding stage + traffic manager (entries of `switches:`)",
+    .params = switch_params,
+    .nparams = &switch_nparams,
+    .cfg_size = sizeof(struct switch_cfg),
+    .shared_create = p4switch_shared_create,
+    .shared_destroy = p4switch_shared_destroy,
+    .shared_inputs = p4switch_shared_inputs,
+    .check = switch_check,
+    .create = switch_create,
+    .connected = switch_connected,
+    .finish = p4switch_setup,
+    .routes = switch_routes,
+    .receive = switch_receive,
+    .pull = switch_pull,
+    .destroy = switch_destroy,
+    .stats_json = switch_stats_json,
+    .drops = switch_drops,
+    .print = switch_print,
+    .queue_len = switch_queue_len,
+};

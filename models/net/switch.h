@@ -1,7 +1,8 @@
 /* A switch: ports → pipeline latency → forwarding stage → traffic manager → egress links.
- * The forwarding stage is a replaceable hook: today a routing table that the scenario builder
- * fills with shortest paths (ECMP by flow hash among equal-cost next hops); a P4 pipeline takes
- * its place without touching the traffic manager. */
+ * The forwarding stage is a replaceable hook: the fixed stage forwards by the route set routing
+ * fills (ECMP by flow hash among equal-cost next hops, queue = the sender's priority); a P4
+ * pipeline (p4switch.h) takes its place without touching the traffic manager. The kind's
+ * plug-in table is switch_node_ops (builder and report hooks; statistics in switch_report.c). */
 #ifndef SIM_MODELS_NET_SWITCH_H
 #define SIM_MODELS_NET_SWITCH_H
 
@@ -9,6 +10,7 @@
 
 #include "models/net/delayline.h"
 #include "models/net/node.h"
+#include "models/net/routing.h"
 #include "models/net/tmgr.h"
 #include "sim/param.h"
 
@@ -20,19 +22,42 @@ enum switch_routes {
     SWITCH_ROUTES_OFF = 2,
 };
 
+/* P4 configuration entries (decoded by the parameter tables of switch.c). */
+struct p4switch_entry {      /* tables: and default_actions: */
+    const char *table;
+    struct param_vec key;    /* struct param_kv: key field -> value (tables only) */
+    const char *action;
+    struct param_vec args;   /* struct param_kv: action parameter -> value */
+    int64_t priority;        /* -1: none given */
+};
+struct p4switch_register {   /* registers: */
+    const char *reg;
+    int64_t index;
+    int64_t value;
+};
+struct p4switch_mcast {      /* multicast: */
+    int64_t group;
+    struct param_vec ports;  /* int64_t */
+    int64_t rid;
+};
+struct p4switch_mirror {     /* mirror: */
+    int64_t session;
+    int64_t port;
+};
+
 struct switch_cfg {
     const char *name;
     sim_time_t latency_ps; /* ingress to traffic manager */
     struct tmgr_cfg tm;
-    const struct cfg_node *weights;     /* DRR weights per class (list of integers) */
-    const struct cfg_node *pfc_classes; /* lossless classes (list), default all */
+    struct param_vec weights;     /* DRR weight per class (int64_t) */
+    struct param_vec pfc_classes; /* lossless classes (int64_t); not given: all */
     /* P4 (p4switch.h) */
     const char *program; /* "basic", "tensorexpress", a .p4 path, or "none" (fixed routing) */
-    const struct cfg_node *p4_tables;
-    const struct cfg_node *p4_defaults;
-    const struct cfg_node *p4_registers;
-    const struct cfg_node *p4_multicast;
-    const struct cfg_node *p4_mirror;
+    struct param_vec p4_tables;    /* struct p4switch_entry */
+    struct param_vec p4_defaults;  /* struct p4switch_entry (no key) */
+    struct param_vec p4_registers; /* struct p4switch_register */
+    struct param_vec p4_multicast; /* struct p4switch_mcast */
+    struct param_vec p4_mirror;    /* struct p4switch_mirror */
     int routes; /* enum switch_routes */
     const char *route_table;
     const char *route_key;
@@ -52,11 +77,6 @@ struct switch_stage_ops {
     void (*destroy)(struct sw *sw);
 };
 
-struct switch_route {
-    uint32_t first; /* into nexthops */
-    uint32_t n;     /* equal-cost next hops; 0 = unreachable */
-};
-
 struct sw {
     struct node node;
     struct switch_cfg cfg;
@@ -64,25 +84,15 @@ struct sw {
     struct delayline pipe;
     const struct switch_stage_ops *stage;
     void *stage_ud; /* the stage's state (struct p4switch) */
-    struct switch_route *routes; /* indexed by destination host index */
-    uint32_t nroutes;
-    uint32_t routes_cap;
-    uint32_t *nexthops;
-    uint32_t nnexthops;
-    uint32_t nexthops_cap;
-    uint32_t salt; /* ECMP hash salt */
+    struct route_set routes; /* next hops by destination host index */
+    uint32_t salt;           /* ECMP hash salt */
     uint64_t rx_pkts;
     uint64_t no_route_drops; /* no route, or a port the switch does not have */
     uint64_t egress_drops;   /* dropped by the egress stage (P4) */
 };
 
-extern const struct param_def switch_params[];
-extern const size_t switch_nparams;
+extern const struct node_ops switch_node_ops;
 
-struct sw *switch_create(struct sim *sim, const char *name, uint32_t id,
-                         const struct switch_cfg *cfg);
-/* Sets up the traffic manager once every link is connected. */
-void switch_finish_ports(struct sw *sw);
 /* Admits p to egress port `port` (traffic manager, PFC) and starts the port's link. Takes
  * ownership; an out-of-range port drops the packet. */
 void switch_enqueue(struct sw *sw, uint32_t port, struct pkt *p);
@@ -90,14 +100,10 @@ void switch_enqueue(struct sw *sw, uint32_t port, struct pkt *p);
 void switch_reinject(struct sw *sw, struct pkt *p);
 /* Installs a forwarding stage in place of fixed routing (before the run). */
 void switch_set_stage(struct sw *sw, const struct switch_stage_ops *ops, void *ud);
-/* Routing table: next hops of destination host `host` (port indexes). */
-void switch_set_route(struct sw *sw, uint32_t host, const uint32_t *ports, uint32_t n);
-
+/* The switch a node is, or NULL. */
 static inline struct sw *switch_of(struct node *n)
 {
-    return (struct sw *)n;
+    return n->ops == &switch_node_ops ? (struct sw *)n : NULL;
 }
-
-bool node_is_switch(const struct node *n);
 
 #endif

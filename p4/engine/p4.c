@@ -2,6 +2,7 @@
  * switch instance: see p4.h. */
 #include "p4/engine/p4.h"
 #include "p4/engine/p4pipe.h"
+#include "p4/engine/p4sem.h"
 
 #include <errno.h>
 #include <stdlib.h>

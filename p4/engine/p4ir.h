@@ -12,6 +12,7 @@
 #ifndef SIM_P4_P4IR_H
 #define SIM_P4_P4IR_H
 
+#include "p4/engine/p4ops.h"
 #include "p4/engine/p4parse.h"
 
 enum p4type_kind {
@@ -63,20 +64,6 @@ struct p4_type {
     int varbit_max;    /* VARBIT: maximum bits (width is 0); HEADER: its varbit's max
                         * (the header's width counts only the fixed fields) */
     const struct p4ast *decl;
-};
-
-// clang-format off
-#define P4OP_LIST(X)                                                                       \
-    X(CONST) X(LOAD) X(LOADX) X(ADD) X(SUB) X(MUL) X(DIV) X(MOD) X(SHL) X(SHR) X(AND)       \
-    X(OR) X(XOR) X(NOT) X(NEG) X(SADD) X(SSUB) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(LAND) \
-    X(LOR) X(LNOT) X(COND) X(CONCAT) X(SLICE) X(CAST) X(ISVALID) X(CALL) X(HIT) X(MISS)     \
-    X(LOOKAHEAD) X(LASTINDEX) X(EQC) X(NEC)
-// clang-format on
-
-enum p4op {
-#define P4OP_ENUM(n) P4OP_##n,
-    P4OP_LIST(P4OP_ENUM)
-#undef P4OP_ENUM
 };
 
 /* LOADX index kinds */
@@ -357,8 +344,5 @@ struct p4_prog {
 
 /* Allocation owned by the program (freed by p4_prog_free). */
 void *p4ir_alloc(struct p4_prog *prog, size_t n);
-
-/* Lowers a parsed program; returns NULL after reporting errors. */
-struct p4_prog *p4sem_lower(struct p4ast *root, struct p4_diag *diag);
 
 #endif

@@ -722,6 +722,122 @@ static void cmd_counter(struct stf *s, const char *p)
                 (unsigned long long)pk, (unsigned long long)by);
 }
 
+/* mc_node_create RID PORT... */
+static void cmd_mc_node_create(struct stf *s, const char *p)
+{
+    uint64_t a;
+    uint64_t b;
+    size_t n;
+    uint32_t ports[512];
+    int np = 0;
+    if (!need_u64(s, &p, "rid", &a))
+        return;
+    for (;;) {
+        const char *t = token(&p, &n);
+        if (!n)
+            break;
+        if (!parse_u64(t, n, &b) || b > 511 || np >= 512) {
+            stf_error(s, t, "expected port near '%.*s'", (int)n, t);
+            return;
+        }
+        ports[np++] = (uint32_t)b;
+    }
+    int h;
+    p4rt_mc_node_create(s->pipe, (uint32_t)a, ports, np, &h);
+}
+
+/* value_set_add NAME VALUE (ddlsim extension) */
+static void cmd_value_set_add(struct stf *s, const char *p)
+{
+    char err[512];
+    size_t n;
+    const char *t = token(&p, &n);
+    char name[256];
+    snprintf(name, sizeof(name), "%.*s", (int)n, t);
+    const char *vt = token(&p, &n);
+    char val[256];
+    snprintf(val, sizeof(val), "%.*s", (int)(n < 255 ? n : 255), vt);
+    if (!n)
+        stf_error(s, vt, "expected a value");
+    else if (p4rt_value_set_add(s->pipe, name, val, err, sizeof(err)))
+        stf_error(s, t, "%s", err);
+}
+
+/* meter_set M IDX CIR CBURST PIR PBURST (rates in units/s) */
+static void cmd_meter_set(struct stf *s, const char *p)
+{
+    char err[512];
+    size_t n;
+    const char *t = token(&p, &n);
+    char name[256];
+    snprintf(name, sizeof(name), "%.*s", (int)n, t);
+    uint64_t v[5];
+    for (int i = 0; i < 5; i++) {
+        if (!need_u64(s, &p, i == 0 ? "index" : "rate or burst", &v[i]))
+            return;
+    }
+    if (p4rt_meter_set(s->pipe, name, v[0], v[1], v[2], v[3], v[4], err, sizeof(err)))
+        stf_error(s, t, "%s", err);
+}
+
+/* set_queue_depth PORT ENQ [DEQ] */
+static void cmd_queue_depth(struct stf *s, const char *cmd, const char *p)
+{
+    uint64_t a;
+    uint64_t b;
+    size_t n;
+    if (!need_u64(s, &p, "port", &a) || !need_u64(s, &p, "depth", &b))
+        return;
+    if (a >= STF_MAX_PORTS) {
+        stf_error(s, cmd, "port out of range");
+        return;
+    }
+    s->enq_qdepth[a] = (uint32_t)b;
+    uint64_t d = b;
+    const char *t = token(&p, &n);
+    if (n && !parse_u64(t, n, &d)) {
+        stf_error(s, t, "expected dequeue depth");
+        return;
+    }
+    s->deq_qdepth[a] = (uint32_t)d;
+}
+
+/* set_queue_delay PORT TIME */
+static void cmd_queue_delay(struct stf *s, const char *p)
+{
+    uint64_t a;
+    size_t n;
+    if (!need_u64(s, &p, "port", &a))
+        return;
+    const char *t = token(&p, &n);
+    int64_t d;
+    if (a >= STF_MAX_PORTS || !parse_duration(t, n, &d)) {
+        stf_error(s, t, "expected port and duration");
+        return;
+    }
+    s->qdelay_ps[a] = d;
+}
+
+/* remove TABLE ENTRY_ID */
+static void cmd_remove(struct stf *s, const char *p)
+{
+    char err[512];
+    uint64_t a;
+    size_t n;
+    const char *t = token(&p, &n);
+    char table[256];
+    snprintf(table, sizeof(table), "%.*s", (int)n, t);
+    if (!need_u64(s, &p, "entry id", &a))
+        return;
+    int handle = (int)a;
+    for (int i = 0; i < s->nids; i++) {
+        if (s->ids[i] == (int)a)
+            handle = s->id_handles[i];
+    }
+    if (p4rt_table_remove(s->pipe, table, handle, err, sizeof(err)))
+        stf_error(s, t, "%s", err);
+}
+
 static void command(struct stf *s, char *line)
 {
     s->text = line;
@@ -765,38 +881,13 @@ static void command(struct stf *s, char *line)
             p4rt_mc_group_create(s->pipe, (uint32_t)a, err, sizeof(err)))
             stf_error(s, cmd, "%s", err);
     } else if (!strcasecmp(kw, "mc_node_create")) {
-        uint32_t ports[512];
-        int np = 0;
-        if (!need_u64(s, &p, "rid", &a))
-            return;
-        for (;;) {
-            const char *t = token(&p, &n);
-            if (!n)
-                break;
-            if (!parse_u64(t, n, &b) || b > 511 || np >= 512) {
-                stf_error(s, t, "expected port near '%.*s'", (int)n, t);
-                return;
-            }
-            ports[np++] = (uint32_t)b;
-        }
-        int h;
-        p4rt_mc_node_create(s->pipe, (uint32_t)a, ports, np, &h);
+        cmd_mc_node_create(s, p);
     } else if (!strcasecmp(kw, "mc_node_associate")) {
         if (need_u64(s, &p, "group", &a) && need_u64(s, &p, "node handle", &b) &&
             p4rt_mc_node_associate(s->pipe, (uint32_t)a, (int)b, err, sizeof(err)))
             stf_error(s, cmd, "%s", err);
     } else if (!strcasecmp(kw, "value_set_add")) {
-        /* value_set_add NAME VALUE (ddlsim extension) */
-        const char *t = token(&p, &n);
-        char name[256];
-        snprintf(name, sizeof(name), "%.*s", (int)n, t);
-        const char *vt = token(&p, &n);
-        char val[256];
-        snprintf(val, sizeof(val), "%.*s", (int)(n < 255 ? n : 255), vt);
-        if (!n)
-            stf_error(s, vt, "expected a value");
-        else if (p4rt_value_set_add(s->pipe, name, val, err, sizeof(err)))
-            stf_error(s, t, "%s", err);
+        cmd_value_set_add(s, p);
     } else if (!strcasecmp(kw, "mirroring_add")) {
         if (need_u64(s, &p, "session", &a) && need_u64(s, &p, "port", &b) &&
             p4rt_mirror_add(s->pipe, (uint32_t)a, (uint32_t)b, err, sizeof(err)))
@@ -807,17 +898,7 @@ static void command(struct stf *s, char *line)
     } else if (!strcasecmp(kw, "counter_read") || !strcasecmp(kw, "check_counter")) {
         cmd_counter(s, p);
     } else if (!strcasecmp(kw, "meter_set")) {
-        /* meter_set M IDX CIR CBURST PIR PBURST (rates in units/s) */
-        const char *t = token(&p, &n);
-        char name[256];
-        snprintf(name, sizeof(name), "%.*s", (int)n, t);
-        uint64_t v[5];
-        for (int i = 0; i < 5; i++) {
-            if (!need_u64(s, &p, i == 0 ? "index" : "rate or burst", &v[i]))
-                return;
-        }
-        if (p4rt_meter_set(s->pipe, name, v[0], v[1], v[2], v[3], v[4], err, sizeof(err)))
-            stf_error(s, t, "%s", err);
+        cmd_meter_set(s, p);
     } else if (!strcasecmp(kw, "time_advance")) {
         const char *t = token(&p, &n);
         int64_t d;
@@ -828,45 +909,11 @@ static void command(struct stf *s, char *line)
         else
             s->now_ps += d;
     } else if (!strcasecmp(kw, "set_queue_depth")) {
-        if (!need_u64(s, &p, "port", &a) || !need_u64(s, &p, "depth", &b))
-            return;
-        if (a >= STF_MAX_PORTS) {
-            stf_error(s, cmd, "port out of range");
-            return;
-        }
-        s->enq_qdepth[a] = (uint32_t)b;
-        uint64_t d = b;
-        const char *save = p;
-        const char *t = token(&p, &n);
-        if (n && !parse_u64(t, n, &d)) {
-            stf_error(s, t, "expected dequeue depth");
-            return;
-        }
-        (void)save;
-        s->deq_qdepth[a] = (uint32_t)d;
+        cmd_queue_depth(s, cmd, p);
     } else if (!strcasecmp(kw, "set_queue_delay")) {
-        if (!need_u64(s, &p, "port", &a))
-            return;
-        const char *t = token(&p, &n);
-        int64_t d;
-        if (a >= STF_MAX_PORTS || !parse_duration(t, n, &d)) {
-            stf_error(s, t, "expected port and duration");
-            return;
-        }
-        s->qdelay_ps[a] = d;
+        cmd_queue_delay(s, p);
     } else if (!strcasecmp(kw, "remove")) {
-        const char *t = token(&p, &n);
-        char table[256];
-        snprintf(table, sizeof(table), "%.*s", (int)n, t);
-        if (!need_u64(s, &p, "entry id", &a))
-            return;
-        int handle = (int)a;
-        for (int i = 0; i < s->nids; i++) {
-            if (s->ids[i] == (int)a)
-                handle = s->id_handles[i];
-        }
-        if (p4rt_table_remove(s->pipe, table, handle, err, sizeof(err)))
-            stf_error(s, t, "%s", err);
+        cmd_remove(s, p);
     } else if (!strcasecmp(kw, "wait") || !strcasecmp(kw, "no_packet")) {
         /* packets run to completion: nothing to wait for */
     } else {

@@ -36,9 +36,9 @@ struct p4table_entry {
 };
 
 struct p4table_level {
-    int priority;    /* total mask bits */
-    int count;       /* entries of this length */
-    uint64_t *mask;  /* key_words words */
+    int priority;   /* total mask bits */
+    int count;      /* entries of this length */
+    uint64_t *mask; /* key_words words */
 };
 
 struct p4table {
@@ -50,8 +50,8 @@ struct p4table {
     struct p4table_entry **entries; /* priority order */
     int n;
     int cap;
-    int *index;         /* exact-only: open addressing over entries (-1 empty) */
-    int index_cap;      /* power of two */
+    int *index;    /* exact-only: open addressing over entries (-1 empty) */
+    int index_cap; /* power of two */
     /* lpm-only: every entry hashed by (masked value, prefix length); a lookup probes each
      * prefix length present, longest first (entries of one length share one mask) */
     struct p4table_entry **lpm_index; /* open addressing, NULL empty; power-of-two size */

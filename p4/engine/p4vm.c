@@ -4,6 +4,7 @@
  * VM_DISPATCH/VM_CASE macros so computed goto can replace it later. */
 #include "p4/engine/p4hash.h"
 #include "p4/engine/p4pipe.h"
+#include "p4/engine/p4wire.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,164 +27,6 @@ static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out);
 static void exec_block(struct p4vm *vm, const struct p4ir_block *b);
 static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
 static void call(struct p4vm *vm, const struct p4ir_call *c);
-
-static inline int64_t sext(uint64_t v, int w)
-{
-    if (w >= 64)
-        return (int64_t)v;
-    return (int64_t)(v << (64 - w)) >> (64 - w);
-}
-
-/* ---- bits on the wire (big-endian, MSB first) ---- */
-
-static inline uint64_t read_bits(const uint8_t *p, uint32_t pos, int w)
-{
-    const uint8_t *q = p + (pos >> 3);
-    int sh = (int)(pos & 7);
-    int nbytes = (sh + w + 7) >> 3;
-    if (nbytes <= 8) {
-        uint64_t acc = 0;
-        for (int i = 0; i < nbytes; i++)
-            acc = (acc << 8) | q[i];
-        return (acc >> (nbytes * 8 - sh - w)) & p4util_mask64(w);
-    }
-    unsigned __int128 acc = 0;
-    for (int i = 0; i < nbytes; i++)
-        acc = (acc << 8) | q[i];
-    int extra = nbytes * 8 - sh - w;
-    return (uint64_t)(acc >> extra) & p4util_mask64(w);
-}
-
-/* Reads a field of width w (any width) into nw words. */
-static void read_field(const uint8_t *p, uint32_t pos, int w, uint64_t *out)
-{
-    if (w <= 64) {
-        out[0] = read_bits(p, pos, w);
-        return;
-    }
-    int nw = p4util_nwords(w);
-    for (int i = 0; i < nw; i++) {
-        int hi = w - 64 * i; /* bit index (from field start) after this word */
-        int lo = hi - 64 < 0 ? 0 : hi - 64;
-        out[i] = read_bits(p, pos + (uint32_t)lo, hi - lo);
-    }
-}
-
-/* Streaming MSB-first bit writer: fields are shifted into a 64-bit accumulator that is
- * stored 8 bytes at a time (big-endian), so emitting a header costs a few instructions per
- * field. */
-struct bitw {
-    uint8_t *out;
-    uint32_t n;   /* bytes written */
-    uint64_t acc; /* the low `bits` bits are pending */
-    int bits;     /* < 64 between calls */
-};
-
-static inline void bitw_store(struct bitw *b, uint64_t word)
-{
-    uint64_t x = __builtin_bswap64(word);
-    memcpy(b->out + b->n, &x, 8);
-    b->n += 8;
-}
-
-/* v must be zero above w (1 <= w <= 64). */
-static inline __attribute__((always_inline)) void bitw_put(struct bitw *b, uint64_t v, int w)
-{
-    int room = 64 - b->bits;
-    if (w < room) {
-        b->acc = (b->acc << w) | v;
-        b->bits += w;
-    } else if (w == room) {
-        bitw_store(b, room == 64 ? v : (b->acc << w) | v);
-        b->acc = 0;
-        b->bits = 0;
-    } else { /* split: the top `room` bits complete this word */
-        int rest = w - room;
-        bitw_store(b, (b->acc << room) | (v >> rest));
-        b->acc = v & p4util_mask64(rest);
-        b->bits = rest;
-    }
-}
-
-/* A field of any width (words little-endian). */
-static inline __attribute__((always_inline)) void bitw_field(struct bitw *b, const uint64_t *words,
-                                                             int w)
-{
-    if (w <= 64) {
-        bitw_put(b, words[0], w);
-        return;
-    }
-    int nw = p4util_nwords(w);
-    bitw_put(b, words[nw - 1], w - 64 * (nw - 1));
-    for (int i = nw - 2; i >= 0; i--)
-        bitw_put(b, words[i], 64);
-}
-
-static inline void bitw_flush(struct bitw *b)
-{
-    while (b->bits >= 8) {
-        b->out[b->n++] = (uint8_t)(b->acc >> (b->bits - 8));
-        b->bits -= 8;
-    }
-    if (b->bits > 0) /* zero padding at the end */
-        b->out[b->n++] = (uint8_t)(b->acc << (8 - b->bits));
-    b->bits = 0;
-    b->acc = 0;
-}
-
-/* Streaming MSB-first bit reader for extraction (loads 8 bytes at a time when it can;
- * never reads past `end`, and callers check the length first). */
-struct bitr {
-    const uint8_t *p;
-    const uint8_t *end;
-    unsigned __int128 acc; /* the low `bits` bits are unread */
-    int bits;
-};
-
-static inline void bitr_init(struct bitr *r, const uint8_t *buf, uint32_t len, uint32_t bitpos)
-{
-    r->p = buf + (bitpos >> 3);
-    r->end = buf + len;
-    r->acc = 0;
-    r->bits = 0;
-    int sh = (int)(bitpos & 7);
-    if (sh) {
-        r->acc = *r->p++ & (0xffu >> sh);
-        r->bits = 8 - sh;
-    }
-}
-
-static inline __attribute__((always_inline)) uint64_t bitr_get(struct bitr *r, int w)
-{
-    if (r->bits < w) {
-        if (r->end - r->p >= 8) {
-            uint64_t x;
-            memcpy(&x, r->p, 8);
-            r->p += 8;
-            r->acc = (r->acc << 64) | __builtin_bswap64(x);
-            r->bits += 64;
-        } else {
-            while (r->bits < w) {
-                r->acc = (r->acc << 8) | *r->p++;
-                r->bits += 8;
-            }
-        }
-    }
-    r->bits -= w;
-    return (uint64_t)(r->acc >> r->bits) & p4util_mask64(w);
-}
-
-static inline __attribute__((always_inline)) void bitr_field(struct bitr *r, uint64_t *words, int w)
-{
-    if (w <= 64) {
-        words[0] = bitr_get(r, w);
-        return;
-    }
-    int nw = p4util_nwords(w);
-    words[nw - 1] = bitr_get(r, w - 64 * (nw - 1));
-    for (int i = nw - 2; i >= 0; i--)
-        words[i] = bitr_get(r, 64);
-}
 
 /* ---- references ---- */
 
@@ -229,13 +72,59 @@ static void store_big(const struct p4ir_expr *e, const struct p4_big *b, uint64_
     memcpy(out, t.w, (size_t)e->nw * 8);
 }
 
+static inline struct p4ops_args op_args(const struct p4ir_expr *e)
+{
+    return (struct p4ops_args){e->width, e->awidth, e->aux, e->sgn, e->mask};
+}
+
+__attribute__((noinline)) static void fault(struct p4vm *vm, struct p4_loc loc, const char *msg)
+{
+    if (vm->pipe && vm->pipe->host.fault)
+        vm->pipe->host.fault(vm->pipe->host.ud, loc.file, loc.line, loc.col, msg);
+}
+
+/* An operator of the table (p4ops.h) on operands of any width; r exact, not truncated. */
+static void op_wide(struct p4vm *vm, const struct p4ir_expr *e, struct p4_big *r)
+{
+    struct p4_big x;
+    struct p4_big y;
+    enum p4op op = (enum p4op)e->op;
+    bool sext = e->sgn && p4ops_wide_sext(op);
+    load_big(vm, e->a, &x, sext);
+    if (e->b)
+        load_big(vm, e->b, &y, sext);
+    else
+        memset(&y, 0, sizeof(y));
+    bool div0 = false;
+    struct p4ops_args p = op_args(e);
+    p4ops_wide(op, r, &x, &y, &p, &div0);
+    if (div0)
+        fault(vm, e->loc, op == P4OP_DIV ? "division by zero" : "modulo by zero");
+}
+
+static uint64_t lookahead(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out)
+{
+    if (vm->in_bitpos + e->width > vm->in_len * 8) {
+        if (vm->flow == P4VM_NORMAL) {
+            vm->parser_error = ERR_PACKET_TOO_SHORT;
+            vm->flow = P4VM_EXIT;
+        }
+        if (out)
+            memset(out, 0, (size_t)e->nw * 8);
+        return 0;
+    }
+    if (out) {
+        read_field(vm->in, vm->in_bitpos, e->width, out);
+        return 0;
+    }
+    return read_bits(vm->in, vm->in_bitpos, e->width);
+}
+
+/* Evaluates an expression wider than 64 bits into e->nw words. */
 __attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_expr *e,
                                             uint64_t *out)
 {
     int nw = e->nw;
-    struct p4_big x;
-    struct p4_big y;
-    struct p4_big r;
     switch (e->op) {
     case P4OP_CONST:
         memcpy(out, e->kw, (size_t)nw * 8);
@@ -264,180 +153,64 @@ __attribute__((noinline)) static void evalw(struct p4vm *vm, const struct p4ir_e
             evalw(vm, e->c, out);
         return;
     case P4OP_LOOKAHEAD:
-        if (vm->in_bitpos + e->width > vm->in_len * 8) {
-            if (vm->flow == P4VM_NORMAL) {
-                vm->parser_error = 1; /* PacketTooShort */
-                vm->flow = P4VM_EXIT;
-            }
-            memset(out, 0, (size_t)nw * 8);
+        lookahead(vm, e, out);
+        return;
+#define P4VM_WIDE_CASE(name, ...) case P4OP_##name:
+        P4OPS_BINARY(P4VM_WIDE_CASE)
+        P4OPS_UNARY(P4VM_WIDE_CASE)
+#undef P4VM_WIDE_CASE
+        {
+            struct p4_big r;
+            op_wide(vm, e, &r);
+            store_big(e, &r, out);
             return;
         }
-        read_field(vm->in, vm->in_bitpos, e->width, out);
-        return;
-    default:
-        break;
-    }
-    memset(&r, 0, sizeof(r));
-    switch (e->op) {
-    case P4OP_ADD:
-        load_big(vm, e->a, &x, false);
-        load_big(vm, e->b, &y, false);
-        p4big_add(&r, &x, &y);
-        break;
-    case P4OP_SADD:
-    case P4OP_SSUB: {
-        /* exact in 512 bits (sign-extended for int<W>), then clamp to the type's range */
-        load_big(vm, e->a, &x, e->sgn);
-        load_big(vm, e->b, &y, e->sgn);
-        if (e->op == P4OP_SADD)
-            p4big_add(&r, &x, &y);
-        else
-            p4big_sub(&r, &x, &y);
-        struct p4_big lo;
-        struct p4_big hi;
-        memset(&lo, 0, sizeof(lo));
-        p4util_wmask(hi.w, P4_WMAX, e->sgn ? e->width - 1 : e->width);
-        if (e->sgn)
-            p4big_neg(&lo, &hi), p4big_sub(&lo, &lo, &(struct p4_big){{1}});
-        if (p4big_cmp_signed(&r, &lo) < 0)
-            r = lo;
-        else if (p4big_cmp_signed(&r, &hi) > 0)
-            r = hi;
-        break;
-    }
-    case P4OP_SUB:
-        load_big(vm, e->a, &x, false);
-        load_big(vm, e->b, &y, false);
-        p4big_sub(&r, &x, &y);
-        break;
-    case P4OP_MUL:
-        load_big(vm, e->a, &x, false);
-        load_big(vm, e->b, &y, false);
-        p4big_mul(&r, &x, &y);
-        break;
-    case P4OP_AND:
-    case P4OP_OR:
-    case P4OP_XOR:
-        load_big(vm, e->a, &x, false);
-        load_big(vm, e->b, &y, false);
-        for (int i = 0; i < P4_WMAX; i++)
-            r.w[i] = e->op == P4OP_AND  ? x.w[i] & y.w[i]
-                     : e->op == P4OP_OR ? x.w[i] | y.w[i]
-                                        : x.w[i] ^ y.w[i];
-        break;
-    case P4OP_NOT:
-        load_big(vm, e->a, &x, false);
-        for (int i = 0; i < P4_WMAX; i++)
-            r.w[i] = ~x.w[i];
-        break;
-    case P4OP_NEG:
-        load_big(vm, e->a, &x, false);
-        p4big_neg(&r, &x);
-        break;
-    case P4OP_SHL:
-    case P4OP_SHR: {
-        load_big(vm, e->a, &x, e->op == P4OP_SHR && e->sgn);
-        uint64_t n = eval(vm, e->b);
-        unsigned sh = n > (uint64_t)P4_MAXWIDTH ? P4_MAXWIDTH : (unsigned)n;
-        if (e->op == P4OP_SHL)
-            p4big_shl(&r, &x, sh);
-        else
-            p4big_shr(&r, &x, sh, e->sgn);
-        break;
-    }
-    case P4OP_CONCAT:
-        load_big(vm, e->a, &x, false);
-        load_big(vm, e->b, &y, false);
-        p4big_trunc(&x, e->width - e->awidth, false);
-        p4big_shl(&x, &x, e->awidth);
-        for (int i = 0; i < P4_WMAX; i++)
-            r.w[i] = x.w[i] | y.w[i];
-        break;
-    case P4OP_SLICE:
-        load_big(vm, e->a, &x, false);
-        p4big_shr(&r, &x, (unsigned)e->aux, false);
-        break;
-    case P4OP_CAST:
-        load_big(vm, e->a, &x, false);
-        r = x;
-        if (e->sgn)
-            p4big_trunc(&r, e->awidth, true);
-        break;
     default:
         memset(out, 0, (size_t)nw * 8);
         return;
     }
-    store_big(e, &r, out);
 }
 
-/* Compares two values of any width; returns <0, 0, >0. */
-static int compare(struct p4vm *vm, const struct p4ir_expr *e)
+/* A binary operator of the table with a narrow result (constant op: one case each). */
+static inline __attribute__((always_inline)) uint64_t
+binary(struct p4vm *vm, const struct p4ir_expr *e, enum p4op op)
 {
-    const struct p4ir_expr *a = e->a;
-    if (a->nw == 1) {
-        uint64_t x = eval(vm, a);
-        uint64_t y = eval(vm, e->b);
-        if (e->sgn) {
-            int64_t sx = sext(x, a->width);
-            int64_t sy = sext(y, a->width);
-            return sx < sy ? -1 : sx > sy;
-        }
-        return x < y ? -1 : x > y;
+    if (op == P4OP_LAND)
+        return eval(vm, e->a) && eval(vm, e->b);
+    if (op == P4OP_LOR)
+        return eval(vm, e->a) || eval(vm, e->b);
+    if (p4ops_is_cmp(op) && e->a->nw > 1) {
+        struct p4_big r;
+        op_wide(vm, e, &r);
+        return r.w[0];
     }
-    struct p4_big x;
-    struct p4_big y;
-    load_big(vm, a, &x, true);
-    load_big(vm, e->b, &y, true);
-    if (!e->sgn) {
-        for (int i = P4_WMAX - 1; i >= 0; i--) {
-            if (x.w[i] != y.w[i])
-                return x.w[i] < y.w[i] ? -1 : 1;
-        }
-        return 0;
-    }
-    return p4big_cmp_signed(&x, &y);
+    /* operands left to right (P4_16 8.1) */
+    uint64_t x = eval(vm, e->a);
+    uint64_t y = eval(vm, e->b);
+    bool div0 = false;
+    struct p4ops_args p = op_args(e);
+    uint64_t r = p4ops_narrow(op, x, y, &p, &div0);
+    if (div0)
+        fault(vm, e->loc, op == P4OP_DIV ? "division by zero" : "modulo by zero");
+    return r;
 }
 
-static uint64_t sat(const struct p4ir_expr *e, uint64_t x, uint64_t y, bool add)
+/* A unary operator of the table with a narrow result; SLICE and CAST may read a wide one. */
+static inline __attribute__((always_inline)) uint64_t unary(struct p4vm *vm,
+                                                            const struct p4ir_expr *e, enum p4op op)
 {
-    int w = e->width;
-    if (!e->sgn) {
-        if (add) {
-            uint64_t r = x + y;
-            if (r < x || r > e->mask)
-                return e->mask;
-            return r;
+    struct p4ops_args p = op_args(e);
+    bool div0 = false;
+    if ((op == P4OP_SLICE || op == P4OP_CAST) && e->a->nw > 1) {
+        struct p4_big r;
+        if (op == P4OP_SLICE) {
+            op_wide(vm, e, &r);
+            return r.w[0] & e->mask;
         }
-        return x > y ? x - y : 0;
+        load_big(vm, e->a, &r, false);
+        return p4ops_narrow(op, r.w[0], 0, &p, &div0);
     }
-    __int128 sx = sext(x, w);
-    __int128 sy = sext(y, w);
-    __int128 r = add ? sx + sy : sx - sy;
-    __int128 max = ((__int128)1 << (w - 1)) - 1;
-    __int128 min = -((__int128)1 << (w - 1));
-    if (r > max)
-        r = max;
-    if (r < min)
-        r = min;
-    return (uint64_t)r & e->mask;
-}
-
-static uint64_t lookahead(struct p4vm *vm, const struct p4ir_expr *e)
-{
-    if (vm->in_bitpos + e->width > vm->in_len * 8) {
-        if (vm->flow == P4VM_NORMAL) {
-            vm->parser_error = ERR_PACKET_TOO_SHORT;
-            vm->flow = P4VM_EXIT;
-        }
-        return 0;
-    }
-    return read_bits(vm->in, vm->in_bitpos, e->width);
-}
-
-__attribute__((noinline)) static void fault(struct p4vm *vm, struct p4_loc loc, const char *msg)
-{
-    if (vm->pipe && vm->pipe->host.fault)
-        vm->pipe->host.fault(vm->pipe->host.ud, loc.file, loc.line, loc.col, msg);
+    return p4ops_narrow(op, eval(vm, e->a), 0, &p, &div0);
 }
 
 static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
@@ -451,102 +224,13 @@ static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
             int64_t s = ref_slot(vm, e);
             return s < 0 ? 0 : vm->slots[s];
         }
-        VM_CASE(ADD) return (eval(vm, e->a) + eval(vm, e->b)) & e->mask;
-        VM_CASE(SUB) return (eval(vm, e->a) - eval(vm, e->b)) & e->mask;
-        VM_CASE(MUL) return (eval(vm, e->a) * eval(vm, e->b)) & e->mask;
-        VM_CASE(DIV)
-        {
-            uint64_t x = eval(vm, e->a);
-            uint64_t y = eval(vm, e->b);
-            if (!y) {
-                fault(vm, e->loc, "division by zero");
-                return 0;
-            }
-            return x / y;
-        }
-        VM_CASE(MOD)
-        {
-            uint64_t x = eval(vm, e->a);
-            uint64_t y = eval(vm, e->b);
-            if (!y) {
-                fault(vm, e->loc, "modulo by zero");
-                return 0;
-            }
-            return x % y;
-        }
-        VM_CASE(SHL)
-        {
-            uint64_t x = eval(vm, e->a);
-            uint64_t n = eval(vm, e->b);
-            return n >= e->width ? 0 : (x << n) & e->mask;
-        }
-        VM_CASE(SHR)
-        {
-            uint64_t x = eval(vm, e->a);
-            uint64_t n = eval(vm, e->b);
-            if (e->sgn) {
-                int64_t sx = sext(x, e->width);
-                return (uint64_t)(sx >> (n >= 63 ? 63 : n)) & e->mask;
-            }
-            return n >= e->width ? 0 : x >> n;
-        }
-        VM_CASE(AND) return eval(vm, e->a) & eval(vm, e->b);
-        VM_CASE(OR) return eval(vm, e->a) | eval(vm, e->b);
-        VM_CASE(XOR) return eval(vm, e->a) ^ eval(vm, e->b);
-        VM_CASE(NOT) return ~eval(vm, e->a) & e->mask;
-        VM_CASE(NEG) return (0 - eval(vm, e->a)) & e->mask;
-        VM_CASE(SADD)
-        {
-            uint64_t x = eval(vm, e->a);
-            return sat(e, x, eval(vm, e->b), true);
-        }
-        VM_CASE(SSUB)
-        {
-            uint64_t x = eval(vm, e->a);
-            return sat(e, x, eval(vm, e->b), false);
-        }
-        VM_CASE(EQ) return compare(vm, e) == 0;
-        VM_CASE(NE) return compare(vm, e) != 0;
-        VM_CASE(LT) return compare(vm, e) < 0;
-        VM_CASE(LE) return compare(vm, e) <= 0;
-        VM_CASE(GT) return compare(vm, e) > 0;
-        VM_CASE(GE) return compare(vm, e) >= 0;
-        VM_CASE(LAND) return eval(vm, e->a) && eval(vm, e->b);
-        VM_CASE(LOR) return eval(vm, e->a) || eval(vm, e->b);
-        VM_CASE(LNOT) return !eval(vm, e->a);
+#define P4VM_BINARY_CASE(name, ...) VM_CASE(name) return binary(vm, e, P4OP_##name);
+#define P4VM_UNARY_CASE(name, ...) VM_CASE(name) return unary(vm, e, P4OP_##name);
+        P4OPS_BINARY(P4VM_BINARY_CASE)
+        P4OPS_UNARY(P4VM_UNARY_CASE)
+#undef P4VM_BINARY_CASE
+#undef P4VM_UNARY_CASE
         VM_CASE(COND) return eval(vm, e->a) ? eval(vm, e->b) : eval(vm, e->c);
-        VM_CASE(CONCAT)
-        {
-            uint64_t x = eval(vm, e->a);
-            uint64_t y = eval(vm, e->b);
-            return ((x << e->awidth) | y) & e->mask;
-        }
-        VM_CASE(SLICE)
-        {
-            if (e->a->nw > 1) {
-                struct p4_big x;
-                load_big(vm, e->a, &x, false);
-                p4big_shr(&x, &x, (unsigned)e->aux, false);
-                return x.w[0] & e->mask;
-            }
-            return (eval(vm, e->a) >> e->aux) & e->mask;
-        }
-        VM_CASE(CAST)
-        {
-            uint64_t x;
-            if (e->a->nw > 1) {
-                struct p4_big b;
-                load_big(vm, e->a, &b, false);
-                x = b.w[0];
-            } else {
-                x = eval(vm, e->a);
-            }
-            if (e->type->kind == P4T_BOOL)
-                return x != 0;
-            if (e->sgn && e->awidth < 64)
-                x = (uint64_t)sext(x, e->awidth);
-            return x & e->mask;
-        }
         VM_CASE(ISVALID)
         {
             int64_t s = ref_slot(vm, e->a);
@@ -559,18 +243,13 @@ static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
             return vm->slots[c->fn->ret_slot];
         }
         VM_CASE(HIT)
-        {
-            bool hit;
-            apply_table(vm, e->ptr, &hit);
-            return hit;
-        }
         VM_CASE(MISS)
         {
             bool hit;
             apply_table(vm, e->ptr, &hit);
-            return !hit;
+            return e->op == P4OP_HIT ? hit : !hit;
         }
-        VM_CASE(LOOKAHEAD) return lookahead(vm, e);
+        VM_CASE(LOOKAHEAD) return lookahead(vm, e, NULL);
         VM_CASE(LASTINDEX) return (vm->slots[e->slot] - 1) & 0xffffffffu;
         VM_CASE(EQC)
         VM_CASE(NEC)
@@ -581,6 +260,8 @@ static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e)
                 x >= 0 && y >= 0 && memcmp(vm->slots + x, vm->slots + y, (size_t)e->aux2 * 8) == 0;
             return e->op == P4OP_EQC ? eq : !eq;
         }
+    default:
+        break;
     }
     return 0;
 }
@@ -868,7 +549,7 @@ __attribute__((noinline)) static void log_msg(struct p4vm *vm, const struct p4ir
             uint64_t v = e->nw > 1 ? 0 : eval(vm, e);
             if (e->type->kind == P4T_INT)
                 n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%lld",
-                                      (long long)sext(v, e->width));
+                                      (long long)p4ops_sext(v, e->width));
             else
                 n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%llu", (unsigned long long)v);
             c++;
@@ -880,16 +561,12 @@ __attribute__((noinline)) static void log_msg(struct p4vm *vm, const struct p4ir
     vm->pipe->host.log(vm->pipe->host.ud, msg);
 }
 
-__attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir_stmt *st)
+/* Registers, counters and meters (index out of range: writes ignored, reads 0). */
+static void stateful(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     const struct p4_prog *prog = vm->prog;
     struct p4_pipe *pipe = vm->pipe;
     switch ((enum p4builtin)st->aux) {
-    case P4B_MARK_TO_DROP:
-        vm->slots[prog->std.egress_spec] = 511;
-        if (prog->std.mcast_grp >= 0)
-            vm->slots[prog->std.mcast_grp] = 0;
-        return;
     case P4B_REG_READ: {
         const struct p4ir_extern *x = &prog->externs[st->aux2];
         uint64_t idx = eval(vm, st->args[1]);
@@ -934,40 +611,67 @@ __attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir
         set_ref(vm, st->args[1], (uint64_t)c);
         return;
     }
+    default:
+        return;
+    }
+}
+
+/* hash(out, algo, base, data, max): base + H(data) % max (max 0: base) */
+static void hash_op(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    struct p4_pipe *pipe = vm->pipe;
+    uint64_t base = eval(vm, st->args[1]);
+    uint64_t max;
+    if (st->args[2]->nw > 1) { /* a max of 2^64 or more never reduces the hash */
+        uint64_t w[P4_WMAX];
+        evalw(vm, st->args[2], w);
+        bool big = false;
+        for (int i = 1; i < st->args[2]->nw; i++)
+            big |= w[i] != 0;
+        max = w[0];
+        if (big) {
+            uint64_t h =
+                st->aux2 == P4HASH_RANDOM
+                    ? p4pipe_random(pipe)
+                    : p4hash_compute(st->aux2, vm->buf, pack(vm, st->args + 3, st->nargs - 3));
+            set_ref(vm, st->args[0], base + h);
+            return;
+        }
+    } else {
+        max = eval(vm, st->args[2]);
+    }
+    uint64_t h;
+    if (st->aux2 == P4HASH_RANDOM) {
+        h = p4pipe_random(pipe);
+    } else {
+        size_t len = pack(vm, st->args + 3, st->nargs - 3);
+        h = p4hash_compute(st->aux2, vm->buf, len);
+    }
+    set_ref(vm, st->args[0], max ? base + h % max : base);
+}
+
+__attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    const struct p4_prog *prog = vm->prog;
+    struct p4_pipe *pipe = vm->pipe;
+    switch ((enum p4builtin)st->aux) {
+    case P4B_MARK_TO_DROP:
+        vm->slots[prog->std.egress_spec] = 511;
+        if (prog->std.mcast_grp >= 0)
+            vm->slots[prog->std.mcast_grp] = 0;
+        return;
+    case P4B_REG_READ:
+    case P4B_REG_WRITE:
+    case P4B_COUNT:
+    case P4B_METER:
+        stateful(vm, st);
+        return;
     case P4B_DMETER:
         set_ref(vm, st->args[0], vm->dmeter_color[st->aux2 & 63]);
         return;
-    case P4B_HASH: {
-        uint64_t base = eval(vm, st->args[1]);
-        uint64_t max;
-        if (st->args[2]->nw > 1) { /* a max of 2^64 or more never reduces the hash */
-            uint64_t w[P4_WMAX];
-            evalw(vm, st->args[2], w);
-            bool big = false;
-            for (int i = 1; i < st->args[2]->nw; i++)
-                big |= w[i] != 0;
-            max = w[0];
-            if (big) {
-                uint64_t h =
-                    st->aux2 == P4HASH_RANDOM
-                        ? p4pipe_random(pipe)
-                        : p4hash_compute(st->aux2, vm->buf, pack(vm, st->args + 3, st->nargs - 3));
-                set_ref(vm, st->args[0], base + h);
-                return;
-            }
-        } else {
-            max = eval(vm, st->args[2]);
-        }
-        uint64_t h;
-        if (st->aux2 == P4HASH_RANDOM) {
-            h = p4pipe_random(pipe);
-        } else {
-            size_t len = pack(vm, st->args + 3, st->nargs - 3);
-            h = p4hash_compute(st->aux2, vm->buf, len);
-        }
-        set_ref(vm, st->args[0], max ? base + h % max : base);
+    case P4B_HASH:
+        hash_op(vm, st);
         return;
-    }
     case P4B_RANDOM: {
         uint64_t lo = eval(vm, st->args[1]);
         uint64_t hi = eval(vm, st->args[2]);

@@ -13,7 +13,6 @@
 #include "sim/app/report.h"
 #include "sim/app/scenario.h"
 #include "sim/app/sweep_run.h"
-#include "models/transport/flow.h"
 #include "sim/util.h"
 
 #define EXIT_BAD_INPUT 2
@@ -158,9 +157,10 @@ static int cmd_check(int argc, char **argv)
         diag_init(&d, stderr);
         struct scenario *sc = scenario_load(a.file, &a.opts, &d);
         if (sc) {
-            printf("%s: ok (%u host%s, %u switch%s, %u flow%s)\n", a.file, sc->nhosts,
-                   sc->nhosts == 1 ? "" : "s", sc->nswitches, sc->nswitches == 1 ? "" : "es",
-                   sc->nflows, sc->nflows == 1 ? "" : "s");
+            uint32_t nh = scenario_count(sc, "host");
+            uint32_t ns = scenario_count(sc, "switch");
+            printf("%s: ok (%u host%s, %u switch%s, %u flow%s)\n", a.file, nh, nh == 1 ? "" : "s",
+                   ns, ns == 1 ? "" : "es", sc->nflows, sc->nflows == 1 ? "" : "s");
             scenario_destroy(sc);
         } else {
             fprintf(stderr, "%s: %d error%s\n", a.file, diag_count(&d),
@@ -220,15 +220,39 @@ out:
     return rc;
 }
 
+static void list_kinds(void)
+{
+    printf("kinds (ddlsim describe KIND):\n");
+    for (size_t i = 0; i < registry_nkinds; i++)
+        printf("  %-10s %s\n", registry_kinds[i].name, registry_kinds[i].summary);
+    for (size_t i = 0; i < registry_nnode_kinds; i++)
+        printf("  %-10s %s\n", registry_node_kinds[i].ops->kind,
+               registry_node_kinds[i].ops->summary);
+    printf("flow types (entries of `flows:` with `type: T`; ddlsim describe T):\n");
+    for (size_t i = 0; i < transport_nflows; i++)
+        printf("  %-10s %s\n", transport_flows[i]->type, transport_flows[i]->summary);
+}
+
+static int unknown_kind(const char *kind)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < registry_nkinds && n < ARRAY_LEN(names); i++)
+        names[n++] = registry_kinds[i].name;
+    for (size_t i = 0; i < registry_nnode_kinds && n < ARRAY_LEN(names); i++)
+        names[n++] = registry_node_kinds[i].ops->kind;
+    for (size_t i = 0; i < transport_nflows && n < ARRAY_LEN(names); i++)
+        names[n++] = transport_flows[i]->type;
+    const char *hint = param_suggest(kind, names, n);
+    fprintf(stderr, "ddlsim: error: unknown kind '%s'%s%s%s\n", kind,
+            hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+    return EXIT_BAD_INPUT;
+}
+
 static int cmd_describe(int argc, char **argv)
 {
     if (argc < 2) {
-        printf("kinds (ddlsim describe KIND):\n");
-        for (size_t i = 0; i < registry_nkinds; i++)
-            printf("  %-10s %s\n", registry_kinds[i].name, registry_kinds[i].summary);
-        printf("flow types (entries of `flows:` with `type: T`; ddlsim describe T):\n");
-        for (size_t i = 0; i < transport_nflows; i++)
-            printf("  %-10s %s\n", transport_flows[i]->type, transport_flows[i]->summary);
+        list_kinds();
         return 0;
     }
     if (argc > 2) {
@@ -236,24 +260,17 @@ static int cmd_describe(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     const struct flow_ops *fo = transport_find(argv[1]);
-    if (fo) {
-        param_describe(stdout, fo->type, fo->summary, fo->params, *fo->nparams);
-        return 0;
-    }
+    const struct registry_node_kind *nk = registry_node_kind(argv[1], NULL);
     const struct registry_kind *k = registry_find(argv[1]);
-    if (!k) {
-        const char *names[64];
-        size_t n = 0;
-        for (size_t i = 0; i < registry_nkinds && n < ARRAY_LEN(names); i++)
-            names[n++] = registry_kinds[i].name;
-        for (size_t i = 0; i < transport_nflows && n < ARRAY_LEN(names); i++)
-            names[n++] = transport_flows[i]->type;
-        const char *hint = param_suggest(argv[1], names, n);
-        fprintf(stderr, "ddlsim: error: unknown kind '%s'%s%s%s\n", argv[1],
-                hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-        return EXIT_BAD_INPUT;
-    }
-    param_describe(stdout, k->name, k->summary, k->params, *k->nparams);
+    if (fo)
+        param_describe(stdout, fo->type, fo->summary, fo->params, *fo->nparams);
+    else if (nk)
+        param_describe(stdout, nk->ops->kind, nk->ops->summary, nk->ops->params,
+                       *nk->ops->nparams);
+    else if (k)
+        param_describe(stdout, k->name, k->summary, k->params, *k->nparams);
+    else
+        return unknown_kind(argv[1]);
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sim/app/registry.h"
 #include "sim/app/version.h"
 #include "sim/util.h"
 
@@ -73,15 +74,22 @@ int prov_folder_digest(const char *dir, char out[SHA256_HEX_LEN])
     return rc;
 }
 
+/* Inputs a node kind reports: folders are digested by their files. */
+static void note(void *ud, const char *role, const char *path)
+{
+    struct stat st;
+    add(ud, role, path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
 void prov_collect(const struct scenario *sc, struct prov_inputs *in)
 {
     memset(in, 0, sizeof(*in));
     if (sc->doc->file)
         add(in, "scenario", sc->doc->file, false);
-    for (size_t i = 0; i < sc->programs.n; i++) {
-        add(in, "p4_program", sc->programs.paths[i], false);
-        char buf[4200];
-        add(in, "p4_include", p4switch_include_dir(buf, sizeof(buf)), true);
+    for (size_t k = 0; k < registry_nnode_kinds; k++) {
+        const struct node_ops *ops = registry_node_kinds[k].ops;
+        if (ops->shared_inputs && sc->kind_shared[k])
+            ops->shared_inputs(sc->kind_shared[k], note, in);
     }
     for (uint32_t i = 0; i < sc->njobs; i++) {
         if (sc->jobs[i]->model && sc->jobs[i]->model->file)

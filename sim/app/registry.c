@@ -1,3 +1,4 @@
+/* Every kind the simulator has, for the builder, the report and `describe`. */
 #include "sim/app/registry.h"
 
 #include <string.h>
@@ -10,15 +11,29 @@
 #include "sim/app/topo.h"
 #include "sim/util.h"
 
+const struct registry_node_kind registry_node_kinds[] = {
+    {&switch_node_ops, "switches"},
+    {&host_node_ops, "hosts"},
+};
+const size_t registry_nnode_kinds = ARRAY_LEN(registry_node_kinds);
+
+const struct registry_node_kind *registry_node_kind(const char *kind, size_t *index)
+{
+    for (size_t i = 0; i < registry_nnode_kinds; i++) {
+        if (strcmp(registry_node_kinds[i].ops->kind, kind) == 0) {
+            if (index)
+                *index = i;
+            return &registry_node_kinds[i];
+        }
+    }
+    return NULL;
+}
+
 const struct registry_kind registry_kinds[] = {
     {"scenario", "top-level keys of a scenario file", scenario_params, &scenario_nparams},
     {"topology", "topology generators (section `topology:`)", topo_params, &topo_nparams},
     {"link", "a full-duplex link (entries of `links:`, `defaults.link`)", link_params,
      &link_nparams},
-    {"host", "an end host with one NIC (entries of `hosts:`, `defaults.host`)", host_params,
-     &host_nparams},
-    {"switch", "a switch: forwarding stage + traffic manager (entries of `switches:`)",
-     switch_params, &switch_nparams},
     {"output", "what a run records (section `output:`)", output_params, &output_nparams},
     {"job", "a distributed training job (entries of `jobs:`)", ddl_job_params, &ddl_job_nparams},
 };

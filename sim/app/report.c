@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "sim/app/provenance.h"
+#include "sim/app/registry.h"
 #include "sim/util.h"
 
 #define CI_LEVEL 0.99
@@ -19,9 +20,11 @@ static void sample_fire(struct sim *sim, struct evq_timer *t)
     FILE *f = r->queues.f;
     for (uint32_t i = 0; i < sc->nprobes; i++) {
         const struct queue_probe *q = &sc->probes[i];
-        const struct pq *pq = &q->sw->tm.ports[q->port].q;
-        fprintf(f, "%.9f,%s,%u,%llu,%u\n", simtime_sec(sim->now), q->sw->node.name, q->port,
-                (unsigned long long)pq->bytes, pq->pkts);
+        uint64_t bytes;
+        uint32_t pkts;
+        q->node->ops->queue_len(q->node, q->port, &bytes, &pkts);
+        fprintf(f, "%.9f,%s,%u,%llu,%u\n", simtime_sec(sim->now), q->node->name, q->port,
+                (unsigned long long)bytes, pkts);
     }
     /* Sample while anything else is still scheduled, so sampling alone never keeps a
      * simulation alive. */
@@ -179,68 +182,42 @@ static json_t *flow_json(const struct flow *f)
     return o;
 }
 
-/* PFC counters of a port: frames it sent upstream, frames it received, time each class was held
- * (only classes ever paused are listed). */
-static json_t *pfc_json(const struct port *port, const struct tmgr_port *tp)
+static json_t *jobs_json(const struct scenario *sc)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "pause_frames_sent", json_integer((json_int_t)port->pfc_tx.pause_frames));
-    json_object_set_new(o, "resume_frames_sent",
-                        json_integer((json_int_t)port->pfc_tx.resume_frames));
-    json_object_set_new(o, "frames_received", json_integer((json_int_t)port->pfc_rx.frames));
-    if (tp)
-        json_object_set_new(o, "headroom_drops", json_integer((json_int_t)tp->headroom_drops));
-    json_t *paused = json_object();
-    for (int c = 0; c < PFC_NCLASSES; c++) {
-        if (port->pfc_rx.paused_ps[c] == 0)
-            continue;
-        char k[2] = {(char)('0' + c), '\0'};
-        json_object_set_new(paused, k, json_real(simtime_sec(port->pfc_rx.paused_ps[c])));
+    json_t *jobs = json_array();
+    for (uint32_t i = 0; i < sc->njobs; i++) {
+        json_t *o = json_object();
+        ddl_job_json(sc->jobs[i], o);
+        json_array_append_new(jobs, o);
     }
-    json_object_set_new(o, "paused_s", paused);
-    return o;
+    return jobs;
 }
 
-static json_t *port_json(const struct sw *s, uint32_t p, sim_time_t end)
+/* The array `section` of summary.json: every node of that registry kind asked for its object.
+ * Returns the packets those nodes lost. */
+static uint64_t nodes_json(const struct scenario *sc, const char *section, json_t *root)
 {
-    const struct port *port = s->node.ports[p];
-    const struct tmgr_port *tp = &s->tm.ports[p];
-    json_t *o = json_object();
-    uint64_t enq = 0, drops = 0, drop_bytes = 0, marks = 0;
-    json_t *classes = json_array();
-    for (int c = 0; c < tp->q.nprio; c++) {
-        const struct tmgr_stats *st = &tp->cls[c];
-        enq += st->enq_pkts;
-        drops += st->drop_pkts;
-        drop_bytes += st->drop_bytes;
-        marks += st->mark_pkts;
-        if (st->enq_pkts == 0 && st->drop_pkts == 0)
-            continue;
-        json_t *co = json_object();
-        json_object_set_new(co, "priority", json_integer(c));
-        json_object_set_new(co, "enqueued", json_integer((json_int_t)st->enq_pkts));
-        json_object_set_new(co, "dropped", json_integer((json_int_t)st->drop_pkts));
-        json_object_set_new(co, "marked", json_integer((json_int_t)st->mark_pkts));
-        json_object_set_new(co, "max_queue_bytes", json_integer((json_int_t)st->max_bytes));
-        json_object_set_new(co, "max_queue_packets", json_integer(st->max_pkts));
-        json_array_append_new(classes, co);
+    const struct node_ops *ops = NULL;
+    for (size_t k = 0; k < registry_nnode_kinds; k++) {
+        if (strcmp(registry_node_kinds[k].section, section) == 0)
+            ops = registry_node_kinds[k].ops;
     }
-    json_object_set_new(o, "port", json_integer(p));
-    json_object_set_new(o, "peer", json_string(port->peer->node->name));
-    json_object_set_new(o, "tx_packets", json_integer((json_int_t)port->tx.tx_pkts));
-    json_object_set_new(o, "tx_bytes", json_integer((json_int_t)port->tx.tx_bytes));
-    json_object_set_new(o, "utilization",
-                        jnum(end > 0 ? (double)port->tx.busy_ps / (double)end : NAN));
-    json_object_set_new(o, "enqueued", json_integer((json_int_t)enq));
-    json_object_set_new(o, "dropped", json_integer((json_int_t)drops));
-    json_object_set_new(o, "dropped_bytes", json_integer((json_int_t)drop_bytes));
-    json_object_set_new(o, "marked", json_integer((json_int_t)marks));
-    json_object_set_new(o, "max_queue_bytes", json_integer((json_int_t)tp->max_bytes));
-    json_object_set_new(o, "max_queue_packets", json_integer(tp->max_pkts));
-    json_object_set_new(o, "classes", classes);
-    if (s->tm.cfg.pfc || port->pfc_rx.frames)
-        json_object_set_new(o, "pfc", pfc_json(port, &s->tm.ports[p]));
-    return o;
+    SIM_ASSERT(ops);
+    uint64_t drops = 0;
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        const struct node *n = sc->nodes[i];
+        if (n->ops != ops)
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(n->name));
+        if (ops->stats_json)
+            ops->stats_json(n, o, sc->sim->now);
+        drops += ops->drops ? ops->drops(n) : 0;
+        json_array_append_new(arr, o);
+    }
+    json_object_set_new(root, section, arr);
+    return drops;
 }
 
 static json_t *summary_json(const struct scenario *sc)
@@ -258,49 +235,20 @@ static json_t *summary_json(const struct scenario *sc)
     for (uint32_t i = 0; i < sc->nflows; i++)
         json_array_append_new(flows, flow_json(sc->flows[i]));
     json_object_set_new(root, "flows", flows);
-    json_t *sws = json_array();
     uint64_t total_drops = 0;
-    for (uint32_t i = 0; i < sc->nswitches; i++) {
-        const struct sw *s = sc->switches[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(s->node.name));
-        json_object_set_new(o, "rx_packets", json_integer((json_int_t)s->rx_pkts));
-        json_object_set_new(o, "no_route_drops", json_integer((json_int_t)s->no_route_drops));
-        json_object_set_new(o, "peak_buffer_bytes", json_integer((json_int_t)s->tm.peak_buffered));
-        json_t *ports = json_array();
-        for (uint32_t p = 0; p < s->node.nports; p++) {
-            json_t *pj = port_json(s, p, end);
-            total_drops += (uint64_t)json_integer_value(json_object_get(pj, "dropped"));
-            json_array_append_new(ports, pj);
-        }
-        total_drops += s->no_route_drops;
-        json_object_set_new(o, "ports", ports);
-        json_array_append_new(sws, o);
+    /* summary.json's element arrays, in this order; node kinds a scenario has beyond these
+     * follow */
+    static const char *const order[] = {"switches", "jobs", "hosts"};
+    for (size_t k = 0; k < ARRAY_LEN(order); k++) {
+        if (strcmp(order[k], "jobs") == 0)
+            json_object_set_new(root, "jobs", jobs_json(sc));
+        else
+            total_drops += nodes_json(sc, order[k], root);
     }
-    json_object_set_new(root, "switches", sws);
-    json_t *jobs = json_array();
-    for (uint32_t i = 0; i < sc->njobs; i++) {
-        json_t *o = json_object();
-        ddl_job_json(sc->jobs[i], o);
-        json_array_append_new(jobs, o);
+    for (size_t k = 0; k < registry_nnode_kinds; k++) {
+        if (!json_object_get(root, registry_node_kinds[k].section))
+            total_drops += nodes_json(sc, registry_node_kinds[k].section, root);
     }
-    json_object_set_new(root, "jobs", jobs);
-    json_t *hosts = json_array();
-    for (uint32_t i = 0; i < sc->nhosts; i++) {
-        const struct host *h = sc->hosts[i];
-        json_t *o = json_object();
-        const struct link *l = h->node.nports ? &h->node.ports[0]->tx : NULL;
-        json_object_set_new(o, "name", json_string(h->node.name));
-        json_object_set_new(o, "tx_packets", json_integer(l ? (json_int_t)l->tx_pkts : 0));
-        json_object_set_new(o, "rx_packets", json_integer((json_int_t)h->rx_pkts));
-        json_object_set_new(o, "nic_drops", json_integer((json_int_t)h->nic_drops));
-        json_object_set_new(o, "rx_unclaimed", json_integer((json_int_t)h->rx_unclaimed));
-        if (h->node.nports && h->node.ports[0]->pfc_rx.frames)
-            json_object_set_new(o, "pfc", pfc_json(h->node.ports[0], NULL));
-        total_drops += h->nic_drops;
-        json_array_append_new(hosts, o);
-    }
-    json_object_set_new(root, "hosts", hosts);
     json_object_set_new(root, "total_drops", json_integer((json_int_t)total_drops));
     return root;
 }
@@ -526,33 +474,12 @@ void report_print(const struct scenario *sc, FILE *out, double wall_s)
     }
     for (uint32_t i = 0; i < sc->njobs; i++)
         ddl_job_print(sc->jobs[i], out);
-    bool header = false;
-    for (uint32_t i = 0; i < sc->nswitches; i++) {
-        const struct sw *s = sc->switches[i];
-        for (uint32_t p = 0; p < s->node.nports; p++) {
-            const struct tmgr_port *tp = &s->tm.ports[p];
-            uint64_t enq = 0, drops = 0, marks = 0;
-            for (int c = 0; c < tp->q.nprio; c++) {
-                enq += tp->cls[c].enq_pkts;
-                drops += tp->cls[c].drop_pkts;
-                marks += tp->cls[c].mark_pkts;
-            }
-            if (drops == 0 && marks == 0 && tp->max_pkts < 2)
-                continue;
-            if (!header) {
-                fprintf(out, "\n%-16s %10s %10s %10s %14s %10s\n", "switch port", "enqueued",
-                        "dropped", "marked", "max queue B", "util");
-                header = true;
-            }
-            char name[64];
-            snprintf(name, sizeof(name), "%s:%u>%s", s->node.name, p,
-                     s->node.ports[p]->peer->node->name);
-            double util = sc->sim->now > 0
-                              ? (double)s->node.ports[p]->tx.busy_ps / (double)sc->sim->now
-                              : 0.0;
-            fprintf(out, "%-16s %10llu %10llu %10llu %14llu %9.1f%%\n", name,
-                    (unsigned long long)enq, (unsigned long long)drops, (unsigned long long)marks,
-                    (unsigned long long)tp->max_bytes, 100.0 * util);
+    for (size_t k = 0; k < registry_nnode_kinds; k++) {
+        bool header = false;
+        const struct node_ops *ops = registry_node_kinds[k].ops;
+        for (uint32_t i = 0; ops->print && i < sc->nnodes; i++) {
+            if (sc->nodes[i]->ops == ops)
+                ops->print(sc->nodes[i], out, sc->sim->now, &header);
         }
     }
 }

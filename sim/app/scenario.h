@@ -1,6 +1,7 @@
 /* A scenario: the YAML file turned into a running simulation. scenario_load parses and
- * validates everything (reporting every error it finds, located), then builds nodes, links,
- * routes, flows and output taps; scenario_run runs it; report.h writes the results.
+ * validates everything (reporting every error it finds, located), then the builder (build.c)
+ * creates nodes, links, routes, flows, jobs and output taps; scenario_run runs it; report.h
+ * writes the results.
  *
  * Top-level keys: name, seed, stop, defaults (link/host/switch/flow parameters applied to every
  * element that does not set them), topology (a generator), hosts, switches, links, flows,
@@ -11,14 +12,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "models/net/host.h"
-#include "models/net/p4switch.h"
-#include "models/net/switch.h"
 #include "models/ddl/job.h"
+#include "models/net/node.h"
 #include "models/transport/flow.h"
 #include "sim/cfg.h"
-#include "sim/pcap.h"
 #include "sim/sim.h"
+
+#define SCENARIO_MAX_KINDS 8 /* node kinds in the registry */
 
 struct scenario_cfg {
     const char *name;
@@ -40,8 +40,9 @@ struct output_cfg {
     const struct cfg_node *pcap;   /* list of "node:port" */
 };
 
+/* A port whose queue length queues.csv samples. */
 struct queue_probe {
-    struct sw *sw;
+    struct node *node;
     uint32_t port;
 };
 
@@ -51,17 +52,13 @@ struct scenario {
     struct cfg_doc *doc;
     struct scenario_cfg cfg;
     struct output_cfg out;
-    struct node **nodes; /* declaration order */
+    struct node **nodes; /* declaration order; nodes[i]->id == i */
     uint32_t nnodes;
-    struct host **hosts;
-    uint32_t nhosts;
-    struct sw **switches;
-    uint32_t nswitches;
+    void *kind_shared[SCENARIO_MAX_KINDS]; /* per registry node kind (ops->shared_create) */
     struct flow **flows;
     uint32_t nflows;
     struct ddl_job **jobs;
     uint32_t njobs;
-    struct p4switch_programs programs; /* P4 programs, loaded once, shared by switches */
     struct queue_probe *probes;
     uint32_t nprobes;
     const char **pcap_ports; /* "node:port" specs to trace, resolved at output setup */
@@ -104,5 +101,7 @@ void scenario_destroy(struct scenario *sc);
 
 struct node *scenario_node(const struct scenario *sc, const char *name);
 struct flow *scenario_flow(const struct scenario *sc, const char *name);
+/* Nodes of kind `kind` ("host", "switch"). */
+uint32_t scenario_count(const struct scenario *sc, const char *kind);
 
 #endif

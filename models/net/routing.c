@@ -1,0 +1,191 @@
+/* Shortest-path routes with ECMP over the switches of a topology. */
+#include "models/net/routing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/net/host.h"
+#include "models/net/node.h"
+#include "sim/util.h"
+
+void route_set_fini(struct route_set *rs)
+{
+    free(rs->routes);
+    free(rs->nexthops);
+    memset(rs, 0, sizeof(*rs));
+}
+
+void route_set_put(struct route_set *rs, uint32_t host, const uint32_t *ports, uint32_t n)
+{
+    /* Routes arrive one host at a time: grow geometrically, or building a large fabric copies
+     * every table once per host. */
+    if (host >= rs->nroutes) {
+        if (host >= rs->routes_cap) {
+            rs->routes_cap = MAX(host + 1, 2 * rs->routes_cap);
+            rs->routes = xrealloc(rs->routes, rs->routes_cap * sizeof(*rs->routes));
+        }
+        memset(rs->routes + rs->nroutes, 0, (host + 1 - rs->nroutes) * sizeof(*rs->routes));
+        rs->nroutes = host + 1;
+    }
+    if (rs->nnexthops + n > rs->nexthops_cap) {
+        rs->nexthops_cap = MAX(rs->nnexthops + n, 2 * rs->nexthops_cap);
+        rs->nexthops = xrealloc(rs->nexthops, rs->nexthops_cap * sizeof(*rs->nexthops));
+    }
+    memcpy(rs->nexthops + rs->nnexthops, ports, n * sizeof(*ports));
+    rs->routes[host] = (struct route){rs->nnexthops, n};
+    rs->nnexthops += n;
+}
+
+bool routing_pick(const struct route_set *rs, uint32_t host, uint32_t salt, uint32_t *port)
+{
+    const uint32_t *ports;
+    uint32_t n = route_set_get(rs, host, &ports);
+    if (n == 0)
+        return false;
+    uint64_t h = hash_fnv1a(&host, sizeof(host), hash_fnv1a(&salt, sizeof(salt), HASH_FNV_INIT));
+    *port = ports[h % n];
+    return true;
+}
+
+/* The topology as a flat adjacency list, by node id. */
+struct graph {
+    uint32_t nn;       /* ids 0..nn-1 */
+    uint32_t *adj_off; /* neighbour ids of node i: adj[adj_off[i] .. adj_off[i + 1]) */
+    uint32_t *adj;     /* in port order */
+    int64_t *host_of;  /* node id -> host index, -1 for nodes that are not hosts */
+    struct route_set **rs; /* node id -> its route set (forwarding nodes), else NULL */
+};
+
+static void graph_init(struct graph *g, struct node *const *nodes, uint32_t n)
+{
+    g->nn = 0;
+    for (uint32_t i = 0; i < n; i++)
+        g->nn = MAX(g->nn, nodes[i]->id + 1);
+    g->adj_off = xcalloc(g->nn + 1, sizeof(*g->adj_off));
+    g->host_of = xmalloc((g->nn + 1) * sizeof(*g->host_of));
+    g->rs = xcalloc(g->nn + 1, sizeof(*g->rs));
+    for (uint32_t i = 0; i < g->nn; i++)
+        g->host_of[i] = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        struct node *nd = nodes[i];
+        struct host *h = node_host(nd);
+        g->adj_off[nd->id + 1] = nd->nports;
+        if (h)
+            g->host_of[nd->id] = h->index;
+        else if (nd->ops->routes)
+            g->rs[nd->id] = nd->ops->routes(nd);
+    }
+    for (uint32_t i = 0; i < g->nn; i++)
+        g->adj_off[i + 1] += g->adj_off[i];
+    g->adj = xmalloc((g->adj_off[g->nn] + 1) * sizeof(*g->adj));
+    for (uint32_t i = 0; i < n; i++) {
+        struct node *nd = nodes[i];
+        for (uint32_t p = 0; p < nd->nports; p++)
+            g->adj[g->adj_off[nd->id] + p] = nd->ports[p]->peer->node->id;
+    }
+}
+
+static void graph_fini(struct graph *g)
+{
+    free(g->adj_off);
+    free(g->adj);
+    free(g->host_of);
+    free(g->rs);
+}
+
+/* Hop counts over forwarding nodes from `src` (UINT32_MAX: unreachable, and every host). */
+static void distances(const struct graph *g, uint32_t src, uint32_t *dist, uint32_t *queue)
+{
+    for (uint32_t i = 0; i < g->nn; i++)
+        dist[i] = UINT32_MAX;
+    uint32_t qh = 0;
+    uint32_t qt = 0;
+    dist[src] = 0;
+    queue[qt++] = src;
+    while (qh < qt) {
+        uint32_t n = queue[qh++];
+        for (uint32_t e = g->adj_off[n]; e < g->adj_off[n + 1]; e++) {
+            uint32_t m = g->adj[e];
+            if (g->rs[m] && dist[m] == UINT32_MAX) {
+                dist[m] = dist[n] + 1;
+                queue[qt++] = m;
+            }
+        }
+    }
+}
+
+/* Next hops of every forwarding node toward `s` (at its own offset in hops). */
+static void next_hops(const struct graph *g, uint32_t s, const uint32_t *dist, uint32_t *hops,
+                      uint32_t *nhops)
+{
+    for (uint32_t t = 0; t < g->nn; t++) {
+        nhops[t] = 0;
+        if (!g->rs[t] || dist[t] == UINT32_MAX || t == s)
+            continue;
+        for (uint32_t e = g->adj_off[t]; e < g->adj_off[t + 1]; e++) {
+            if (dist[g->adj[e]] + 1 == dist[t])
+                hops[g->adj_off[t] + nhops[t]++] = e - g->adj_off[t];
+        }
+    }
+}
+
+/* Routes of every forwarding node toward the hosts attached to switch `s`. */
+static void routes_to_hosts_of(const struct graph *g, uint32_t s, const uint32_t *dist,
+                               const uint32_t *hops, const uint32_t *nhops)
+{
+    for (uint32_t e = g->adj_off[s]; e < g->adj_off[s + 1]; e++) {
+        int64_t hi = g->host_of[g->adj[e]];
+        if (hi < 0)
+            continue;
+        uint32_t port = e - g->adj_off[s];
+        for (uint32_t t = 0; t < g->nn; t++) {
+            if (t == s)
+                route_set_put(g->rs[t], (uint32_t)hi, &port, 1);
+            else if (g->rs[t] && dist[t] != UINT32_MAX)
+                route_set_put(g->rs[t], (uint32_t)hi, hops + g->adj_off[t], nhops[t]);
+        }
+    }
+}
+
+void routing_compute(struct node *const *nodes, uint32_t n)
+{
+    struct graph g;
+    graph_init(&g, nodes, n);
+    uint32_t *dist = xmalloc((g.nn + 1) * sizeof(*dist));
+    uint32_t *queue = xmalloc((g.nn + 1) * sizeof(*queue));
+    uint32_t *hops = xmalloc((g.adj_off[g.nn] + 1) * sizeof(*hops));
+    uint32_t *nhops = xmalloc((g.nn + 1) * sizeof(*nhops));
+    for (uint32_t s = 0; s < g.nn; s++) {
+        bool has_hosts = false;
+        for (uint32_t e = g.adj_off[s]; g.rs[s] && e < g.adj_off[s + 1]; e++)
+            has_hosts |= g.host_of[g.adj[e]] >= 0;
+        if (!has_hosts)
+            continue;
+        distances(&g, s, dist, queue);
+        next_hops(&g, s, dist, hops, nhops);
+        routes_to_hosts_of(&g, s, dist, hops, nhops);
+    }
+    free(nhops);
+    free(hops);
+    free(queue);
+    free(dist);
+    graph_fini(&g);
+}
+
+bool routing_reachable(struct node *src, struct node *dst, uint32_t max_hops)
+{
+    struct host *d = node_host(dst);
+    if (!d || src->nports == 0)
+        return false;
+    struct node *n = src->ports[0]->peer->node;
+    for (uint32_t hop = 0; hop <= max_hops; hop++) {
+        if (n == dst)
+            return true;
+        struct route_set *rs = n->ops->routes ? n->ops->routes(n) : NULL;
+        const uint32_t *ports;
+        if (!rs || route_set_get(rs, d->index, &ports) == 0)
+            return false;
+        n = n->ports[ports[0]]->peer->node;
+    }
+    return false;
+}

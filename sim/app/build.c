@@ -1,0 +1,209 @@
+/* The builder's topology stages: defaults, node declarations → nodes of their kind, links,
+ * per-kind setup once connected, routes, and the kinds' last setup. The builder knows node kinds
+ * only through their struct node_ops (registry.h). */
+#include "sim/app/build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/net/routing.h"
+#include "sim/app/registry.h"
+#include "sim/util.h"
+
+static const char *const default_sections[BUILD_NSECTIONS] = {"link", "host", "switch", "flow"};
+
+const struct cfg_node *build_defaults(const struct builder *b, const char *section)
+{
+    for (size_t i = 0; i < BUILD_NSECTIONS; i++) {
+        if (strcmp(default_sections[i], section) == 0)
+            return b->def[i];
+    }
+    return NULL;
+}
+
+void build_check_defaults(struct builder *b)
+{
+    const struct cfg_node *m = b->sc->cfg.defaults;
+    if (!m)
+        return;
+    if (m->kind != CFG_MAP) {
+        diag_error(b->d, m->loc, "'defaults' must be a map");
+        b->errors++;
+        return;
+    }
+    for (size_t k = 0; k < m->n; k++) {
+        size_t i;
+        for (i = 0; i < BUILD_NSECTIONS; i++) {
+            if (strcmp(m->keys[k], default_sections[i]) == 0)
+                break;
+        }
+        if (i < BUILD_NSECTIONS) {
+            b->def[i] = m->items[k];
+            continue;
+        }
+        const char *hint = param_suggest(m->keys[k], default_sections, BUILD_NSECTIONS);
+        diag_error(b->d, m->key_locs[k], "unknown section '%s' in defaults%s%s%s", m->keys[k],
+                   hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+        b->errors++;
+    }
+}
+
+int build_decode(struct builder *b, const struct param_def *defs, size_t n, const char *section,
+                 const struct cfg_node *gen, const struct cfg_node *own, void *out,
+                 const char *what)
+{
+    param_defaults(defs, n, out);
+    int e = param_apply(b->d, defs, n, build_defaults(b, section), out, what);
+    e += param_apply(b->d, defs, n, gen, out, what);
+    e += param_apply(b->d, defs, n, own, out, what);
+    return e;
+}
+
+void build_unknown_node(struct builder *b, struct src_loc loc, const char *name,
+                        const char *role)
+{
+    const char **all = xmalloc((b->topo.nnodes + 1) * sizeof(*all));
+    for (size_t i = 0; i < b->topo.nnodes; i++)
+        all[i] = b->topo.nodes[i].name;
+    const char *hint = param_suggest(name, all, b->topo.nnodes);
+    if (hint)
+        diag_error(b->d, loc, "%s '%s' is not a declared host or switch (did you mean '%s'?)",
+                   role, name, hint);
+    else
+        diag_error(b->d, loc, "%s '%s' is not a declared host or switch", role, name);
+    free(all);
+    b->errors++;
+}
+
+struct node *build_node(const struct builder *b, const char *name)
+{
+    uint32_t i;
+    if (!strmap_get(&b->names, name, &i))
+        return NULL;
+    return b->sc->nodes[i];
+}
+
+static void register_names(struct builder *b)
+{
+    strmap_init(&b->names, b->topo.nnodes);
+    for (size_t i = 0; i < b->topo.nnodes; i++) {
+        const struct decl_node *n = &b->topo.nodes[i];
+        if (!strmap_put(&b->names, n->name, (uint32_t)i)) {
+            uint32_t first = 0;
+            strmap_get(&b->names, n->name, &first);
+            struct src_loc fl = b->topo.nodes[first].loc;
+            diag_error(b->d, n->loc, "duplicate name '%s' (first declared at %s:%d:%d)", n->name,
+                       fl.file, fl.line, fl.col);
+            b->errors++;
+        }
+    }
+}
+
+static const char *decl_kind_name(enum decl_kind k)
+{
+    return k == DECL_HOST ? "host" : "switch";
+}
+
+/* Decodes, checks and creates the node of declaration i. */
+static void create_node(struct builder *b, size_t i)
+{
+    struct scenario *sc = b->sc;
+    const struct decl_node *dn = &b->topo.nodes[i];
+    const char *kind = decl_kind_name(dn->kind);
+    size_t k = 0;
+    const struct registry_node_kind *rk = registry_node_kind(kind, &k);
+    SIM_ASSERT(rk && k < SCENARIO_MAX_KINDS);
+    const struct node_ops *ops = rk->ops;
+    b->kind_of[i] = k;
+    b->where[i] = (struct param_layers){{dn->map, dn->gen, build_defaults(b, kind)}, dn->loc};
+    void *cfg = xcalloc(1, ops->cfg_size);
+    char what[300];
+    snprintf(what, sizeof(what), "%s '%s'", kind, dn->name);
+    if (build_decode(b, ops->params, *ops->nparams, kind, dn->gen, dn->map, cfg, what) ||
+        (ops->check && ops->check(cfg, &b->where[i], dn->name, b->d))) {
+        b->errors++;
+        param_free(ops->params, *ops->nparams, cfg);
+        free(cfg);
+        return;
+    }
+    struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[k]};
+    sc->nodes[i] = ops->create(&env, dn->name, (uint32_t)i, cfg);
+    free(cfg);
+}
+
+void build_nodes(struct builder *b)
+{
+    struct scenario *sc = b->sc;
+    register_names(b);
+    if (b->errors)
+        return;
+    for (size_t k = 0; k < registry_nnode_kinds; k++) {
+        const struct node_ops *ops = registry_node_kinds[k].ops;
+        sc->kind_shared[k] = ops->shared_create ? ops->shared_create() : NULL;
+    }
+    sc->nodes = xcalloc(b->topo.nnodes + 1, sizeof(*sc->nodes));
+    b->kind_of = xcalloc(b->topo.nnodes + 1, sizeof(*b->kind_of));
+    b->where = xcalloc(b->topo.nnodes + 1, sizeof(*b->where));
+    /* nodes[] is indexed by declaration: a declaration with errors leaves a NULL hole, and
+     * the build stops after this stage when there is one */
+    sc->nnodes = (uint32_t)b->topo.nnodes;
+    for (size_t i = 0; i < b->topo.nnodes; i++)
+        create_node(b, i);
+}
+
+void build_links(struct builder *b)
+{
+    for (size_t i = 0; i < b->topo.nlinks; i++) {
+        const struct decl_link *dl = &b->topo.links[i];
+        struct link_spec spec;
+        char what[300];
+        snprintf(what, sizeof(what), "link %s-%s", dl->a, dl->b);
+        if (build_decode(b, link_params, link_nparams, "link", dl->gen, dl->map, &spec, what)) {
+            b->errors++;
+            continue;
+        }
+        struct node *na = build_node(b, dl->a);
+        struct node *nb = build_node(b, dl->b);
+        if (!na)
+            build_unknown_node(b, dl->a_loc, dl->a, "link end");
+        if (!nb)
+            build_unknown_node(b, dl->b_loc, dl->b, "link end");
+        if (!na || !nb)
+            continue;
+        if (na == nb) {
+            diag_error(b->d, dl->b_loc, "link connects '%s' to itself", dl->a);
+            b->errors++;
+            continue;
+        }
+        node_connect(na, nb, &spec.cfg);
+    }
+}
+
+/* Runs one of the per-node hooks that come after creation over every node. */
+static void each_node(struct builder *b, bool finish)
+{
+    struct scenario *sc = b->sc;
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        struct node *n = sc->nodes[i];
+        struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[b->kind_of[i]]};
+        int (*hook)(struct node *, const struct node_env *, const struct param_layers *) =
+            finish ? n->ops->finish : n->ops->connected;
+        if (hook)
+            b->errors += hook(n, &env, &b->where[i]);
+    }
+}
+
+void build_connected(struct builder *b)
+{
+    each_node(b, false);
+}
+
+void build_routes(struct builder *b)
+{
+    routing_compute(b->sc->nodes, b->sc->nnodes);
+}
+
+void build_finish(struct builder *b)
+{
+    each_node(b, true);
+}

@@ -1,0 +1,164 @@
+/* Routing: shortest paths and equal-cost next hops on generated fabrics, the one-next-hop pick
+ * for P4 route tables, and unreachable destinations. Expected counts follow from the topology:
+ * in a k-ary fat tree an edge switch has k/2 uplinks and an aggregation switch k/2 core links;
+ * in a leaf-spine fabric every leaf has one link to each spine. */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "models/net/host.h"
+#include "models/net/routing.h"
+#include "models/net/switch.h"
+#include "sim/app/scenario.h"
+
+static struct scenario *load(const char *yaml)
+{
+    struct diag d;
+    diag_init(&d, stderr);
+    struct scenario *sc = scenario_load_string("test.yaml", yaml, NULL, &d);
+    if (!sc)
+        fail_msg("scenario did not load (%d errors)", diag_count(&d));
+    return sc;
+}
+
+static struct route_set *routes_of(struct scenario *sc, const char *sw)
+{
+    struct node *n = scenario_node(sc, sw);
+    assert_non_null(n);
+    assert_non_null(n->ops->routes);
+    return n->ops->routes(n);
+}
+
+static uint32_t host_index(struct scenario *sc, const char *name)
+{
+    return node_host(scenario_node(sc, name))->index;
+}
+
+/* The node behind each next hop of `sw` toward host `dst`, as names in `peers`. */
+static uint32_t next_peers(struct scenario *sc, const char *sw, const char *dst,
+                           const char **peers, uint32_t max)
+{
+    struct node *n = scenario_node(sc, sw);
+    const uint32_t *ports;
+    uint32_t k = route_set_get(routes_of(sc, sw), host_index(sc, dst), &ports);
+    assert_true(k <= max);
+    for (uint32_t i = 0; i < k; i++)
+        peers[i] = n->ports[ports[i]]->peer->node->name;
+    return k;
+}
+
+static bool has(const char **names, uint32_t n, const char *want)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (strcmp(names[i], want) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* k = 4: hosts h0,h1 on edge0_0, h2,h3 on edge0_1 (pod 0), h4.. in pod 1, ...; 4 cores. */
+static void test_routing_fat_tree(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: fat_tree, k: 4, switch: {program: none}}\n");
+    const char *p[8];
+    /* own host: the one port that leads to it */
+    assert_int_equal(next_peers(sc, "edge0_0", "h0", p, 8), 1);
+    assert_string_equal(p[0], "h0");
+    /* a host in another pod: both uplinks (k/2 = 2) */
+    assert_int_equal(next_peers(sc, "edge0_0", "h15", p, 8), 2);
+    assert_true(has(p, 2, "agg0_0") && has(p, 2, "agg0_1"));
+    /* same pod, other edge: still both aggregation switches (two equal 2-hop paths) */
+    assert_int_equal(next_peers(sc, "edge0_0", "h3", p, 8), 2);
+    /* an aggregation switch: one way down within its pod, k/2 = 2 cores out of it */
+    assert_int_equal(next_peers(sc, "agg0_0", "h3", p, 8), 1);
+    assert_string_equal(p[0], "edge0_1");
+    assert_int_equal(next_peers(sc, "agg0_0", "h15", p, 8), 2);
+    /* a core switch: exactly one way down to any host */
+    for (int h = 0; h < 16; h++) {
+        char name[24];
+        snprintf(name, sizeof(name), "h%d", h);
+        assert_int_equal(next_peers(sc, "core0", name, p, 8), 1);
+    }
+    assert_true(routing_reachable(scenario_node(sc, "h0"), scenario_node(sc, "h15"), 64));
+    scenario_destroy(sc);
+}
+
+/* leaf-spine with 4 spines: a remote host is reached through every spine; a spine has one way
+ * down to each host. */
+static void test_routing_leaf_spine(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 4, "
+                               "hosts_per_leaf: 2, switch: {program: none}}\n");
+    const char *p[8];
+    assert_int_equal(next_peers(sc, "leaf0", "h5", p, 8), 4);
+    for (int s = 0; s < 4; s++) {
+        char name[24];
+        snprintf(name, sizeof(name), "spine%d", s);
+        assert_true(has(p, 4, name));
+    }
+    assert_int_equal(next_peers(sc, "spine2", "h5", p, 8), 1);
+    assert_string_equal(p[0], "leaf2");
+    scenario_destroy(sc);
+}
+
+/* routing_pick gives a P4 route table one next hop per destination. With 4 spines and 64
+ * remote destinations a uniform hash puts 16 on each spine (binomial standard deviation
+ * sqrt(64 * 1/4 * 3/4) = 3.5); every spine must get at least 6 (about 3 deviations below the
+ * mean), i.e. the pick spreads, and it must always be one of the equal-cost next hops. */
+static void test_routing_pick_spreads(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 2, spines: 4, "
+                               "hosts_per_leaf: 64, switch: {program: none}}\n");
+    struct node *leaf = scenario_node(sc, "leaf0");
+    const struct route_set *rs = routes_of(sc, "leaf0");
+    uint32_t used[4] = {0};
+    for (int h = 64; h < 128; h++) {
+        char name[24];
+        snprintf(name, sizeof(name), "h%d", h);
+        uint32_t port;
+        assert_true(routing_pick(rs, host_index(sc, name), 12345, &port));
+        const char *peer = leaf->ports[port]->peer->node->name;
+        assert_true(strncmp(peer, "spine", 5) == 0);
+        used[peer[5] - '0']++;
+    }
+    for (int s = 0; s < 4; s++)
+        assert_true(used[s] >= 6);
+    /* the same salt and host give the same port (an lpm entry is fixed) */
+    uint32_t a;
+    uint32_t b;
+    assert_true(routing_pick(rs, 70, 7, &a) && routing_pick(rs, 70, 7, &b));
+    assert_int_equal(a, b);
+    scenario_destroy(sc);
+}
+
+/* Two stars joined by nothing: no route between them, and flows across are refused. */
+static void test_routing_unreachable(void **state)
+{
+    (void)state;
+    const char *yaml = "switches: [{name: a, program: none}, {name: b, program: none}]\n"
+                       "hosts: [{name: x}, {name: y}]\n"
+                       "links: [{a: x, b: a}, {a: y, b: b}]\n";
+    struct scenario *sc = load(yaml);
+    const uint32_t *ports;
+    assert_int_equal(route_set_get(routes_of(sc, "a"), host_index(sc, "y"), &ports), 0);
+    assert_int_equal(route_set_get(routes_of(sc, "a"), host_index(sc, "x"), &ports), 1);
+    assert_false(routing_reachable(scenario_node(sc, "x"), scenario_node(sc, "y"), 16));
+    uint32_t port;
+    assert_false(routing_pick(routes_of(sc, "b"), host_index(sc, "x"), 1, &port));
+    scenario_destroy(sc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_routing_fat_tree),
+        cmocka_unit_test(test_routing_leaf_spine),
+        cmocka_unit_test(test_routing_pick_spreads),
+        cmocka_unit_test(test_routing_unreachable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
