@@ -8,6 +8,7 @@
 
 #include "p4/engine/p4cli.h"
 #include "models/transport/transports.h"
+#include "sim/app/plot.h"
 #include "sim/app/progress.h"
 #include "sim/app/registry.h"
 #include "sim/app/report.h"
@@ -21,12 +22,14 @@ static const char usage[] =
     "usage: ddlsim COMMAND [ARGS]\n"
     "\n"
     "  run FILE.yaml [--out DIR] [--seed N] [--set KEY=VALUE]... [--pcap NODE:PORT,...] [--quiet]\n"
-    "                         run a scenario; results go to DIR (default out/<file name>)\n"
+    "      [--plot]           run a scenario; results go to DIR (default out/<file name>);\n"
+    "                         --plot draws them into DIR/plots/\n"
     "  check FILE.yaml [--set KEY=VALUE]...\n"
     "                         validate a scenario; every error as file:line:col\n"
     "  sweep FILE.yaml [--out DIR] [-j N] [--resume] [--keep] [--quiet] ...\n"
     "                         run a scenario over parameter axes into one CSV\n"
     "                         (ddlsim sweep --help; docs/sweeps.md)\n"
+    "  plot OUTDIR            gnuplot PNG and SVG of a run's results into OUTDIR/plots/\n"
     "  describe [KIND]        list the parameters of a kind (no KIND: list kinds)\n"
     "  p4 check FILE.p4       compile a P4_16 program and report errors\n"
     "  p4 test FILE.p4 FILE.stf\n"
@@ -42,6 +45,7 @@ struct run_args {
     int nsets;
     struct scenario_opts opts;
     bool quiet;
+    bool plot;
 };
 
 /* Every RUN_HOOK_EVENTS events the run loop checks the output streams (a full disk stops the
@@ -74,7 +78,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
         {"set", required_argument, NULL, 'S'},  {"pcap", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"plot", no_argument, NULL, 'P'},       {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
     a->sets = xcalloc((size_t)argc + 1, sizeof(*a->sets));
@@ -87,6 +91,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         case 'p':
         case 's':
         case 'q':
+        case 'P':
             if (!run) {
                 fprintf(stderr, "ddlsim: error: option '%s' applies to run only\n",
                         argv[optind - 1]);
@@ -98,6 +103,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
                 a->pcap = optarg;
             else if (c == 'q')
                 a->quiet = true;
+            else if (c == 'P')
+                a->plot = true;
             else {
                 char *end;
                 errno = 0;
@@ -212,6 +219,8 @@ static int cmd_run(int argc, char **argv)
                r->sc->out.queue_interval_ps && sc->nprobes ? ", queues.csv" : "",
                r->pcap.frames || sc->npcap_ports || a.pcap ? ", trace.pcap" : "");
     }
+    if (a.plot && plot_run_dir(dir, a.quiet) != 0)
+        rc = 1;
 out:
     report_free(r);
     scenario_destroy(sc);
@@ -285,6 +294,8 @@ int cli_main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "plot") == 0)
+        return plot_main(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0)
         return sweep_main(argc - 1, argv + 1);
     if (strcmp(cmd, "describe") == 0)
