@@ -3,6 +3,7 @@
 #   make test    unit, scenario, STF and bad-input tests
 #   make asan    the whole suite under AddressSanitizer + UBSan
 #   make bench   benchmarks (not part of test)
+#   make figures regenerate every figure into results/; figures-update refreshes the references
 
 BUILD ?= build
 CC ?= gcc
@@ -64,7 +65,7 @@ else
 Q := @
 endif
 
-.PHONY: all demo test unit asan bench clean golden-update fuzz
+.PHONY: all demo test unit asan bench clean golden-update fuzz figures figures-update
 all: $(BUILD)/ddlsim
 
 $(BUILD)/%.o: %.c
@@ -135,6 +136,14 @@ asan:
 
 bench: $(BUILD)/ddlsim $(BENCH_BINS)
 	BUILD=$(BUILD) scripts/run-bench.sh
+
+# Every figure of configs/figures/: results/NAME.csv, .png, .svg (full sweeps).
+figures: $(BUILD)/ddlsim
+	$(BUILD)/ddlsim figure all
+
+# The references the regression test compares with (quick sweeps): results/NAME.ref.csv.
+figures-update: $(BUILD)/ddlsim
+	$(BUILD)/ddlsim figure all --quick --update-ref
 
 golden-update: $(BUILD)/ddlsim
 	BUILD=$(BUILD) scripts/run-tests.sh --update-golden

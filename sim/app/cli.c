@@ -8,6 +8,7 @@
 
 #include "p4/engine/p4cli.h"
 #include "models/transport/transports.h"
+#include "sim/app/figure.h"
 #include "sim/app/plot.h"
 #include "sim/app/progress.h"
 #include "sim/app/registry.h"
@@ -29,6 +30,10 @@ static const char usage[] =
     "  sweep FILE.yaml [--out DIR] [-j N] [--resume] [--keep] [--quiet] ...\n"
     "                         run a scenario over parameter axes into one CSV\n"
     "                         (ddlsim sweep --help; docs/sweeps.md)\n"
+    "  figure NAME|all [--quick]\n"
+    "                         run a figure's sweep (configs/figures/NAME.yaml): results/NAME.csv,\n"
+    "                         .png, .svg and the claim beside our number; --quick compares with\n"
+    "                         results/NAME.ref.csv\n"
     "  plot OUTDIR            gnuplot PNG and SVG of a run's results into OUTDIR/plots/\n"
     "  describe [KIND]        list the parameters of a kind (no KIND: list kinds)\n"
     "  p4 check FILE.p4       compile a P4_16 program and report errors\n"
@@ -294,6 +299,8 @@ int cli_main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "figure") == 0)
+        return figure_main(argc - 1, argv + 1);
     if (strcmp(cmd, "plot") == 0)
         return plot_main(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0)

@@ -14,6 +14,7 @@ static const char *const reduce_names[] = {"one",   "mean", "min",    "max", "su
 
 struct spec {
     const char *name;
+    const struct cfg_node *define;
     const struct cfg_node *scenario;
     const struct cfg_node *set;
     const struct cfg_node *axes;
@@ -26,6 +27,8 @@ struct spec {
 #define SO(f) offsetof(struct spec, f)
 static const struct param_def spec_params[] = {
     {"name", PARAM_STRING, SO(name), PARAM_OPTIONAL, NULL, NULL, NULL, "sweep name"},
+    {"define", PARAM_NODE, SO(define), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "anything, not read: a place for YAML anchors (&f0) the axes refer to (*f0)"},
     {"scenario", PARAM_NODE, SO(scenario), NULL, NULL, NULL, NULL,
      "the base scenario: a path (relative to this file) or the scenario inline"},
     {"set", PARAM_NODE, SO(set), PARAM_OPTIONAL, NULL, NULL, NULL,
