@@ -1,6 +1,8 @@
 /* DDL workloads with analytic expectations: one worker and one PS on an idle network, the
  * bandwidth share of several workers, priority scheduling, blocking time, ring all-reduce. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
+
+#include <jansson.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -15,16 +17,6 @@
 #define D SIM_US(1)
 #define PAYLOAD (1472 - DDL_SHIM_BYTES) /* UDP payload per DDL packet */
 #define FRAME_EXTRA (42 + DDL_SHIM_BYTES + 24)
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("ddl.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load");
-    return sc;
-}
 
 /* Serialization of a message of `bytes` in DDL/UDP packets on one 10 Gbps link. */
 static sim_time_t ser(uint64_t bytes)
@@ -80,7 +72,6 @@ static void test_ddl_one_worker_analytic(void **state)
     sim_time_t P0 = two_hops(T1 + ser(B1), B0);
     sim_time_t W1 = two_hops(P1, B1);
     sim_time_t W0 = two_hops(MAX(P0, P1 + ser(B1)), B0);
-    (void)W1;
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->workers_done == 1);
     assert_int_equal(job->iter_time.n, 3);
@@ -89,7 +80,17 @@ static void test_ddl_one_worker_analytic(void **state)
     assert_int_equal(job->end_ps, 3 * W0);
     /* push latency of L1: ready at T1, complete at P1 */
     assert_true(fabs(job->push_lat[1].min - simtime_sec(P1 - T1)) < 1e-15);
-    /* samples/s: one worker, batch 32 */
+    /* pull latencies: L1 aggregated at P1 (no server cost) and delivered at W1; L0 aggregated at
+     * P0 and delivered at W0 */
+    assert_true(fabs(job->pull_lat[1].min - simtime_sec(W1 - P1)) < 1e-15);
+    assert_true(fabs(job->pull_lat[0].max - simtime_sec(W0 - P0)) < 1e-15);
+    /* samples/s: one worker, batch 32, one iteration every W0 */
+    json_t *o = json_object();
+    ddl_job_json(job, o);
+    double tput = json_real_value(json_object_get(o, "throughput_samples_per_s"));
+    assert_true(fabs(tput - 32.0 / simtime_sec(W0)) < 1e-9 * tput);
+    json_decref(o);
+    /* every byte pushed and pulled once per iteration */
     assert_true(job->bytes_sent == 3 * 2 * (B0 + B1));
     scenario_destroy(sc);
 }
@@ -247,27 +248,59 @@ static void test_ddl_ring_allreduce(void **state)
     scenario_destroy(sc);
 }
 
-/* Asynchronous updates: each push comes straight back to its worker only, so a worker's pull
- * bytes equal its push bytes and no worker waits for another. */
-static void test_ddl_async(void **state)
+/* Asynchronous updates: each push comes straight back to its worker only, so every worker's
+ * pull bytes equal its own push bytes and no worker waits for another. h1 sits behind a 1 Gb/s
+ * link, h0 and the server behind 10 Gb/s. With sync: true every pull of layer b waits for h1's
+ * push of it, 3 MB at 1 Gb/s = 24 ms, so no iteration of either worker is shorter than that.
+ * Asynchronous, h0 gets its parameters from its own push: compute 9 ms plus 4 MB out and back
+ * at 10 Gb/s (about 6.4 ms) - under 24 ms - while h1 needs 4 MB each way at 1 Gb/s (64 ms). */
+static const char async_yaml[] = "switches: [{name: s0}]\n"
+                                 "hosts: [{name: h0}, {name: h1}, {name: h2}]\n"
+                                 "links: [{a: h0, b: s0}, {a: h1, b: s0, rate: 1Gbps},"
+                                 " {a: h2, b: s0}]\n"
+                                 "defaults: {link: {rate: 10Gbps, delay: 1us}}\n"
+                                 "jobs:\n"
+                                 "  - model: {name: m, layers: [{name: a, bytes: 1MB, forward: 1ms,"
+                                 " backward: 1ms}, {name: b, bytes: 3MB, forward: 1ms, backward: "
+                                 "2ms}]}\n"
+                                 "    workers: [h0, h1]\n"
+                                 "    servers: [h2]\n"
+                                 "    iterations: 3\n"
+                                 "    sync: %s\n"
+                                 "    layers: {a: {forward: 5ms}}\n";
+
+static void async_run(bool sync, double *min, double *max)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 3}\n"
-                               "jobs:\n"
-                               "  - model: {name: m, layers: [{name: a, bytes: 1MB, forward: 1ms,"
-                               " backward: 1ms}, {name: b, bytes: 3MB, forward: 1ms, backward: 2ms}]}\n"
-                               "    workers: [h0, h1]\n"
-                               "    servers: [h2]\n"
-                               "    iterations: 3\n"
-                               "    sync: false\n"
-                               "    layers: {a: {forward: 5ms}}\n");
+    char y[1024];
+    snprintf(y, sizeof(y), async_yaml, sync ? "true" : "false");
+    struct scenario *sc = load(y);
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->workers_done == 2);
+    assert_int_equal(job->model->layers[0].fwd_ps, SIM_MS(5)); /* the override applied */
     /* pushes and pulls: 3 iterations x 4 MB each way per worker */
     assert_true(job->bytes_sent == 2 * 2 * 3 * 4000000ULL);
-    assert_int_equal(job->model->layers[0].fwd_ps, SIM_MS(5)); /* the override applied */
+    for (uint32_t w = 0; w < 2; w++) {
+        assert_true(job->workers[w].push[0]->delivered_bytes == 3 * 4000000ULL);
+        assert_true(job->servers[0].pull[w]->delivered_bytes == 3 * 4000000ULL);
+    }
+    *min = job->iter_time.min;
+    *max = job->iter_time.max;
+    print_message("  sync %d: iterations %.6f .. %.6f s\n", sync, *min, *max);
     scenario_destroy(sc);
+}
+
+static void test_ddl_async(void **state)
+{
+    (void)state;
+    double amin, amax, smin, smax;
+    async_run(false, &amin, &amax);
+    async_run(true, &smin, &smax);
+    double slow_push = 3e6 * 8 / 1e9;
+    assert_true(smin > slow_push);
+    assert_true(amin < slow_push);
+    assert_true(amax > 0.064);
+    (void)smax;
 }
 
 /* Size-balanced sharding puts VGG-16's huge fc6 alone on one server and spreads the rest. */

@@ -56,6 +56,38 @@ static struct result run(const char *stf)
     return r;
 }
 
+/* The same with a program given as source text (written next to the STF script). */
+static struct result run_prog(const char *p4src, const char *stf)
+{
+    char p4path[] = "/tmp/ddlsim-p4-XXXXXX.p4";
+    int fd = mkstemps(p4path, 3);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(p4src, f);
+    fclose(f);
+    char path[] = "/tmp/ddlsim-stf-XXXXXX";
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    fputs(stf, f);
+    fclose(f);
+    struct result r;
+    size_t lo;
+    size_t le;
+    FILE *o = open_memstream(&r.out, &lo);
+    FILE *e = open_memstream(&r.err, &le);
+    int nerr;
+    struct p4_prog *prog = p4_prog_load(p4path, "p4/include", e, &nerr);
+    assert_non_null(prog);
+    r.rc = p4stf_run(prog, path, o, e);
+    fclose(o);
+    fclose(e);
+    p4_prog_free(prog);
+    unlink(path);
+    unlink(p4path);
+    return r;
+}
+
 static void done(struct result *r)
 {
     free(r->out);
@@ -156,6 +188,49 @@ static void test_p4stf_suffix_names(void **state)
     done(&r);
 }
 
+/* Two tables named t (ingress and egress), and two headers with a field `ab` each: a suffix
+ * (at a dot) that matches more than one name is an error that names the ambiguity; the
+ * qualified name or a longer unique suffix works. */
+static const char twin_tables[] =
+    "#include <core.p4>\n#include <v1model.p4>\n"
+    "header h_t { bit<8> ab; bit<8> res; }\n"
+    "struct hs { h_t h; h_t g; }\nstruct m_t { }\n"
+    "parser P(packet_in p, out hs h, inout m_t m, inout standard_metadata_t s) {\n"
+    "  state start { p.extract(h.h); p.extract(h.g); transition accept; } }\n"
+    "control V(inout hs h, inout m_t m) { apply { } }\n"
+    "control I(inout hs h, inout m_t m, inout standard_metadata_t s) {\n"
+    "  action set(bit<8> v) { h.h.res = v; s.egress_spec = 1; }\n"
+    "  table t { key = { h.h.ab : exact; h.g.ab : exact; } actions = { set; NoAction; } }\n"
+    "  apply { t.apply(); } }\n"
+    "control E(inout hs h, inout m_t m, inout standard_metadata_t s) {\n"
+    "  action set(bit<8> v) { h.h.res = h.h.res + v; }\n"
+    "  table t { key = { h.h.ab : exact; } actions = { set; NoAction; } }\n"
+    "  apply { t.apply(); } }\n"
+    "control C(inout hs h, inout m_t m) { apply { } }\n"
+    "control D(packet_out p, in hs h) { apply { p.emit(h.h); p.emit(h.g); } }\n"
+    "V1Switch(P(), V(), I(), E(), C(), D()) main;\n";
+
+static void test_p4stf_ambiguous_names(void **state)
+{
+    (void)state;
+    /* table: `t` is I.t and E.t */
+    struct result r = run_prog(twin_tables, "add t h.h.ab:1 h.g.ab:2 set(v:5)\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, ":1:5: error: ambiguous table name 't'"));
+    done(&r);
+    /* key: `ab` ends both h.h.ab and h.g.ab */
+    r = run_prog(twin_tables, "add I.t ab:1 g.ab:2 set(v:5)\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "ambiguous key name 'ab'"));
+    done(&r);
+    /* action: `set` is I.set and E.set, but within table I.t only I.set applies */
+    r = run_prog(twin_tables, "add I.t h.ab:1 g.ab:2 set(v:5)\n"
+                              "add E.t h.h.ab:1 set(v:3)\n"
+                              "packet 0 01000200\nexpect 1 01080200 $\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_p4stf_missing_and_unexpected),
         cmocka_unit_test(test_p4stf_bad_input),
         cmocka_unit_test(test_p4stf_suffix_names),
+        cmocka_unit_test(test_p4stf_ambiguous_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
