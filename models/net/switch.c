@@ -313,6 +313,7 @@ const struct node_ops switch_node_ops = {
     .cfg_size = sizeof(struct switch_cfg),
     .shared_create = p4switch_shared_create,
     .shared_destroy = p4switch_shared_destroy,
+    .shared_inputs = p4switch_shared_inputs,
     .check = switch_check,
     .create = switch_create,
     .connected = switch_connected,
