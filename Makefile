@@ -3,13 +3,15 @@
 #   make test    unit, scenario, STF and bad-input tests
 #   make asan    the whole suite under AddressSanitizer + UBSan
 #   make bench   benchmarks (not part of test)
+#   make figures regenerate every figure into results/; figures-update refreshes the references
 
 BUILD ?= build
 CC ?= gcc
 PKGS := gsl yaml-0.1 cmocka jansson
 
 # Install missing Debian packages before anything asks pkg-config for flags.
-DEPS_OK := $(shell (pkg-config --exists $(PKGS) && command -v tshark && command -v gnuplot) \
+DEPS_OK := $(shell (pkg-config --exists $(PKGS) && command -v tshark && command -v gnuplot && \
+	command -v mpicc && command -v mpirun) \
 	>/dev/null 2>&1 || scripts/install-deps.sh >&2; pkg-config --exists $(PKGS) && echo yes)
 ifneq ($(DEPS_OK),yes)
 $(error dependencies missing ($(PKGS)); run scripts/install-deps.sh as root)
@@ -63,7 +65,7 @@ else
 Q := @
 endif
 
-.PHONY: all demo test unit asan bench clean golden-update fuzz
+.PHONY: all demo test unit asan bench clean golden-update fuzz figures figures-update
 all: $(BUILD)/ddlsim
 
 $(BUILD)/%.o: %.c
@@ -92,10 +94,37 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LAYER_LIBS)
 
 .SECONDARY:
 
+# The version recorded in summary.json: git describe of this tree, else the VERSION file. It is
+# kept in $(BUILD)/version.txt, rewritten only when it changes, so only version.o rebuilds.
+VERSION_STR := $(shell git describe --always --dirty 2>/dev/null || cat VERSION 2>/dev/null || \
+	echo unknown)
+$(shell mkdir -p $(BUILD); [ "$$(cat $(BUILD)/version.txt 2>/dev/null)" = "$(VERSION_STR)" ] || \
+	echo "$(VERSION_STR)" >$(BUILD)/version.txt)
+$(BUILD)/sim/app/version.o: $(BUILD)/version.txt
+$(BUILD)/sim/app/version.o: CFLAGS += -DDDLSIM_VERSION='"$(VERSION_STR)"'
+
+# The MPI variant, for `mpirun ... build/ddlsim-mpi sweep FILE.yaml`: the same program with
+# sim/app/sweep_mpi.c compiled by mpicc with HAVE_MPI (its object comes before libapp.a, so the
+# plain one is not linked). Built whenever mpicc is found (Open MPI: scripts/install-deps.sh);
+# without it build/ddlsim still runs sweeps on forked workers (-j N). MPICC= disables it.
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+MPI_BIN := $(BUILD)/ddlsim-mpi
+all: $(MPI_BIN)
+$(BUILD)/mpi/sweep_mpi.o: sim/app/sweep_mpi.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  MPICC   $<")
+	$(Q)$(MPICC) $(CFLAGS) -DHAVE_MPI -MMD -MP -c $< -o $@
+$(MPI_BIN): $(BUILD)/sim/app/main.o $(BUILD)/mpi/sweep_mpi.o $(LAYER_LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(MPICC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+-include $(BUILD)/mpi/sweep_mpi.d
+endif
+
 demo: $(BUILD)/ddlsim
 	$(BUILD)/ddlsim run configs/demo.yaml --out out/demo
 
-test: $(BUILD)/ddlsim $(TEST_BINS)
+test: $(BUILD)/ddlsim $(MPI_BIN) $(TEST_BINS)
 	BUILD=$(BUILD) scripts/run-tests.sh
 
 unit: $(TEST_BINS)
@@ -107,6 +136,14 @@ asan:
 
 bench: $(BUILD)/ddlsim $(BENCH_BINS)
 	BUILD=$(BUILD) scripts/run-bench.sh
+
+# Every figure of configs/figures/: results/NAME.csv, .png, .svg (full sweeps).
+figures: $(BUILD)/ddlsim
+	$(BUILD)/ddlsim figure all
+
+# The references the regression test compares with (quick sweeps): results/NAME.ref.csv.
+figures-update: $(BUILD)/ddlsim
+	$(BUILD)/ddlsim figure all --quick --update-ref
 
 golden-update: $(BUILD)/ddlsim
 	BUILD=$(BUILD) scripts/run-tests.sh --update-golden

@@ -4,7 +4,8 @@
 # Usage: scripts/install-deps.sh [extra-package ...]
 set -euo pipefail
 
-pkgs=(pkg-config libgsl-dev libyaml-dev libcmocka-dev libjansson-dev gnuplot-nox tshark)
+pkgs=(pkg-config libgsl-dev libyaml-dev libcmocka-dev libjansson-dev gnuplot-nox tshark
+      libopenmpi-dev openmpi-bin)
 pkgs+=("$@")
 
 missing=()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every benchmark binary (bench/bench_*.c) and prints its results.
+# Runs every benchmark binary (bench/bench_*.c) and the sweep overhead script and prints
+# their results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -8,3 +9,5 @@ for b in "$BUILD"/bench/bench_*; do
     echo "== $(basename "$b")"
     "$b"
 done
+echo "== sweep overhead"
+scripts/bench-sweep.sh

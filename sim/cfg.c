@@ -285,6 +285,13 @@ static struct cfg_doc *doc_new(const char *name)
     return doc;
 }
 
+struct cfg_doc *cfg_doc_from(const char *name, const struct cfg_node *root)
+{
+    struct cfg_doc *doc = doc_new(name);
+    doc->root = cfg_copy(doc, root);
+    return doc;
+}
+
 struct cfg_doc *cfg_load_string(const char *name, const char *text, struct diag *d)
 {
     struct loader L = {.doc = doc_new(name), .d = d};
@@ -374,6 +381,57 @@ static struct cfg_node *path_child(struct cfg_node *n, const char *seg)
     return NULL;
 }
 
+/* Walks `path` (segments separated by '.') from the root, creating missing map keys, and puts
+ * `v` at its end. Errors are reported at `loc`. */
+static int place(struct cfg_doc *doc, char *path, struct cfg_node *v, struct src_loc loc,
+                 struct diag *d)
+{
+    struct cfg_node *n = doc->root;
+    char *save = NULL;
+    char *seg = strtok_r(path, ".", &save);
+    if (!seg || !n) {
+        diag_error(d, loc, "expected a key path such as a.b.c");
+        return -1;
+    }
+    while (seg) {
+        char *next = strtok_r(NULL, ".", &save);
+        struct cfg_node *child = path_child(n, seg);
+        if (!next) {
+            if (n->kind != CFG_MAP && !child) {
+                diag_error(d, loc, "no item '%s' in the %s at %s:%d:%d", seg, cfg_kind_name(n->kind),
+                           n->loc.file, n->loc.line, n->loc.col);
+                return -1;
+            }
+            if (n->kind == CFG_MAP) {
+                cfg_map_put(doc, n, seg, v, loc);
+            } else {
+                for (size_t i = 0; i < n->n; i++) {
+                    if (n->items[i] == child)
+                        n->items[i] = v;
+                }
+            }
+            return 0;
+        }
+        if (!child) {
+            if (n->kind != CFG_MAP) {
+                diag_error(d, loc, "no item '%s' in the list at %s:%d:%d", seg, n->loc.file,
+                           n->loc.line, n->loc.col);
+                return -1;
+            }
+            child = cfg_new(doc, CFG_MAP, loc);
+            cfg_map_put(doc, n, seg, child, loc);
+        }
+        if (child->kind != CFG_MAP && child->kind != CFG_SEQ) {
+            diag_error(d, loc, "'%s' is a %s, it has no field '%s'", seg,
+                       cfg_kind_name(child->kind), next);
+            return -1;
+        }
+        n = child;
+        seg = next;
+    }
+    return -1;
+}
+
 int cfg_set(struct cfg_doc *doc, const char *assignment, struct diag *d)
 {
     char *src = doc_keep(doc, xasprintf("--set %s", assignment));
@@ -386,51 +444,98 @@ int cfg_set(struct cfg_doc *doc, const char *assignment, struct diag *d)
     char *path = xstrdup(assignment);
     path[eq - assignment] = '\0';
     struct src_loc vloc = {src, 1, (int)(eq - assignment) + 8}; /* after "--set " and "=" */
-    struct cfg_node *n = doc->root;
-    char *save = NULL;
-    char *seg = strtok_r(path, ".", &save);
-    int rc = -1;
-    while (seg) {
-        char *next = strtok_r(NULL, ".", &save);
-        struct cfg_node *child = path_child(n, seg);
-        if (!next) {
-            if (n->kind != CFG_MAP && !child) {
-                diag_error(d, loc, "no item '%s' in the %s at %s:%d:%d", seg, cfg_kind_name(n->kind),
-                           n->loc.file, n->loc.line, n->loc.col);
-                goto out_free_path;
-            }
-            struct cfg_node *v = cfg_new(doc, CFG_SCALAR, vloc);
-            v->str = xstrdup(eq + 1);
-            v->plain = true;
-            if (n->kind == CFG_MAP) {
-                cfg_map_put(doc, n, seg, v, loc);
-            } else {
-                for (size_t i = 0; i < n->n; i++) {
-                    if (n->items[i] == child)
-                        n->items[i] = v;
-                }
-            }
-            rc = 0;
-            break;
-        }
-        if (!child) {
-            if (n->kind != CFG_MAP) {
-                diag_error(d, loc, "no item '%s' in the list at %s:%d:%d", seg, n->loc.file,
-                           n->loc.line, n->loc.col);
-                goto out_free_path;
-            }
-            child = cfg_new(doc, CFG_MAP, loc);
-            cfg_map_put(doc, n, seg, child, loc);
-        }
-        if (child->kind != CFG_MAP && child->kind != CFG_SEQ) {
-            diag_error(d, loc, "'%s' is a %s, it has no field '%s'", seg,
-                       cfg_kind_name(child->kind), next);
-            goto out_free_path;
-        }
-        n = child;
-        seg = next;
-    }
-out_free_path:
+    struct cfg_node *v = cfg_new(doc, CFG_SCALAR, vloc);
+    v->str = xstrdup(eq + 1);
+    v->plain = true;
+    int rc = place(doc, path, v, loc, d);
     free(path);
     return rc;
+}
+
+struct cfg_node *cfg_copy(struct cfg_doc *doc, const struct cfg_node *n)
+{
+    struct cfg_node *c = cfg_new(doc, n->kind, n->loc);
+    c->plain = n->plain;
+    if (n->str)
+        c->str = xstrdup(n->str);
+    for (size_t i = 0; i < n->n; i++) {
+        struct cfg_node *item = cfg_copy(doc, n->items[i]);
+        if (n->kind == CFG_MAP)
+            cfg_map_put(doc, c, n->keys[i], item, n->key_locs[i]);
+        else
+            cfg_seq_push(doc, c, item);
+    }
+    return c;
+}
+
+int cfg_set_node(struct cfg_doc *doc, const char *path, const struct cfg_node *v,
+                 struct src_loc loc, struct diag *d)
+{
+    char *p = xstrdup(path);
+    int rc = place(doc, p, cfg_copy(doc, v), loc, d);
+    free(p);
+    return rc;
+}
+
+static void emit_str(struct cfg_buf *b, const char *s)
+{
+    cfg_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            cfg_buf_putc(b, '\\');
+        cfg_buf_putc(b, *s);
+    }
+    cfg_buf_putc(b, '"');
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+void cfg_canonical(const struct cfg_node *n, struct cfg_buf *b)
+{
+    if (!n || n->kind == CFG_NULL) {
+        cfg_buf_putc(b, '~');
+        return;
+    }
+    if (n->kind == CFG_SCALAR) {
+        emit_str(b, n->str ? n->str : "");
+        return;
+    }
+    if (n->kind == CFG_SEQ) {
+        cfg_buf_putc(b, '[');
+        for (size_t i = 0; i < n->n; i++) {
+            if (i)
+                cfg_buf_putc(b, ',');
+            cfg_canonical(n->items[i], b);
+        }
+        cfg_buf_putc(b, ']');
+        return;
+    }
+    /* map keys sorted: their order in the file carries no meaning */
+    char ***order = xmalloc((n->n ? n->n : 1) * sizeof(*order));
+    for (size_t i = 0; i < n->n; i++)
+        order[i] = &n->keys[i];
+    qsort(order, n->n, sizeof(order[0]), key_cmp);
+    cfg_buf_putc(b, '{');
+    for (size_t i = 0; i < n->n; i++) {
+        if (i)
+            cfg_buf_putc(b, ',');
+        emit_str(b, *order[i]);
+        cfg_buf_putc(b, ':');
+        cfg_canonical(n->items[order[i] - n->keys], b);
+    }
+    cfg_buf_putc(b, '}');
+    free(order);
+}
+
+void cfg_buf_putc(struct cfg_buf *b, char c)
+{
+    if (b->len + 2 > b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 256;
+        b->s = xrealloc(b->s, b->cap);
+    }
+    b->s[b->len++] = c;
+    b->s[b->len] = '\0';
 }

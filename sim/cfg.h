@@ -44,6 +44,8 @@ struct cfg_doc *cfg_load_file(const char *path, struct diag *d);
 /* Parses YAML text; `name` is the file name used in messages. */
 struct cfg_doc *cfg_load_string(const char *name, const char *text, struct diag *d);
 void cfg_free(struct cfg_doc *doc);
+/* A new document named `name` holding a copy of the tree `root`. */
+struct cfg_doc *cfg_doc_from(const char *name, const struct cfg_node *root);
 
 /* Map lookup; NULL when absent or when `map` is not a map. */
 struct cfg_node *cfg_get(const struct cfg_node *map, const char *key);
@@ -54,6 +56,25 @@ struct src_loc cfg_key_loc(const struct cfg_node *map, const char *key);
  * by the value of its `name` key. Missing map keys are created. Returns 0, or -1 after
  * reporting an error. */
 int cfg_set(struct cfg_doc *doc, const char *assignment, struct diag *d);
+
+/* Puts a copy of the tree `v` (which may belong to another document) at `path`, as cfg_set
+ * does with a scalar; errors are reported at `loc`. Returns 0 or -1. */
+int cfg_set_node(struct cfg_doc *doc, const char *path, const struct cfg_node *v,
+                 struct src_loc loc, struct diag *d);
+/* A deep copy of `n` owned by `doc` (source locations kept). */
+struct cfg_node *cfg_copy(struct cfg_doc *doc, const struct cfg_node *n);
+
+/* A growing text buffer (s is NUL-terminated; free(s) when done). */
+struct cfg_buf {
+    char *s;
+    size_t len;
+    size_t cap;
+};
+void cfg_buf_putc(struct cfg_buf *b, char c);
+/* Appends the canonical text of a tree: scalars quoted, lists in order, map keys sorted, no
+ * locations or comments. Two trees that mean the same configuration give the same text, so its
+ * digest identifies a resolved configuration. */
+void cfg_canonical(const struct cfg_node *n, struct cfg_buf *b);
 
 /* Node constructors for code that builds trees (generators, tests). */
 struct cfg_node *cfg_new(struct cfg_doc *doc, enum cfg_kind kind, struct src_loc loc);

@@ -51,6 +51,7 @@ gsl_rng *sim_rng(struct sim *sim, const char *name)
 uint64_t sim_run(struct sim *sim, sim_time_t until)
 {
     uint64_t n = 0;
+    uint64_t budget = sim->hook.fn ? sim->hook.every : UINT64_MAX;
     sim->stopping = false;
     while (!sim->stopping) {
         if (evq_next_time(&sim->evq) > until) {
@@ -66,6 +67,10 @@ uint64_t sim_run(struct sim *sim, sim_time_t until)
         sim->now = at;
         t->fire(sim, t);
         n++;
+        if (--budget == 0) {
+            sim->hook.fn(sim, sim->evq.fired + n, sim->hook.ud);
+            budget = sim->hook.every;
+        }
     }
     sim->evq.fired += n;
     return n;

@@ -19,6 +19,17 @@ struct sim_rng_stream {
     gsl_rng *rng;
 };
 
+/* Called by the run loop every `every` events with the number of events run so far (all
+ * sim_run calls): progress display, output error checks. It may call sim_stop. The loop pays
+ * one counter decrement per event for it. */
+typedef void sim_hook_fn(struct sim *sim, uint64_t events, void *ud);
+
+struct sim_hook {
+    sim_hook_fn *fn; /* NULL: none */
+    void *ud;
+    uint64_t every; /* events between calls, > 0 */
+};
+
 struct sim {
     sim_time_t now;
     struct evq evq;
@@ -29,6 +40,7 @@ struct sim {
     uint64_t next_pkt_id;
     struct diag *diag;    /* not owned */
     bool stopping;        /* set by sim_stop: the run loop returns after the current event */
+    struct sim_hook hook;
 };
 
 struct sim *sim_create(uint64_t seed, struct diag *diag);

@@ -147,6 +147,65 @@ static const struct param_def pdefs[] = {
     {"name", PARAM_STRING, offsetof(struct pcfg, name), NULL, NULL, NULL, NULL, "n"},
 };
 
+/* A tree from another document replaces a list; the copy keeps the source's locations, so
+ * errors about it point into the file it came from. `--set .=1` names no key and says so. */
+static void test_cfg_set_node(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("s.yaml", "flows:\n  - {name: f0}\n", &c.d);
+    struct cfg_doc *sw = cfg_load_string("sweep.yaml", "v: [{name: a}, {name: b}]\n", &c.d);
+    assert_non_null(doc);
+    assert_non_null(sw);
+    struct cfg_node *v = cfg_get(sw->root, "v");
+    assert_int_equal(cfg_set_node(doc, "flows", v, v->loc, &c.d), 0);
+    struct cfg_node *flows = cfg_get(doc->root, "flows");
+    assert_true(flows != v);
+    assert_int_equal(flows->n, 2);
+    assert_string_equal(cfg_get(flows->items[1], "name")->str, "b");
+    assert_string_equal(flows->items[1]->loc.file, "sweep.yaml");
+    assert_int_equal(flows->items[1]->loc.col, 16); /* the second "{" of line 1 */
+    assert_int_equal(cfg_set_node(doc, "flows.b.name", cfg_get(flows->items[0], "name"), v->loc,
+                                  &c.d), 0);
+    assert_string_equal(cfg_get(flows->items[1], "name")->str, "a");
+    cfg_free(sw); /* the copy is independent of its source */
+    assert_string_equal(cfg_get(cfg_get(doc->root, "flows")->items[0], "name")->str, "a");
+    assert_int_equal(cfg_set(doc, ".=1", &c.d), -1);
+    assert_non_null(strstr(cap_text(&c), "error: expected a key path such as a.b.c"));
+    cfg_free(doc);
+    cap_close(&c);
+}
+
+/* The canonical text ignores key order, flow/block style, quoting and comments, and tells
+ * different values apart. */
+static void test_cfg_canonical(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *a = cfg_load_string("a.yaml", "b: 1\na: [x, {k: \"v\"}]\nn: ~\n", &c.d);
+    struct cfg_doc *b = cfg_load_string("b.yaml", "# note\nn:\na:\n  - 'x'\n  - k: v\nb: 1\n",
+                                        &c.d);
+    struct cfg_doc *d = cfg_load_string("d.yaml", "b: 2\na: [x, {k: v}]\nn: ~\n", &c.d);
+    struct cfg_buf ta = {0}, tb = {0}, td = {0};
+    cfg_canonical(a->root, &ta);
+    cfg_canonical(b->root, &tb);
+    cfg_canonical(d->root, &td);
+    assert_string_equal(ta.s, "{\"a\":[\"x\",{\"k\":\"v\"}],\"b\":\"1\",\"n\":~}");
+    assert_string_equal(ta.s, tb.s);
+    assert_string_not_equal(ta.s, td.s);
+    free(ta.s);
+    free(tb.s);
+    free(td.s);
+    cfg_free(a);
+    cfg_free(b);
+    cfg_free(d);
+    assert_int_equal(diag_count(&c.d), 0);
+    cap_close(&c);
+}
+
+
 static void test_param_decode(void **state)
 {
     (void)state;
@@ -295,7 +354,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cfg_tree_locations), cmocka_unit_test(test_cfg_syntax_error),
         cmocka_unit_test(test_cfg_duplicate_key),  cmocka_unit_test(test_cfg_alias),
-        cmocka_unit_test(test_cfg_set),            cmocka_unit_test(test_param_decode),
+        cmocka_unit_test(test_cfg_set), cmocka_unit_test(test_cfg_set_node),
+        cmocka_unit_test(test_cfg_canonical),            cmocka_unit_test(test_param_decode),
         cmocka_unit_test(test_param_errors),       cmocka_unit_test(test_param_suggest),
         cmocka_unit_test(test_param_lists),        cmocka_unit_test(test_param_list_errors),
     };

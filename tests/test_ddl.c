@@ -1,6 +1,8 @@
 /* DDL workloads with analytic expectations: one worker and one PS on an idle network, the
  * bandwidth share of several workers, priority scheduling, blocking time, ring all-reduce. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
+
+#include <jansson.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -15,16 +17,6 @@
 #define D SIM_US(1)
 #define PAYLOAD (1472 - DDL_SHIM_BYTES) /* UDP payload per DDL packet */
 #define FRAME_EXTRA (42 + DDL_SHIM_BYTES + 24)
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("ddl.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load");
-    return sc;
-}
 
 /* Serialization of a message of `bytes` in DDL/UDP packets on one 10 Gbps link. */
 static sim_time_t ser(uint64_t bytes)
@@ -80,7 +72,6 @@ static void test_ddl_one_worker_analytic(void **state)
     sim_time_t P0 = two_hops(T1 + ser(B1), B0);
     sim_time_t W1 = two_hops(P1, B1);
     sim_time_t W0 = two_hops(MAX(P0, P1 + ser(B1)), B0);
-    (void)W1;
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->workers_done == 1);
     assert_int_equal(job->iter_time.n, 3);
@@ -89,7 +80,17 @@ static void test_ddl_one_worker_analytic(void **state)
     assert_int_equal(job->end_ps, 3 * W0);
     /* push latency of L1: ready at T1, complete at P1 */
     assert_true(fabs(job->push_lat[1].min - simtime_sec(P1 - T1)) < 1e-15);
-    /* samples/s: one worker, batch 32 */
+    /* pull latencies: L1 aggregated at P1 (no server cost) and delivered at W1; L0 aggregated at
+     * P0 and delivered at W0 */
+    assert_true(fabs(job->pull_lat[1].min - simtime_sec(W1 - P1)) < 1e-15);
+    assert_true(fabs(job->pull_lat[0].max - simtime_sec(W0 - P0)) < 1e-15);
+    /* samples/s: one worker, batch 32, one iteration every W0 */
+    json_t *o = json_object();
+    ddl_job_json(job, o);
+    double tput = json_real_value(json_object_get(o, "throughput_samples_per_s"));
+    assert_true(fabs(tput - 32.0 / simtime_sec(W0)) < 1e-9 * tput);
+    json_decref(o);
+    /* every byte pushed and pulled once per iteration */
     assert_true(job->bytes_sent == 3 * 2 * (B0 + B1));
     scenario_destroy(sc);
 }
@@ -173,8 +174,9 @@ static void test_ddl_priority_first_layer(void **state)
     assert_true(pt < ft / 10);
 }
 
-/* Blocking time: zero when every DDL packet has one priority, positive when a FIFO switch sends
- * lower-priority packets ahead of waiting higher-priority ones. */
+/* Blocking time summed over every packet of every tensor: zero when every DDL packet has one
+ * priority, positive when a FIFO switch sends lower-priority packets ahead of waiting
+ * higher-priority ones. */
 static double blocking(int levels, const char *program)
 {
     char y[1024];
@@ -196,7 +198,7 @@ static double blocking(int levels, const char *program)
     assert_true(job->workers_done == 3);
     double total = 0;
     for (uint32_t l = 0; l < job->L; l++)
-        total += job->push_blk[l].sum + job->pull_blk[l].sum;
+        total += job->push_blk_sum[l].sum + job->pull_blk_sum[l].sum;
     scenario_destroy(sc);
     return total;
 }
@@ -213,6 +215,91 @@ static void test_ddl_blocking_time(void **state)
     assert_true(fifo > 0.0);
     /* strict priority leaves only non-preemption (one frame at a time) */
     assert_true(strict < fifo / 10);
+}
+
+/* Critical-path blocking of a tensor (its last packet's): a 100 KB high-priority push (job
+ * `high`, h1) meets a 4 MB low-priority one (job `low`, h0) at the server's port. With a FIFO
+ * switch both senders share the port packet by packet, so while the small tensor crosses it
+ * (about twice ser(100 KB) = 2 x 80 us) the port sends low-priority packets half the time: the
+ * last packet was blocked about ser(100 KB) / 2 = 40 us (allow 0.3 to 0.7 x ser). With
+ * tensorexpress.p4's strict priority it waits at most for the frame on the wire when it arrives:
+ * under 2 us. The per-packet sum exceeds the tensor's whole latency, which is why it is
+ * reported apart. */
+static void critical_blocking(const char *program, double *crit, double *sum, double *lat)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 3, link: {rate: 10Gbps, delay: 1us},"
+             " switch: {program: %s}}\n"
+             "jobs:\n"
+             "  - {name: low, model: {name: big, layers: [{name: x, bytes: 4MB, forward: 1us,"
+             " backward: 1us}]}, workers: [h0], servers: [h2], iterations: 1, priorities: 1}\n"
+             "  - {name: high, model: {name: small, layers: [{name: y, bytes: 100KB,"
+             " forward: 1us, backward: 1us}]}, workers: [h1], servers: [h2], iterations: 1,"
+             " start: 500us}\n",
+             program);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[1];
+    assert_int_equal(job->push_blk[0].n, 1);
+    *crit = job->push_blk[0].sum;
+    *sum = job->push_blk_sum[0].sum;
+    *lat = job->push_lat[0].sum;
+    scenario_destroy(sc);
+}
+
+static void test_ddl_critical_blocking(void **state)
+{
+    (void)state;
+    double ser = 100000 * 8 / 10e9;
+    double crit, sum, lat;
+    critical_blocking("basic", &crit, &sum, &lat);
+    print_message("  FIFO: latency %.6f s, critical blocking %.6f s, per-packet sum %.6f s\n", lat,
+                  crit, sum);
+    assert_true(crit > 0.3 * ser && crit < 0.7 * ser);
+    assert_true(sum > lat);
+    critical_blocking("tensorexpress", &crit, &sum, &lat);
+    print_message("  strict: latency %.6f s, critical blocking %.6f s, per-packet sum %.6f s\n",
+                  lat, crit, sum);
+    assert_true(crit < 2e-6);
+}
+
+/* Blocking at a host NIC. One worker host sends a 4 MB low-priority push (job `low`, to h2)
+ * and, from 500 us, a 100 KB push of job `high` (to h3); only the NIC is shared. In one traffic
+ * class the NIC alternates between the two connections, so each of high's 69 packets (1456 B of
+ * payload after the 16 B shim) waits for one 1538 B low-priority frame on the wire (1.2304 us at
+ * 10 Gb/s): a per-packet sum of 69 x 1.2304 us (within 5%). With high's connection in class 7
+ * the NIC serves it first: at most the frame on the wire when it became ready (under 1.5 us). */
+static double nic_blocking_sum(int cls)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 4, link: {rate: 10Gbps, delay: 1us},"
+             " switch: {program: basic}}\n"
+             "jobs:\n"
+             "  - {name: low, model: {name: big, layers: [{name: x, bytes: 4MB, forward: 1us,"
+             " backward: 1us}]}, workers: [h0], servers: [h2], iterations: 1, priorities: 1}\n"
+             "  - {name: high, model: {name: small, layers: [{name: y, bytes: 100KB,"
+             " forward: 1us, backward: 1us}]}, workers: [h0], servers: [h3], iterations: 1,"
+             " start: 500us, transport_params: {priority: %d}}\n",
+             cls);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    double sum = sc->jobs[1]->push_blk_sum[0].sum;
+    scenario_destroy(sc);
+    return sum;
+}
+
+static void test_ddl_nic_blocking(void **state)
+{
+    (void)state;
+    double frame = 1538 * 8 / 10e9;
+    double shared = nic_blocking_sum(0);
+    double strict = nic_blocking_sum(7);
+    print_message("  NIC blocking: one class %.6f s (69 frames %.6f s), strict %.6f s\n", shared,
+                  69 * frame, strict);
+    assert_true(fabs(shared - 69 * frame) < 0.05 * 69 * frame);
+    assert_true(strict < 1.5e-6);
 }
 
 /* Ring all-reduce of S bytes over N workers: each worker sends 2(N-1)/N S, and with no compute
@@ -247,27 +334,59 @@ static void test_ddl_ring_allreduce(void **state)
     scenario_destroy(sc);
 }
 
-/* Asynchronous updates: each push comes straight back to its worker only, so a worker's pull
- * bytes equal its push bytes and no worker waits for another. */
-static void test_ddl_async(void **state)
+/* Asynchronous updates: each push comes straight back to its worker only, so every worker's
+ * pull bytes equal its own push bytes and no worker waits for another. h1 sits behind a 1 Gb/s
+ * link, h0 and the server behind 10 Gb/s. With sync: true every pull of layer b waits for h1's
+ * push of it, 3 MB at 1 Gb/s = 24 ms, so no iteration of either worker is shorter than that.
+ * Asynchronous, h0 gets its parameters from its own push: compute 9 ms plus 4 MB out and back
+ * at 10 Gb/s (about 6.4 ms) - under 24 ms - while h1 needs 4 MB each way at 1 Gb/s (64 ms). */
+static const char async_yaml[] = "switches: [{name: s0}]\n"
+                                 "hosts: [{name: h0}, {name: h1}, {name: h2}]\n"
+                                 "links: [{a: h0, b: s0}, {a: h1, b: s0, rate: 1Gbps},"
+                                 " {a: h2, b: s0}]\n"
+                                 "defaults: {link: {rate: 10Gbps, delay: 1us}}\n"
+                                 "jobs:\n"
+                                 "  - model: {name: m, layers: [{name: a, bytes: 1MB, forward: 1ms,"
+                                 " backward: 1ms}, {name: b, bytes: 3MB, forward: 1ms, backward: "
+                                 "2ms}]}\n"
+                                 "    workers: [h0, h1]\n"
+                                 "    servers: [h2]\n"
+                                 "    iterations: 3\n"
+                                 "    sync: %s\n"
+                                 "    layers: {a: {forward: 5ms}}\n";
+
+static void async_run(bool sync, double *min, double *max)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 3}\n"
-                               "jobs:\n"
-                               "  - model: {name: m, layers: [{name: a, bytes: 1MB, forward: 1ms,"
-                               " backward: 1ms}, {name: b, bytes: 3MB, forward: 1ms, backward: 2ms}]}\n"
-                               "    workers: [h0, h1]\n"
-                               "    servers: [h2]\n"
-                               "    iterations: 3\n"
-                               "    sync: false\n"
-                               "    layers: {a: {forward: 5ms}}\n");
+    char y[1024];
+    snprintf(y, sizeof(y), async_yaml, sync ? "true" : "false");
+    struct scenario *sc = load(y);
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->workers_done == 2);
+    assert_int_equal(job->model->layers[0].fwd_ps, SIM_MS(5)); /* the override applied */
     /* pushes and pulls: 3 iterations x 4 MB each way per worker */
     assert_true(job->bytes_sent == 2 * 2 * 3 * 4000000ULL);
-    assert_int_equal(job->model->layers[0].fwd_ps, SIM_MS(5)); /* the override applied */
+    for (uint32_t w = 0; w < 2; w++) {
+        assert_true(job->workers[w].push[0]->delivered_bytes == 3 * 4000000ULL);
+        assert_true(job->servers[0].pull[w]->delivered_bytes == 3 * 4000000ULL);
+    }
+    *min = job->iter_time.min;
+    *max = job->iter_time.max;
+    print_message("  sync %d: iterations %.6f .. %.6f s\n", sync, *min, *max);
     scenario_destroy(sc);
+}
+
+static void test_ddl_async(void **state)
+{
+    (void)state;
+    double amin, amax, smin, smax;
+    async_run(false, &amin, &amax);
+    async_run(true, &smin, &smax);
+    double slow_push = 3e6 * 8 / 1e9;
+    assert_true(smin > slow_push);
+    assert_true(amin < slow_push);
+    assert_true(amax > 0.064);
+    (void)smax;
 }
 
 /* Size-balanced sharding puts VGG-16's huge fc6 alone on one server and spreads the rest. */
@@ -337,6 +456,8 @@ int main(void)
         cmocka_unit_test(test_ddl_bandwidth_share),
         cmocka_unit_test(test_ddl_priority_first_layer),
         cmocka_unit_test(test_ddl_blocking_time),
+        cmocka_unit_test(test_ddl_critical_blocking),
+        cmocka_unit_test(test_ddl_nic_blocking),
         cmocka_unit_test(test_ddl_ring_allreduce),
         cmocka_unit_test(test_ddl_async),
         cmocka_unit_test(test_ddl_sharding),

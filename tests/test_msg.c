@@ -1,5 +1,5 @@
 /* Message layer and host cost models: analytic times on an idle network, CPU queueing, order. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +11,6 @@
 #include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("msg.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load");
-    return sc;
-}
 
 #define LINK "hosts: [{name: a}, {name: b}]\nlinks: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
 

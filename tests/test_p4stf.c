@@ -32,14 +32,7 @@ struct result {
     char *err;
 };
 
-static struct result run_prog(const char *p4, const char *stf);
-
 static struct result run(const char *stf)
-{
-    return run_prog("p4/programs/basic.p4", stf);
-}
-
-static struct result run_prog(const char *p4, const char *stf)
 {
     char path[] = "/tmp/ddlsim-stf-XXXXXX";
     int fd = mkstemp(path);
@@ -53,7 +46,7 @@ static struct result run_prog(const char *p4, const char *stf)
     FILE *o = open_memstream(&r.out, &lo);
     FILE *e = open_memstream(&r.err, &le);
     int nerr;
-    struct p4_prog *prog = p4_prog_load(p4, "p4/include", e, &nerr);
+    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", e, &nerr);
     assert_non_null(prog);
     r.rc = p4stf_run(prog, path, o, e);
     fclose(o);
@@ -63,10 +56,56 @@ static struct result run_prog(const char *p4, const char *stf)
     return r;
 }
 
+/* The same with a program given as source text (written next to the STF script). */
+static struct result run_prog(const char *p4src, const char *stf)
+{
+    char p4path[] = "/tmp/ddlsim-p4-XXXXXX.p4";
+    int fd = mkstemps(p4path, 3);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(p4src, f);
+    fclose(f);
+    char path[] = "/tmp/ddlsim-stf-XXXXXX";
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    fputs(stf, f);
+    fclose(f);
+    struct result r;
+    size_t lo;
+    size_t le;
+    FILE *o = open_memstream(&r.out, &lo);
+    FILE *e = open_memstream(&r.err, &le);
+    int nerr;
+    struct p4_prog *prog = p4_prog_load(p4path, "p4/include", e, &nerr);
+    assert_non_null(prog);
+    r.rc = p4stf_run(prog, path, o, e);
+    fclose(o);
+    fclose(e);
+    p4_prog_free(prog);
+    unlink(path);
+    unlink(p4path);
+    return r;
+}
+
 static void done(struct result *r)
 {
     free(r->out);
     free(r->err);
+}
+
+/* The same with a program from a file of the tree. */
+static struct result run_file(const char *p4path, const char *stf)
+{
+    FILE *in = fopen(p4path, "r");
+    assert_non_null(in);
+    char *src = calloc(1, 1 << 16);
+    size_t n = fread(src, 1, (1 << 16) - 1, in);
+    fclose(in);
+    assert_true(n > 0);
+    struct result r = run_prog(src, stf);
+    free(src);
+    return r;
 }
 
 static void test_p4stf_pass(void **state)
@@ -163,12 +202,55 @@ static void test_p4stf_suffix_names(void **state)
     done(&r);
 }
 
+/* Two tables named t (ingress and egress), and two headers with a field `ab` each: a suffix
+ * (at a dot) that matches more than one name is an error that names the ambiguity; the
+ * qualified name or a longer unique suffix works. */
+static const char twin_tables[] =
+    "#include <core.p4>\n#include <v1model.p4>\n"
+    "header h_t { bit<8> ab; bit<8> res; }\n"
+    "struct hs { h_t h; h_t g; }\nstruct m_t { }\n"
+    "parser P(packet_in p, out hs h, inout m_t m, inout standard_metadata_t s) {\n"
+    "  state start { p.extract(h.h); p.extract(h.g); transition accept; } }\n"
+    "control V(inout hs h, inout m_t m) { apply { } }\n"
+    "control I(inout hs h, inout m_t m, inout standard_metadata_t s) {\n"
+    "  action set(bit<8> v) { h.h.res = v; s.egress_spec = 1; }\n"
+    "  table t { key = { h.h.ab : exact; h.g.ab : exact; } actions = { set; NoAction; } }\n"
+    "  apply { t.apply(); } }\n"
+    "control E(inout hs h, inout m_t m, inout standard_metadata_t s) {\n"
+    "  action set(bit<8> v) { h.h.res = h.h.res + v; }\n"
+    "  table t { key = { h.h.ab : exact; } actions = { set; NoAction; } }\n"
+    "  apply { t.apply(); } }\n"
+    "control C(inout hs h, inout m_t m) { apply { } }\n"
+    "control D(packet_out p, in hs h) { apply { p.emit(h.h); p.emit(h.g); } }\n"
+    "V1Switch(P(), V(), I(), E(), C(), D()) main;\n";
+
+static void test_p4stf_ambiguous_names(void **state)
+{
+    (void)state;
+    /* table: `t` is I.t and E.t */
+    struct result r = run_prog(twin_tables, "add t h.h.ab:1 h.g.ab:2 set(v:5)\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, ":1:5: error: ambiguous table name 't'"));
+    done(&r);
+    /* key: `ab` ends both h.h.ab and h.g.ab */
+    r = run_prog(twin_tables, "add I.t ab:1 g.ab:2 set(v:5)\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "ambiguous key name 'ab'"));
+    done(&r);
+    /* action: `set` is I.set and E.set, but within table I.t only I.set applies */
+    r = run_prog(twin_tables, "add I.t h.ab:1 g.ab:2 set(v:5)\n"
+                              "add E.t h.h.ab:1 set(v:3)\n"
+                              "packet 0 01000200\nexpect 1 01080200 $\n");
+    assert_int_equal(r.rc, 0);
+    done(&r);
+}
+
 /* A const entry (tests/p4/priorities.p4: the first entry of tA is marked const) cannot be
  * removed; the entry after it can. */
 static void test_p4stf_const_entry_not_removed(void **state)
 {
     (void)state;
-    struct result r = run_prog("tests/p4/priorities.p4", "remove tA 1\nremove tA 0\n");
+    struct result r = run_file("tests/p4/priorities.p4", "remove tA 1\nremove tA 0\n");
     assert_int_equal(r.rc, 2);
     assert_non_null(strstr(r.err, ":2:8: error: entry 0 of table 'tA' is const"));
     assert_null(strstr(r.err, ":1:"));
@@ -184,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_p4stf_missing_and_unexpected),
         cmocka_unit_test(test_p4stf_bad_input),
         cmocka_unit_test(test_p4stf_suffix_names),
+        cmocka_unit_test(test_p4stf_ambiguous_names),
         cmocka_unit_test(test_p4stf_const_entry_not_removed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* Switches running P4 programs: ECN marking from enq_qdepth, multicast replication, routes
  * installed into the program's table, the same timing as fixed routing. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +13,6 @@
 #include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("p4switch.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load");
-    return sc;
-}
 
 static char *incast(const char *sw, int n, const char *bytes)
 {

@@ -1,5 +1,5 @@
 /* PFC: lossless incast, exact pause timing at a NIC, lossless vs lossy classes. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <stdio.h>
 
@@ -8,16 +8,6 @@
 #include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("pfc.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load");
-    return sc;
-}
 
 static const char *incast = "topology:\n"
                             "  kind: star\n"
@@ -66,8 +56,11 @@ static void test_pfc_incast_lossless(void **state)
         assert_true(nic->pfc_rx.frames > 0);
         assert_true(nic->pfc_rx.paused_ps[0] > 0);
         pauses += s->node.ports[i]->pfc_tx.pause_frames;
-        /* every pause was eventually lifted: XON count equals XOFF transitions */
+        /* every pause was eventually lifted: none in force at the end, and each XOFF
+         * transition (a class going from running to paused) had its XON */
         assert_int_equal(s->node.ports[i]->pfc_tx.paused, 0);
+        assert_int_equal(s->node.ports[i]->pfc_tx.xoff_transitions,
+                         s->node.ports[i]->pfc_tx.resume_frames);
     }
     assert_true(pauses > 0);
     /* the bottleneck never idled: lossless, and PFC did not starve it (XON > 0) */
@@ -75,6 +68,54 @@ static void test_pfc_incast_lossless(void **state)
     uint64_t frames = sc->nflows * ((1000000 + 1471) / 1472);
     assert_true(s->node.ports[8]->tx.busy_ps >= (sim_time_t)(frames - 8) * frame);
     scenario_destroy(sc);
+}
+
+/* Priority groups keep a high-priority tensor out of PFC's head-of-line blocking. Four workers
+ * push a 4 MB low-priority layer (b, ready first) and then a 50 KB high-priority one (a) to one
+ * server through tensorexpress.p4's strict-priority queues, with PFC on.
+ * - One group: one connection and one class per pair; b's 4 x 4 MB backlog at the server port
+ *   (16 MB at 10 Gb/s = 12.8 ms) pauses that class, and a waits behind b: a's push takes more
+ *   than 0.95 x 12.8 ms.
+ * - priority_groups = priorities = 4: a travels in class 3, b in class 1. a's 4 x 50 KB (under
+ *   the 64 KB XOFF per ingress port and class) never pauses class 3; b's backlog pauses class 1
+ *   only; a crosses the port in about 4 x 50 KB / 10 Gb/s = 160 us: under 320 us. */
+static const char groups_yaml[] =
+    "topology: {kind: star, hosts: 5, link: {rate: 10Gbps, delay: 1us},"
+    " switch: {program: tensorexpress, pfc: true}}\n"
+    "jobs:\n"
+    "  - {name: j, model: {name: m, layers: [{name: a, bytes: 50KB, forward: 10us, backward: 10us},"
+    " {name: b, bytes: 4MB, forward: 10us, backward: 10us}]}, workers: [h0, h1, h2, h3],"
+    " servers: [h4], iterations: 1, scheduler: priority, priorities: 4, priority_groups: %d}\n";
+
+static void test_pfc_priority_groups(void **state)
+{
+    (void)state;
+    double ser16 = 16e6 * 8 / 10e9;
+    for (int groups = 1; groups <= 4; groups += 3) {
+        char y[1024];
+        snprintf(y, sizeof(y), groups_yaml, groups);
+        struct scenario *sc = load(y);
+        scenario_run(sc);
+        const struct ddl_job *job = sc->jobs[0];
+        assert_int_equal(job->prio_of[0], 3);
+        assert_int_equal(job->prio_of[1], 1);
+        double a_lat = job->push_lat[0].max;
+        print_message("  %d group(s): high-priority push %.6f s\n", groups, a_lat);
+        for (uint32_t w = 0; w < 4; w++) {
+            const struct port *nic = job->workers[w].host->node.ports[0];
+            if (groups == 1) {
+                assert_true(nic->pfc_rx.paused_ps[0] > 0);
+            } else {
+                assert_int_equal(nic->pfc_rx.paused_ps[3], 0);
+                assert_true(nic->pfc_rx.paused_ps[1] > 0);
+            }
+        }
+        if (groups == 1)
+            assert_true(a_lat > 0.95 * ser16);
+        else
+            assert_true(a_lat < 320e-6);
+        scenario_destroy(sc);
+    }
 }
 
 /* A PAUSE of q quanta holds a NIC for exactly q x 512 bit times. */
@@ -145,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_pfc_incast_lossless),
         cmocka_unit_test(test_pfc_pause_timing),
         cmocka_unit_test(test_pfc_classes),
+        cmocka_unit_test(test_pfc_priority_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * for P4 route tables, and unreachable destinations. Expected counts follow from the topology:
  * in a k-ary fat tree an edge switch has k/2 uplinks and an aggregation switch k/2 core links;
  * in a leaf-spine fabric every leaf has one link to each spine. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,16 +11,6 @@
 #include "models/net/routing.h"
 #include "models/net/switch.h"
 #include "sim/app/scenario.h"
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("test.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load (%d errors)", diag_count(&d));
-    return sc;
-}
 
 static struct route_set *routes_of(struct scenario *sc, const char *sw)
 {

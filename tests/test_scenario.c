@@ -1,6 +1,6 @@
 /* Scenario tests with analytic expectations: every expected value is derived here from rates,
  * sizes and delays, never read back from a previous run. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,16 +17,6 @@
 #define ETH_OVERHEAD 24u        /* preamble + IFG + FCS, the link default */
 #define HEADERS 42u             /* Ethernet + IPv4 + UDP */
 #define PAYLOAD_MAX 1472u       /* 1500 B MTU */
-
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("test.yaml", yaml, NULL, &d);
-    if (!sc)
-        fail_msg("scenario did not load (%d errors)", diag_count(&d));
-    return sc;
-}
 
 /* The incast of the foundation issue: n senders, star, 10G/1us links, `bytes` each. */
 static char *incast_yaml(int n, const char *bytes, const char *sw_params, bool ecn)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/install.h"
 #include "sim/param.h"
 #include "sim/util.h"
 
@@ -112,7 +113,9 @@ struct dnn_model *dnn_load(const struct cfg_node *spec, const char *scenario_fil
         cands[n++] = xstrdup(s);
     } else {
         cands[n++] = xasprintf("%s/models/%s.yaml", dir, s);
-        cands[n++] = xasprintf("configs/models/%s.yaml", s);
+        char root[4096];
+        install_root(root, sizeof(root));
+        cands[n++] = xasprintf("%s/configs/models/%s.yaml", root, s);
         if (env)
             cands[n++] = xasprintf("%s/%s.yaml", env, s);
     }
@@ -120,8 +123,11 @@ struct dnn_model *dnn_load(const struct cfg_node *spec, const char *scenario_fil
     size_t i;
     for (i = 0; i < n && !readable(cands[i]); i++)
         ;
-    if (i < n)
+    if (i < n) {
         m = from_file(cands[i], d);
+        if (m)
+            m->file = xstrdup(cands[i]);
+    }
     else
         diag_error(d, spec->loc, "model '%s' not found (looked for %s%s%s%s%s)", s, cands[0],
                    n > 1 ? ", " : "", n > 1 ? cands[1] : "", n > 2 ? ", " : "",
@@ -136,6 +142,7 @@ void dnn_free(struct dnn_model *m)
 {
     if (!m)
         return;
+    free(m->file);
     for (uint32_t i = 0; i < m->nlayers; i++)
         free(m->layers[i].name);
     free(m->layers);

@@ -22,10 +22,11 @@ struct dnn_model {
     int64_t batch;
     uint32_t nlayers;
     struct dnn_layer *layers;
+    char *file; /* the file it was read from (NULL for an inline map), for provenance */
 };
 
 /* `spec` is a model name (looked up as <scenario dir>/models/NAME.yaml, then
- * configs/models/NAME.yaml, then $DDLSIM_MODELS/NAME.yaml), a path to a .yaml file, or an inline
+ * configs/models/NAME.yaml of the installation, then $DDLSIM_MODELS/NAME.yaml), a path to a .yaml file, or an inline
  * map {name, batch, layers: [...]}. `scenario_file` locates relative paths. Returns NULL after
  * reporting errors. */
 struct dnn_model *dnn_load(const struct cfg_node *spec, const char *scenario_file,

@@ -1,6 +1,9 @@
 /* A distributed training job: workers that compute a DNN layer by layer and exchange gradients
- * and parameters with parameter servers (arch: ps) or among themselves (arch: allreduce, see
- * ddl_ring.c), over message connections (msg.h) on any transport.
+ * and parameters with parameter servers (arch: ps, ps.c) or among themselves (arch: allreduce,
+ * ring.c), over message connections (transfer.c, msg.h) on any transport. This header holds the
+ * job's data model, shared by its parts: setup (job.c), the host scheduler (scheduler.c), the
+ * workers' compute loop (worker.c), the architectures (struct ddl_arch_ops), and the metrics
+ * (metrics.c).
  *
  * Worker, per iteration t: forward of layer i starts when forward i-1 is done and layer i's
  * parameters from iteration t-1 have arrived (iteration 0 starts at once); backward runs from the
@@ -68,6 +71,7 @@ struct ddl_job_cfg {
     int sched;
     uint64_t credit_bytes; /* priority: bytes in flight per sender; 0 = unlimited */
     int64_t levels;        /* priority levels layers map onto */
+    int64_t groups;        /* connections per peer pair, one traffic class each */
     int sharding;
     bool sync;
     sim_time_t agg_fixed_ps;
@@ -85,6 +89,32 @@ extern const size_t ddl_job_nparams;
 struct ddl_job;
 struct ddl_sender;
 struct ddl_ring;
+struct ddl_item;
+struct ddl_worker;
+
+/* An architecture: how gradients become parameters (parameter servers, ring all-reduce, ...).
+ * A plug-in table; the job calls only these. */
+enum ddl_servers {
+    DDL_SERVERS_NONE = 0,     /* `servers:` is an error */
+    DDL_SERVERS_REQUIRED = 1,
+    DDL_SERVERS_OPTIONAL = 2,
+};
+
+struct ddl_arch_ops {
+    const char *name;
+    bool bursts;            /* a worker's pushes of an iteration form a PCN burst (bursts.csv) */
+    bool to_successor;      /* a chunk from worker w is for worker w + 1 (ring) */
+    enum ddl_servers servers; /* whether the job lists parameter servers */
+    /* Connections and the architecture's state, once the hosts are known (servers: NULL when
+     * the architecture has none). Returns the number of errors. */
+    int (*init)(struct ddl_job *job, struct host **workers, struct host **servers,
+                struct diag *d);
+    void (*fini)(struct ddl_job *job);
+    /* Worker w's gradient of `layer` (current iteration) is ready to leave. */
+    void (*grad_ready)(struct ddl_worker *w, uint32_t layer);
+    /* A chunk arrived at the other end of its connection. */
+    void (*delivered)(struct ddl_job *job, struct ddl_item *it);
+};
 
 /* One chunk on its way: a push (worker → server), a pull (server → worker) or a ring step. */
 struct ddl_item {
@@ -115,12 +145,19 @@ struct ddl_sender {
     uint64_t seq;
 };
 
+/* Network blocking of a tensor in flight: its packets' sum, and the packet that arrived last,
+ * which is on the tensor's critical path. */
+struct ddl_blk {
+    sim_time_t last;
+    sim_time_t sum;
+};
+
 struct ddl_worker {
     struct ddl_job *job;
     uint32_t idx;
     struct host *host;
     struct ddl_sender tx;
-    struct msg_conn **push; /* [nservers] (ps); [1] to the ring successor (allreduce) */
+    struct msg_conn **push; /* [nservers * groups] (ps); [groups] to the ring successor */
     uint32_t iter;          /* iteration being computed */
     uint32_t layer;         /* layer being computed */
     bool backward;
@@ -133,8 +170,8 @@ struct ddl_worker {
     uint32_t *push_left;     /* [L]: chunks of the outstanding push not yet at their server */
     sim_time_t *push_ready;  /* [L] */
     sim_time_t *pull_ready;  /* [L]: latest aggregation time among the pull's chunks */
-    sim_time_t *push_blk;    /* [L] */
-    sim_time_t *pull_blk;    /* [L] */
+    struct ddl_blk *push_blk; /* [L]: blocking of the outstanding push */
+    struct ddl_blk *pull_blk; /* [L]: blocking of the outstanding pull */
     sim_time_t iter_start;
     /* the current burst: this worker's pushes of one iteration */
     uint32_t burst_iter;
@@ -151,7 +188,7 @@ struct ddl_server {
     uint32_t idx;
     struct host *host;
     struct ddl_sender tx;
-    struct msg_conn **pull; /* [nworkers] */
+    struct msg_conn **pull; /* [nworkers * groups] */
     uint32_t *recv;         /* [chunks]: pushes of the chunk's current iteration */
     uint32_t *agg_left;     /* [L]: chunks of the layer not yet aggregated this iteration */
 };
@@ -183,10 +220,13 @@ struct ddl_job {
     uint32_t nchunks_total;
     uint32_t *server_of;  /* [L] */
     uint8_t *prio_of;     /* [L] */
+    uint8_t group_of[8];  /* priority -> connection group */
+    uint8_t class_of[8];  /* connection group -> traffic class (NIC queue, PFC class) */
     struct ddl_worker *workers;
     uint32_t nworkers;
     struct ddl_server *servers;
     uint32_t nservers;
+    const struct ddl_arch_ops *arch;
     const struct flow_ops *tp;
     void *tp_cfg;
     struct pool items;
@@ -195,13 +235,15 @@ struct ddl_job {
     uint32_t workers_done;
     sim_time_t end_ps;
     struct ddl_out out;
-    struct ddl_ring *ring; /* allreduce state (ddl_ring.c) */
+    struct ddl_ring *ring; /* allreduce state (ring.c) */
     /* summary statistics, seconds */
     struct stats iter_time;
     struct stats *push_lat; /* [L] */
     struct stats *pull_lat; /* [L] */
-    struct stats *push_blk; /* [L] */
+    struct stats *push_blk; /* [L]: critical-path blocking (the last packet's) */
     struct stats *pull_blk; /* [L] */
+    struct stats *push_blk_sum; /* [L]: sum over the tensor's packets */
+    struct stats *pull_blk_sum; /* [L] */
     struct stats bct;
     struct stats burst_tput; /* bits/s */
     struct stats start_queue; /* bytes */
@@ -215,20 +257,13 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
                                int64_t id, struct host *(*find)(void *ud, const char *name),
                                void *ud, struct diag *d);
 void ddl_job_destroy(struct ddl_job *job);
-/* Adds the job's results to a summary.json object. */
+/* Adds the job's results to a summary.json object (metrics.c). */
 void ddl_job_json(const struct ddl_job *job, json_t *o);
-/* Prints a short human summary. */
+/* Prints a short human summary (metrics.c). */
 void ddl_job_print(const struct ddl_job *job, FILE *out);
 /* Column headers of the CSV files the job writes rows to (job->out). */
 extern const char ddl_tensors_header[];
 extern const char ddl_iterations_header[];
 extern const char ddl_bursts_header[];
-
-/* For the allreduce engine (ddl_ring.c): */
-struct ddl_item *ddl_item_new(struct ddl_job *job);
-void ddl_sender_add(struct ddl_sender *s, struct ddl_item *it);
-void ddl_worker_params_ready(struct ddl_worker *w, uint32_t layer, uint32_t iter);
-void ddl_record_tensor(struct ddl_job *job, uint32_t worker, uint32_t iter, uint32_t layer,
-                       bool pull, sim_time_t ready, sim_time_t blk);
 
 #endif

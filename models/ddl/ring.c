@@ -1,7 +1,18 @@
-#include "models/ddl/ring.h"
+/* The ring all-reduce architecture (arch: allreduce): each tensor is cut into pieces of at most
+ * N × chunk bytes; a piece is split into N segments and all-reduced in 2(N−1) steps around the
+ * ring (reduce-scatter, then all-gather), so each worker sends 2(N−1)/N of the tensor. A step at
+ * a worker starts when its own gradient is ready and the previous step's segment has arrived from
+ * its predecessor; steps of different pieces and layers overlap, ordered by the job's host
+ * scheduler. The tensor's parameters are ready at a worker when its last all-gather step of the
+ * last piece arrives. */
+#include "models/ddl/arch.h"
 
 #include <stdlib.h>
 
+#include "models/ddl/metrics.h"
+#include "models/ddl/scheduler.h"
+#include "models/ddl/transfer.h"
+#include "models/ddl/worker.h"
 #include "sim/util.h"
 
 struct ddl_ring_worker {
@@ -34,7 +45,7 @@ static uint64_t segment_bytes(uint64_t piece, uint32_t n, uint32_t i)
     return piece / n + (i < piece % n ? 1 : 0);
 }
 
-void ddl_ring_init(struct ddl_job *job)
+static void ring_state_init(struct ddl_job *job)
 {
     struct ddl_ring *r = xcalloc(1, sizeof(*r));
     uint32_t L = job->L;
@@ -66,8 +77,14 @@ void ddl_ring_init(struct ddl_job *job)
     job->ring = r;
 }
 
-void ddl_ring_fini(struct ddl_job *job)
+static void ring_fini(struct ddl_job *job)
 {
+    for (uint32_t w = 0; job->workers && w < job->nworkers; w++) {
+        for (uint32_t g = 0; job->workers[w].push && g < job->cfg.groups; g++)
+            msg_conn_destroy(job->workers[w].push[g]);
+        free(job->workers[w].push);
+        job->workers[w].push = NULL;
+    }
     struct ddl_ring *r = job->ring;
     if (!r)
         return;
@@ -108,7 +125,7 @@ static void try_send(struct ddl_job *job, uint32_t w, uint32_t piece)
         it->iter = rw->iter[piece]; /* the worker may be computing the next one already */
         it->step = k;
         it->prio = job->prio_of[layer];
-        it->conn = job->workers[w].push[0];
+        it->conn = job->workers[w].push[job->group_of[it->prio]];
         if (it->bytes == 0) { /* a tiny piece: nothing to carry, the step is immediate */
             it->bytes = 1;
         }
@@ -116,7 +133,7 @@ static void try_send(struct ddl_job *job, uint32_t w, uint32_t piece)
     }
 }
 
-void ddl_ring_grad_ready(struct ddl_worker *w, uint32_t layer)
+static void ring_grad_ready(struct ddl_worker *w, uint32_t layer)
 {
     struct ddl_job *job = w->job;
     struct ddl_ring *r = job->ring;
@@ -128,7 +145,7 @@ void ddl_ring_grad_ready(struct ddl_worker *w, uint32_t layer)
     }
 }
 
-void ddl_ring_delivered(struct ddl_job *job, struct ddl_item *it)
+static void ring_delivered(struct ddl_job *job, struct ddl_item *it)
 {
     struct ddl_ring *r = job->ring;
     uint32_t n = job->nworkers;
@@ -145,10 +162,45 @@ void ddl_ring_delivered(struct ddl_job *job, struct ddl_item *it)
             struct ddl_worker *w = &job->workers[dst];
             rw->left[it->layer] = r->npieces[it->layer];
             ddl_record_tensor(job, dst, it->iter, it->layer, false, w->push_ready[it->layer],
-                              w->push_blk[it->layer]);
+                              &w->push_blk[it->layer]);
+            w->push_blk[it->layer] = (struct ddl_blk){0, 0};
             ddl_worker_params_ready(w, it->layer, it->iter);
         }
         return;
     }
     try_send(job, dst, piece);
 }
+
+static int ring_init(struct ddl_job *job, struct host **wh, struct host **sh, struct diag *d)
+{
+    (void)sh;
+    if (job->nworkers < 2) {
+        diag_error(d, job->cfg.workers->loc, "job '%s': all-reduce needs at least 2 workers",
+                   job->name);
+        return 1;
+    }
+    int errors = 0;
+    for (uint32_t w = 0; w < job->nworkers; w++)
+        errors += ddl_check_ports(job, wh[w], 1, d);
+    if (errors)
+        return errors;
+    for (uint32_t w = 0; w < job->nworkers; w++) {
+        uint32_t next = (w + 1) % job->nworkers;
+        job->workers[w].push = xcalloc((size_t)job->cfg.groups, sizeof(struct msg_conn *));
+        for (uint32_t g = 0; g < job->cfg.groups; g++)
+            job->workers[w].push[g] = ddl_connect(job, "ring", w, next, g, wh[w], wh[next]);
+    }
+    ring_state_init(job);
+    return 0;
+}
+
+const struct ddl_arch_ops ddl_arch_ring = {
+    .name = "allreduce",
+    .bursts = false,
+    .to_successor = true,
+    .servers = DDL_SERVERS_NONE,
+    .init = ring_init,
+    .fini = ring_fini,
+    .grad_ready = ring_grad_ready,
+    .delivered = ring_delivered,
+};

@@ -56,21 +56,31 @@ void host_send(struct host *h, struct pkt *p)
         return;
     }
     p->t_enq = h->node.sim->now;
+    p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, p->t_enq);
     pq_enqueue(&h->nic, p);
     host_kick(h);
 }
 
+static uint8_t source_class(const struct host *h, const struct nic_source *s)
+{
+    return s->prio < h->nic.nprio ? s->prio : (uint8_t)(h->nic.nprio - 1);
+}
+
+/* Appends an idle source to its class's rotation; its next packet waits from now. */
 static void enlist(struct host *h, struct nic_source *s)
 {
-    if (!s->active) {
-        s->active = true;
-        s->next = NULL;
-        if (h->src_tail)
-            h->src_tail->next = s;
-        else
-            h->src_head = s;
-        h->src_tail = s;
-    }
+    if (s->active)
+        return;
+    s->active = true;
+    s->next = NULL;
+    for (uint8_t c = 0; c < BLOCKING_NPRIO; c++)
+        s->blk_mark[c] = blocking_clock_at(&h->nic_blk, c, h->node.sim->now);
+    uint8_t c = source_class(h, s);
+    if (h->src_tail[c])
+        h->src_tail[c]->next = s;
+    else
+        h->src_head[c] = s;
+    h->src_tail[c] = s;
 }
 
 void host_activate(struct host *h, struct nic_source *s)
@@ -156,59 +166,63 @@ uint16_t host_ddl_port(struct host *h)
     return (uint16_t)(0xDD00 + h->next_ddl_port++);
 }
 
+/* The next packet of class c's sources (*from: its source): each is asked in turn; one that has
+ * nothing now leaves the rotation; a packet whose class (the transport may change it) is paused
+ * is parked in the NIC queue. */
+static struct pkt *pull_sources(struct host *h, uint8_t c, uint8_t allowed,
+                                struct nic_source **from)
+{
+    sim_time_t now = h->node.sim->now;
+    while (h->src_head[c]) {
+        struct nic_source *s = h->src_head[c];
+        h->src_head[c] = s->next;
+        if (!h->src_head[c])
+            h->src_tail[c] = NULL;
+        s->next = NULL;
+        s->active = false;
+        struct pkt *p = s->next_pkt(s, h);
+        if (!p)
+            continue;
+        p->blocking_ps += blocking_clock_at(&h->nic_blk, p->prio, now) - s->blk_mark[p->prio & 7];
+        s->prio = p->tc;
+        enlist(h, s); /* back of the rotation */
+        if ((allowed >> (p->tc & 7)) & 1u) {
+            *from = s;
+            return p;
+        }
+        p->t_enq = now;
+        p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, now);
+        pq_enqueue(&h->nic, p);
+    }
+    return NULL;
+}
+
 static struct pkt *host_pull(struct node *n, struct port *out)
 {
     struct host *h = container_of(n, struct host, node);
-    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
-    struct pkt *p = pq_dequeue(&h->nic, allowed);
-    if (p) {
-        p->qdelay_ps += n->sim->now - p->t_enq;
-        return p;
-    }
-    /* sources of paused classes keep their place; each source is asked at most once */
-    struct nic_source *held_head = NULL;
-    struct nic_source *held_tail = NULL;
-    while (h->src_head) {
-        struct nic_source *s = h->src_head;
-        h->src_head = s->next;
-        if (!h->src_head)
-            h->src_tail = NULL;
-        s->next = NULL;
-        if (!((allowed >> (s->prio & 7)) & 1u)) {
-            if (held_tail)
-                held_tail->next = s;
-            else
-                held_head = s;
-            held_tail = s;
+    sim_time_t now = n->sim->now;
+    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, now) : PQ_ALL;
+    struct pkt *p = NULL;
+    struct nic_source *from = NULL;
+    for (int c = h->nic.nprio - 1; c >= 0 && !p; c--) {
+        if (!((allowed >> c) & 1u))
             continue;
+        p = pq_dequeue(&h->nic, (uint8_t)(1u << c));
+        if (p) {
+            p->qdelay_ps += now - p->t_enq;
+            p->blocking_ps += blocking_clock_at(&h->nic_blk, p->prio, now) - p->blk_mark;
+        } else {
+            p = pull_sources(h, (uint8_t)c, allowed, &from);
         }
-        s->active = false;
-        p = s->next_pkt(s, h);
-        if (!p)
-            continue;
-        /* a source's class is its packets' (a transport may change it): follow it, and park
-         * a packet whose class is paused in its NIC queue rather than send it */
-        s->prio = p->tc;
-        if ((allowed >> (p->tc & 7)) & 1u) {
-            enlist(h, s); /* back of the rotation; the link is about to be busy */
-            break;
-        }
-        p->t_enq = n->sim->now;
-        pq_enqueue(&h->nic, p);
-        p = NULL;
-        s->active = true;
-        if (held_tail)
-            held_tail->next = s;
-        else
-            held_head = s;
-        held_tail = s;
     }
-    if (held_head) { /* the held sources go first next time */
-        held_tail->next = h->src_head;
-        h->src_head = held_head;
-        if (!h->src_tail)
-            h->src_tail = held_tail;
-    }
+    if (!p)
+        return NULL;
+    sim_time_t dur = link_tx_ps(&out->tx, p->size_bytes);
+    blocking_clock_tx(&h->nic_blk, p->prio, now, dur);
+    /* the source's next packet waits from now, but its own stream's packet on the wire is not
+     * priority inversion at the NIC: the marks start past it */
+    for (uint8_t c = 0; from && c < BLOCKING_NPRIO; c++)
+        from->blk_mark[c] = blocking_clock_at(&h->nic_blk, c, now + dur);
     return p;
 }
 

@@ -1,14 +1,18 @@
-/* A host: one NIC port with a transmit queue and the endpoints of applications. The NIC sends
- * queued packets first (priority classes as in a switch port), then pulls from backlogged
+/* A host: one NIC port with a transmit queue and the endpoints of applications. The NIC serves
+ * its traffic classes (p->tc) by strict priority, higher first, skipping classes PFC paused.
+ * Within a class it sends queued packets first, then pulls from that class's backlogged
  * sources round robin — a source that can always send (a burst at line rate) is asked for one
- * packet each time the link frees, so nothing is queued ahead of the wire. Received packets are
- * delivered to the endpoint bound to their UDP/TCP destination port. */
+ * packet each time the link frees, so nothing is queued ahead of the wire. Packets accrue
+ * network blocking time (blocking.h) while the NIC sends lower-priority packets; a source's
+ * next packet waits from the moment the source was ready. Received packets are delivered to the
+ * endpoint bound to their UDP/TCP destination port. */
 #ifndef SIM_MODELS_NET_HOST_H
 #define SIM_MODELS_NET_HOST_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/net/blocking.h"
 #include "models/net/hostcpu.h"
 #include "models/net/node.h"
 #include "models/net/pq.h"
@@ -23,6 +27,7 @@ struct nic_source {
     struct pkt *(*next_pkt)(struct nic_source *s, struct host *h);
     bool active;
     uint8_t prio; /* class of its packets: a PFC pause of this class holds the source */
+    sim_time_t blk_mark[BLOCKING_NPRIO]; /* the NIC's blocking clocks when it became ready */
 };
 
 struct endpoint {
@@ -44,8 +49,9 @@ struct host {
     uint32_t ip;
     struct pq nic;
     struct hostcpu cpu;
-    struct nic_source *src_head;
-    struct nic_source *src_tail;
+    struct nic_source *src_head[PQ_MAX_PRIO]; /* backlogged sources of each class */
+    struct nic_source *src_tail[PQ_MAX_PRIO];
+    struct blocking_clock nic_blk;
     struct endpoint **ep_tab; /* open addressing by port; capacity a power of two */
     uint32_t ep_cap;
     uint32_t nep;

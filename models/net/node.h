@@ -75,6 +75,10 @@ struct node_ops {
     void (*stats_json)(const struct node *n, json_t *obj, sim_time_t end);
     /* Packets the node lost, by any cause (summary.json total_drops). */
     uint64_t (*drops)(const struct node *n);
+    /* The files the kind's shared state was loaded from (provenance in summary.json): calls
+     * note(ud, role, path) for each. Optional. */
+    void (*shared_inputs)(const void *shared, void (*note)(void *ud, const char *role,
+                                                            const char *path), void *ud);
     /* Lines of the human summary; `header` is false until a node of the kind printed its
      * table's header. */
     void (*print)(const struct node *n, FILE *out, sim_time_t end, bool *header);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "p4/engine/p4rt.h"
+#include "sim/install.h"
 #include "sim/util.h"
 
 #define P4SW_MAX_PASSES 8 /* resubmissions + recirculations of one packet */
@@ -37,26 +38,10 @@ const char *p4switch_include_dir(char *buf, size_t n)
     const char *env = getenv("DDLSIM_P4_INCLUDE");
     if (env && *env)
         return env;
-    if (access("p4/include/v1model.p4", R_OK) == 0)
-        return "p4/include";
-    char exe[4096];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (len > 0) {
-        exe[len] = '\0';
-        /* build/ddlsim, build/tests/x, build/asan/tests/x: look up to three levels up */
-        for (int up = 0; up < 4; up++) {
-            char *slash = strrchr(exe, '/');
-            if (!slash)
-                break;
-            *slash = '\0';
-            snprintf(buf, n, "%s/p4/include", exe);
-            char probe[4200];
-            snprintf(probe, sizeof(probe), "%s/v1model.p4", buf);
-            if (access(probe, R_OK) == 0)
-                return buf;
-        }
-    }
-    return "p4/include";
+    char root[4096];
+    install_root(root, sizeof(root));
+    snprintf(buf, n, "%s/p4/include", root);
+    return buf;
 }
 
 void p4switch_programs_free(struct p4switch_programs *ps)
@@ -521,6 +506,17 @@ void p4switch_shared_destroy(void *shared)
 {
     p4switch_programs_free(shared);
     free(shared);
+}
+
+void p4switch_shared_inputs(const void *shared,
+                            void (*note)(void *ud, const char *role, const char *path), void *ud)
+{
+    const struct p4switch_programs *ps = shared;
+    for (size_t i = 0; i < ps->n; i++) {
+        char buf[4200];
+        note(ud, "p4_program", ps->paths[i]);
+        note(ud, "p4_include", p4switch_include_dir(buf, sizeof(buf)));
+    }
 }
 
 int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where)

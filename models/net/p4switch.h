@@ -32,8 +32,8 @@ void p4switch_programs_free(struct p4switch_programs *ps);
  * on first use; errors are reported at `loc`. Returns NULL after errors. */
 struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
                                  const char *scenario_file, struct src_loc loc, struct diag *d);
-/* ddlsim's P4 include directory ($DDLSIM_P4_INCLUDE, else p4/include in the working directory
- * or next to the executable). */
+/* ddlsim's P4 include directory: $DDLSIM_P4_INCLUDE, else p4/include of the installation
+ * (sim/install.h), never of the working directory. */
 const char *p4switch_include_dir(char *buf, size_t n);
 
 /* Makes the switch run `prog` and applies its P4 configuration (sw->cfg: table entries,
@@ -53,6 +53,9 @@ bool switch_is_p4(const struct sw *sw);
  * `program: none`), apply its configuration and install the routes. */
 void *p4switch_shared_create(void);
 void p4switch_shared_destroy(void *shared);
+/* Each loaded program's file ("p4_program") and the include folder ("p4_include"). */
+void p4switch_shared_inputs(const void *shared,
+                            void (*note)(void *ud, const char *role, const char *path), void *ud);
 int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where);
 struct p4_pipe *p4switch_pipe(struct sw *sw);
 

@@ -125,6 +125,8 @@ static sim_time_t refresh_period(const struct port *p)
 
 void pfc_send_xoff(struct sim *sim, struct port *p, uint8_t c)
 {
+    if (!((p->pfc_tx.paused >> c) & 1u))
+        p->pfc_tx.xoff_transitions++;
     p->pfc_tx.paused |= (uint8_t)(1u << c);
     p->pfc_tx.pause_frames++;
     send_frame(sim, p, (uint8_t)(1u << c), PFC_MAX_QUANTA);

@@ -38,6 +38,7 @@ struct pfc_tx {
     uint8_t paused;          /* classes this port has paused upstream (XOFF sent) */
     uint64_t pause_frames;   /* XOFF and refresh frames sent */
     uint64_t resume_frames;  /* XON (quanta 0) frames sent */
+    uint64_t xoff_transitions; /* classes going from running to paused (first XOFF of each) */
     struct evq_timer refresh;
 };
 

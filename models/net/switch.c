@@ -20,21 +20,17 @@ static const struct param_def pfc_class = {"class", PARAM_INT, 0, NULL, "0", "7"
 static const struct param_def port_number = {"port", PARAM_INT, 0, NULL, "0", "65535"};
 
 #define EP(field) offsetof(struct p4switch_entry, field)
+/* tables: all five keys; default_actions: the first three */
 static const struct param_def entry_params[] = {
     {"table", PARAM_STRING, EP(table), NULL, NULL, NULL, NULL, "table name (or unique suffix)"},
-    {"key", PARAM_MAP, EP(key), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "key field: value (exact 0x0a000001, lpm 10.0.0.0/8, ternary v&&&mask, range lo..hi)"},
     {"action", PARAM_STRING, EP(action), NULL, NULL, NULL, NULL, "action name"},
     {"args", PARAM_MAP, EP(args), PARAM_OPTIONAL, NULL, NULL, NULL, "action parameter: value"},
+    {"key", PARAM_MAP, EP(key), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "key field: value (exact 0x0a000001, lpm 0x0a000000/8, ternary v&&&mask, range lo..hi)"},
     {"priority", PARAM_INT, EP(priority), "-1", "-1", "2147483647", NULL,
      "ternary/range entries: larger wins (-1: none)"},
 };
-/* default_actions: the same keys but `key` and `priority` */
-static const struct param_def default_params[] = {
-    {"table", PARAM_STRING, EP(table), NULL, NULL, NULL, NULL, "table name (or unique suffix)"},
-    {"action", PARAM_STRING, EP(action), NULL, NULL, NULL, NULL, "action name"},
-    {"args", PARAM_MAP, EP(args), PARAM_OPTIONAL, NULL, NULL, NULL, "action parameter: value"},
-};
+#define DEFAULT_ACTION_KEYS 3
 #define RP(field) offsetof(struct p4switch_register, field)
 static const struct param_def register_params[] = {
     {"register", PARAM_STRING, RP(reg), NULL, NULL, NULL, NULL, "register name"},
@@ -96,8 +92,7 @@ static const struct param_def switch_params[] = {
     {"tables", PARAM_TABLE, SWP(p4_tables), PARAM_OPTIONAL, NULL, NULL, NULL,
      "P4 table entries", entry_params, ARRAY_LEN(entry_params), sizeof(struct p4switch_entry)},
     {"default_actions", PARAM_TABLE, SWP(p4_defaults), PARAM_OPTIONAL, NULL, NULL, NULL,
-     "P4 default actions", default_params, ARRAY_LEN(default_params),
-     sizeof(struct p4switch_entry)},
+     "P4 default actions", entry_params, DEFAULT_ACTION_KEYS, sizeof(struct p4switch_entry)},
     {"registers", PARAM_TABLE, SWP(p4_registers), PARAM_OPTIONAL, NULL, NULL, NULL,
      "P4 register initial values", register_params, ARRAY_LEN(register_params),
      sizeof(struct p4switch_register)},
@@ -318,6 +313,7 @@ const struct node_ops switch_node_ops = {
     .cfg_size = sizeof(struct switch_cfg),
     .shared_create = p4switch_shared_create,
     .shared_destroy = p4switch_shared_destroy,
+    .shared_inputs = p4switch_shared_inputs,
     .check = switch_check,
     .create = switch_create,
     .connected = switch_connected,

@@ -1,3 +1,4 @@
+/* The switch traffic manager: admission, marking, queues, blocking clocks. */
 #include "models/net/tmgr.h"
 
 #include <stdlib.h>
@@ -37,27 +38,10 @@ static bool should_mark(struct tmgr *tm, const struct pq_class *c)
     return gsl_rng_uniform(tm->rng) < p;
 }
 
-/* The lower-priority transmit clock of priority c at `now`. */
-static sim_time_t lower_clock(const struct tmgr_port *tp, uint8_t c, sim_time_t now)
-{
-    sim_time_t t = tp->lower_tx[c];
-    if (tp->cur_valid && tp->cur_prio < c)
-        t += MIN(now - tp->cur_start, tp->cur_dur);
-    return t;
-}
-
 void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt *p, sim_time_t now,
                   sim_time_t dur_ps)
 {
-    struct tmgr_port *tp = &tm->ports[port];
-    if (tp->cur_valid) { /* the previous transmission is over: fold it into the clocks */
-        for (int c = tp->cur_prio + 1; c < PQ_MAX_PRIO; c++)
-            tp->lower_tx[c] += tp->cur_dur;
-    }
-    tp->cur_valid = true;
-    tp->cur_prio = p->prio & 7;
-    tp->cur_start = now;
-    tp->cur_dur = dur_ps;
+    blocking_clock_tx(&tm->ports[port].blk, p->prio, now, dur_ps);
 }
 
 bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p)
@@ -95,7 +79,7 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     }
     p->t_enq = sim->now;
     p->enq_qdepth = c->pkts;
-    p->blk_mark = lower_clock(tp, p->prio & 7, sim->now);
+    p->blk_mark = blocking_clock_at(&tp->blk, p->prio, sim->now);
     if (tp->q.bytes > p->qseen_bytes)
         p->qseen_bytes = (uint32_t)MIN(tp->q.bytes, UINT32_MAX);
     pq_enqueue(&tp->q, p);
@@ -116,7 +100,7 @@ struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port, uint8_
     if (!p)
         return NULL;
     tm->buffered -= p->size_bytes;
-    p->blocking_ps += lower_clock(&tm->ports[port], p->prio & 7, sim->now) - p->blk_mark;
+    p->blocking_ps += blocking_clock_at(&tm->ports[port].blk, p->prio, sim->now) - p->blk_mark;
     if (tmgr_lossless(tm, p))
         tm->ports[p->in_port].ingress_bytes[p->tc & 7] -= p->size_bytes;
     p->qdelay_ps += sim->now - p->t_enq;

@@ -9,10 +9,8 @@
  * bypass the shared-buffer and queue limits, and are admitted while their ingress account stays
  * within XOFF + headroom; the switch pauses the upstream at XOFF and resumes it at XON.
  *
- * Network blocking time (TensorExpress's metric): a packet accrues the time its egress port
- * spends sending packets of lower priority (p->prio, whatever queue they use) while it waits.
- * Each port keeps, per priority, a running clock of lower-priority transmission; a packet's
- * blocking is that clock at dequeue minus the clock at enqueue.
+ * Network blocking time (blocking.h): a packet accrues the time its egress port spends sending
+ * packets of lower priority (p->prio, whatever queue they use) while it waits.
  *
  * Occupancy counts packets waiting in the queues; the packet being serialized has left its
  * queue (as in ns-3). Ties: see evq.h (an arrival at the instant of a departure is admitted
@@ -25,6 +23,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "models/net/blocking.h"
 #include "models/net/pq.h"
 
 enum tmgr_ecn_mode {
@@ -71,13 +70,7 @@ struct tmgr_port {
     uint64_t ingress_bytes[PQ_MAX_PRIO]; /* lossless bytes buffered that arrived on this port */
     uint64_t headroom_bytes;             /* lossless bytes accepted past XOFF on this port */
     uint64_t headroom_drops;             /* lossless packets lost: headroom overflow */
-    /* network blocking: lower_tx[c] is the time the port spent sending packets of priority
-     * below c, up to the start of the current transmission (cur_*) */
-    sim_time_t lower_tx[PQ_MAX_PRIO];
-    sim_time_t cur_start;
-    sim_time_t cur_dur;
-    uint8_t cur_prio;
-    bool cur_valid;
+    struct blocking_clock blk; /* network blocking time of packets waiting here */
     struct tmgr_stats cls[PQ_MAX_PRIO];
     uint64_t max_bytes; /* deepest the port got (all classes) */
     uint32_t max_pkts;

@@ -1,3 +1,5 @@
+/* The flow base shared by every transport: identity, statistics, stream mode, start and
+ * sampling timers, dependencies. */
 #include "models/transport/flow.h"
 
 #include <math.h>
@@ -121,7 +123,7 @@ uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len)
 void flow_wait_for(struct flow *f, struct flow *first)
 {
     if (f->waiting_for++ == 0)
-        f->ops->start_at(f, SIM_TIME_NEVER);
+        flow_start_at(f, f->src->node.sim, SIM_TIME_NEVER);
     first->dependents =
         xrealloc(first->dependents, (first->ndependents + 1) * sizeof(*first->dependents));
     first->dependents[first->ndependents++] = f;
@@ -136,7 +138,34 @@ void flow_complete(struct flow *f, sim_time_t now)
         struct flow *d = f->dependents[i];
         if (--d->waiting_for == 0) {
             d->common.start_ps = MAX(now, d->common.start_ps); /* its FCT counts from here */
-            d->ops->start_at(d, d->common.start_ps);
+            flow_start_at(d, d->src->node.sim, d->common.start_ps);
         }
     }
+}
+
+void flow_start_timers(struct flow *f, struct sim *sim, struct evq_timer *start,
+                       evq_fire_fn *sample_fire, sim_time_t sample_ps)
+{
+    f->start = start;
+    f->sample_ps = sample_ps;
+    evq_timer_init(&f->sample, sample_fire, EVQ_PHASE_DEFAULT);
+    evq_schedule(&sim->evq, start, f->common.start_ps);
+    if (sample_ps)
+        evq_schedule(&sim->evq, &f->sample, f->common.start_ps);
+}
+
+void flow_start_at(struct flow *f, struct sim *sim, sim_time_t at)
+{
+    flow_cancel_timers(f, sim);
+    if (at == SIM_TIME_NEVER)
+        return;
+    evq_schedule(&sim->evq, f->start, at);
+    if (f->sample_ps)
+        evq_schedule(&sim->evq, &f->sample, at);
+}
+
+void flow_cancel_timers(struct flow *f, struct sim *sim)
+{
+    evq_cancel(&sim->evq, f->start);
+    evq_cancel(&sim->evq, &f->sample);
 }

@@ -117,9 +117,6 @@ struct flow_ops {
     void (*push)(struct flow *f);
     /* Changes the source port before the flow starts (NULL: f->sport is simply used). */
     void (*set_sport)(struct flow *f, uint16_t port);
-    /* Moves the flow's start (create() schedules it at `start`); SIM_TIME_NEVER holds it
-     * until a later call. */
-    void (*start_at)(struct flow *f, sim_time_t at);
 };
 
 struct flow {
@@ -138,7 +135,20 @@ struct flow {
     struct flow **dependents;  /* flows waiting for this one to complete (`after`) */
     uint32_t ndependents;
     uint32_t waiting_for;      /* flows this one still waits for */
+    struct evq_timer *start;   /* the transport's timer that starts the flow */
+    struct evq_timer sample;   /* samples the transport's state every sample_ps (0: off) */
+    sim_time_t sample_ps;
 };
+
+/* Called by a transport's create(): the flow starts when the transport's timer `start` fires,
+ * at common.start; with sample_ps > 0 the transport's `sample_fire` fires then too (and re-arms
+ * f->sample itself). Flow dependencies move both (flow_start_at). */
+void flow_start_timers(struct flow *f, struct sim *sim, struct evq_timer *start,
+                       evq_fire_fn *sample_fire, sim_time_t sample_ps);
+/* Moves the flow's start; SIM_TIME_NEVER holds it until a later call. */
+void flow_start_at(struct flow *f, struct sim *sim, sim_time_t at);
+/* Cancels the start and sample timers (a transport's destroy). */
+void flow_cancel_timers(struct flow *f, struct sim *sim);
 
 /* Records that all of the flow's bytes are delivered (sets complete_ps) and starts the flows
  * that were waiting for it. Transports call it once. */

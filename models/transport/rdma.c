@@ -309,8 +309,7 @@ static struct pkt *data_pkt(struct rdma_flow *f, uint64_t idx, uint32_t *payload
 static void stop_timers(struct rdma_flow *f)
 {
     struct evq *q = &flow_sim(f)->evq;
-    evq_cancel(q, &f->sample);
-    evq_cancel(q, &f->pace);
+    flow_cancel_timers(&f->base, flow_sim(f));
     evq_cancel(q, &f->rto);
     evq_cancel(q, &f->alpha);
     evq_cancel(q, &f->rate);
@@ -391,7 +390,7 @@ static struct pkt *requester_next(struct nic_source *s, struct host *h)
 
 static void sample_fire(struct sim *sim, struct evq_timer *t)
 {
-    struct rdma_flow *f = container_of(t, struct rdma_flow, sample);
+    struct rdma_flow *f = container_of(t, struct rdma_flow, base.sample);
     if (f->nsamples == f->cap_samples) {
         f->cap_samples = f->cap_samples ? 2 * f->cap_samples : 256;
         f->samples = xrealloc(f->samples, f->cap_samples * sizeof(*f->samples));
@@ -675,24 +674,8 @@ static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *nam
     evq_timer_init(&f->rto, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->alpha, alpha_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rate, rate_fire, EVQ_PHASE_DEFAULT);
-    evq_timer_init(&f->sample, sample_fire, EVQ_PHASE_DEFAULT);
-    evq_schedule(&sim->evq, &f->pace, cfg->common.start_ps);
-    if (cfg->rate_interval_ps)
-        evq_schedule(&sim->evq, &f->sample, cfg->common.start_ps);
+    flow_start_timers(&f->base, sim, &f->pace, sample_fire, cfg->rate_interval_ps);
     return &f->base;
-}
-
-static void rdma_start_at(struct flow *fb, sim_time_t at)
-{
-    struct rdma_flow *f = container_of(fb, struct rdma_flow, base);
-    struct evq *q = &flow_sim(f)->evq;
-    evq_cancel(q, &f->pace);
-    evq_cancel(q, &f->sample);
-    if (at == SIM_TIME_NEVER)
-        return;
-    evq_schedule(q, &f->pace, at);
-    if (f->cfg.rate_interval_ps)
-        evq_schedule(q, &f->sample, at);
 }
 
 /* Stream mode: the bytes pushed since the last push become one RDMA message. */
@@ -730,8 +713,8 @@ static void rdma_push(struct flow *fb)
         }
         if (f->next_tx_ps < sim->now)
             f->next_tx_ps = sim->now;
-        if (f->cfg.rate_interval_ps && !evq_timer_pending(&f->sample))
-            evq_schedule(&sim->evq, &f->sample, sim->now);
+        if (f->cfg.rate_interval_ps && !evq_timer_pending(&f->base.sample))
+            evq_schedule(&sim->evq, &f->base.sample, sim->now);
     }
     host_activate(f->base.src, &f->source);
 }
@@ -798,5 +781,4 @@ const struct flow_ops rdma_flow_ops = {
     .stats_json = rdma_stats_json,
     .reliable = true,
     .push = rdma_push,
-    .start_at = rdma_start_at,
 };

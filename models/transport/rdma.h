@@ -116,7 +116,6 @@ struct rdma_flow {
     size_t cap_smsg;
     size_t smsg_head;
     bool idle; /* stream mode: everything pushed is acknowledged; timers stopped */
-    struct evq_timer sample;      /* rate_interval */
     struct rdma_sample *samples;  /* grows geometrically; only with rate_interval */
     uint32_t nsamples;
     uint32_t cap_samples;

@@ -159,23 +159,14 @@ static struct flow *rpc_create(struct sim *sim, uint32_t index, const char *name
     f->conn = msg_conn_create(sim, name, index, src, dst, tp, tcfg, &f->cfg.cost, &hooks);
     free(tcfg);
     evq_timer_init(&f->timer, rpc_timer, EVQ_PHASE_DEFAULT);
-    evq_schedule(&sim->evq, &f->timer, cfg->common.start_ps);
+    flow_start_timers(&f->base, sim, &f->timer, NULL, 0);
     return &f->base;
-}
-
-static void rpc_start_at(struct flow *fb, sim_time_t at)
-{
-    struct rpc_flow *f = container_of(fb, struct rpc_flow, base);
-    struct evq *q = &f->conn->sim->evq;
-    evq_cancel(q, &f->timer);
-    if (at != SIM_TIME_NEVER)
-        evq_schedule(q, &f->timer, at);
 }
 
 static void rpc_destroy(struct sim *sim, struct flow *fb)
 {
     struct rpc_flow *f = container_of(fb, struct rpc_flow, base);
-    evq_cancel(&sim->evq, &f->timer);
+    flow_cancel_timers(fb, sim);
     msg_conn_destroy(f->conn);
     flow_base_fini(fb);
     free(f);
@@ -230,5 +221,4 @@ const struct flow_ops rpc_flow_ops = {
     .destroy = rpc_destroy,
     .stats_json = rpc_stats_json,
     .messages = true,
-    .start_at = rpc_start_at,
 };

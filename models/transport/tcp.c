@@ -503,7 +503,7 @@ static void rto_fire(struct sim *sim, struct evq_timer *t)
 
 static void sample_fire(struct sim *sim, struct evq_timer *t)
 {
-    struct tcp_flow *f = container_of(t, struct tcp_flow, sample_timer);
+    struct tcp_flow *f = container_of(t, struct tcp_flow, base.sample);
     if (f->nsamples == f->samples_cap) {
         f->samples_cap = f->samples_cap ? 2 * f->samples_cap : 256;
         f->samples = xrealloc(f->samples, f->samples_cap * sizeof(*f->samples));
@@ -724,24 +724,8 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     evq_timer_init(&f->start, start_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rto_timer, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->delack_timer, delack_fire, EVQ_PHASE_DEFAULT);
-    evq_schedule(&sim->evq, &f->start, cfg->common.start_ps);
-    evq_timer_init(&f->sample_timer, sample_fire, EVQ_PHASE_DEFAULT);
-    if (cfg->cwnd_interval_ps)
-        evq_schedule(&sim->evq, &f->sample_timer, cfg->common.start_ps);
+    flow_start_timers(&f->base, sim, &f->start, sample_fire, cfg->cwnd_interval_ps);
     return &f->base;
-}
-
-static void tcp_start_at(struct flow *fb, sim_time_t at)
-{
-    struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
-    struct evq *q = &flow_sim(f)->evq;
-    evq_cancel(q, &f->start);
-    evq_cancel(q, &f->sample_timer);
-    if (at == SIM_TIME_NEVER)
-        return;
-    evq_schedule(q, &f->start, at);
-    if (f->cfg.cwnd_interval_ps)
-        evq_schedule(q, &f->sample_timer, at);
 }
 
 /* Stream mode: send what was pushed. */
@@ -763,10 +747,9 @@ static void tcp_set_sport(struct flow *fb, uint16_t port)
 static void tcp_destroy(struct sim *sim, struct flow *fb)
 {
     struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
-    evq_cancel(&sim->evq, &f->start);
+    flow_cancel_timers(fb, sim);
     evq_cancel(&sim->evq, &f->rto_timer);
     evq_cancel(&sim->evq, &f->delack_timer);
-    evq_cancel(&sim->evq, &f->sample_timer);
     free(f->samples);
     ranges_fini(&f->rx);
     flow_base_fini(fb);
@@ -824,5 +807,4 @@ const struct flow_ops tcp_flow_ops = {
     .reliable = true,
     .push = tcp_push,
     .set_sport = tcp_set_sport,
-    .start_at = tcp_start_at,
 };

@@ -74,7 +74,6 @@ struct tcp_flow {
     struct evq_timer start;
     struct evq_timer rto_timer;
     struct evq_timer delack_timer;
-    struct evq_timer sample_timer;
     uint16_t snd_port;
     uint16_t rcv_port;
     uint32_t snd_isn;

@@ -237,23 +237,14 @@ static struct flow *udp_create(struct sim *sim, uint32_t index, const char *name
             f->mean_gap_ps = simtime_tx_ps(msg + pkts * UDP_HEADERS, cfg->rate_bps);
     }
     evq_timer_init(&f->timer, flow_timer, EVQ_PHASE_DEFAULT);
-    evq_schedule(&sim->evq, &f->timer, cfg->common.start_ps);
+    flow_start_timers(&f->base, sim, &f->timer, NULL, 0);
     return &f->base;
-}
-
-static void udp_start_at(struct flow *fb, sim_time_t at)
-{
-    struct udp_flow *f = container_of(fb, struct udp_flow, base);
-    struct evq *q = &fb->src->node.sim->evq;
-    evq_cancel(q, &f->timer);
-    if (at != SIM_TIME_NEVER)
-        evq_schedule(q, &f->timer, at);
 }
 
 static void udp_destroy(struct sim *sim, struct flow *fb)
 {
     struct udp_flow *f = container_of(fb, struct udp_flow, base);
-    evq_cancel(&sim->evq, &f->timer);
+    flow_cancel_timers(fb, sim);
     flow_base_fini(fb);
     free(f);
 }
@@ -275,5 +266,4 @@ const struct flow_ops udp_flow_ops = {
     .destroy = udp_destroy,
     .stats_json = udp_stats_json,
     .push = udp_push,
-    .start_at = udp_start_at,
 };

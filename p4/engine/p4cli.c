@@ -1,6 +1,6 @@
 /* `ddlsim p4 check FILE.p4` and `ddlsim p4 test FILE.p4 FILE.stf`. The include directory is
- * $DDLSIM_P4_INCLUDE, else p4/include relative to the working directory, else relative to
- * the executable (../p4/include from build/). */
+ * $DDLSIM_P4_INCLUDE, else p4/include of the installation, found relative to the executable
+ * (../p4/include from build/), never in the working directory. */
 #include "p4/engine/p4cli.h"
 #include "p4/engine/p4.h"
 #include "p4/engine/p4stf.h"
@@ -22,22 +22,29 @@ static const char *include_dir(char *buf, size_t cap)
     const char *env = getenv("DDLSIM_P4_INCLUDE");
     if (env && *env)
         return env;
-    if (is_dir("p4/include"))
+    char exe[1800];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
         return "p4/include";
-    ssize_t n = readlink("/proc/self/exe", buf, cap - 32);
-    if (n > 0) {
-        buf[n] = 0;
-        char *slash = strrchr(buf, '/');
-        if (slash) {
-            strcpy(slash, "/../p4/include");
-            if (is_dir(buf))
-                return buf;
-            strcpy(slash, "/../../p4/include");
-            if (is_dir(buf))
-                return buf;
+    exe[n] = 0;
+    char first[2000] = "p4/include";
+    /* build/ddlsim, build/tests/x, build/asan/tests/x: up to three folders up */
+    for (int up = 0; up < 4; up++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            break;
+        *slash = 0;
+        char cand[2000];
+        snprintf(cand, sizeof(cand), "%s/p4/include", exe);
+        if (up == 1) /* not installed: messages name where the headers were expected */
+            snprintf(first, sizeof(first), "%s", cand);
+        if (is_dir(cand)) {
+            snprintf(buf, cap, "%s", cand);
+            return buf;
         }
     }
-    return "p4/include";
+    snprintf(buf, cap, "%s", first);
+    return buf;
 }
 
 static int usage(void)

@@ -192,17 +192,24 @@ static void link_dependencies(struct builder *b)
         check_cycles(b);
 }
 
+/* A top-level list (flows:, jobs:) or NULL when absent or not a list (reported). */
+static const struct cfg_node *list_of(struct builder *b, const struct cfg_node *seq,
+                                      const char *what)
+{
+    if (seq && seq->kind != CFG_SEQ) {
+        diag_error(b->d, seq->loc, "'%s' must be a list", what);
+        b->errors++;
+        return NULL;
+    }
+    return seq;
+}
+
 void build_flows(struct builder *b)
 {
     struct scenario *sc = b->sc;
-    const struct cfg_node *seq = sc->cfg.flows;
+    const struct cfg_node *seq = list_of(b, sc->cfg.flows, "flows");
     if (!seq)
         return;
-    if (seq->kind != CFG_SEQ) {
-        diag_error(b->d, seq->loc, "'flows' must be a list");
-        b->errors++;
-        return;
-    }
     sc->flows = xcalloc(seq->n + 1, sizeof(*sc->flows));
     struct strmap fnames;
     strmap_init(&fnames, seq->n);
@@ -222,14 +229,9 @@ static struct host *job_host(void *ud, const char *name)
 void build_jobs(struct builder *b)
 {
     struct scenario *sc = b->sc;
-    const struct cfg_node *seq = sc->cfg.jobs;
+    const struct cfg_node *seq = list_of(b, sc->cfg.jobs, "jobs");
     if (!seq)
         return;
-    if (seq->kind != CFG_SEQ) {
-        diag_error(b->d, seq->loc, "'jobs' must be a list");
-        b->errors++;
-        return;
-    }
     if (seq->n > 255) {
         diag_error(b->d, seq->loc, "at most 255 jobs");
         b->errors++;

@@ -5,13 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "p4/engine/p4cli.h"
 #include "models/transport/transports.h"
+#include "sim/app/figure.h"
+#include "sim/app/plot.h"
+#include "sim/app/progress.h"
 #include "sim/app/registry.h"
 #include "sim/app/report.h"
 #include "sim/app/scenario.h"
+#include "sim/app/sweep_run.h"
 #include "sim/util.h"
 
 #define EXIT_BAD_INPUT 2
@@ -20,9 +23,18 @@ static const char usage[] =
     "usage: ddlsim COMMAND [ARGS]\n"
     "\n"
     "  run FILE.yaml [--out DIR] [--seed N] [--set KEY=VALUE]... [--pcap NODE:PORT,...] [--quiet]\n"
-    "                         run a scenario; results go to DIR (default out/<file name>)\n"
+    "      [--plot]           run a scenario; results go to DIR (default out/<file name>);\n"
+    "                         --plot draws them into DIR/plots/\n"
     "  check FILE.yaml [--set KEY=VALUE]...\n"
     "                         validate a scenario; every error as file:line:col\n"
+    "  sweep FILE.yaml [--out DIR] [-j N] [--resume] [--keep] [--quiet] ...\n"
+    "                         run a scenario over parameter axes into one CSV\n"
+    "                         (ddlsim sweep --help; docs/sweeps.md)\n"
+    "  figure NAME|all [--quick]\n"
+    "                         run a figure's sweep (configs/figures/NAME.yaml): results/NAME.csv,\n"
+    "                         .png, .svg and the claim beside our number; --quick compares with\n"
+    "                         results/NAME.ref.csv\n"
+    "  plot OUTDIR            gnuplot PNG and SVG of a run's results into OUTDIR/plots/\n"
     "  describe [KIND]        list the parameters of a kind (no KIND: list kinds)\n"
     "  p4 check FILE.p4       compile a P4_16 program and report errors\n"
     "  p4 test FILE.p4 FILE.stf\n"
@@ -38,13 +50,30 @@ struct run_args {
     int nsets;
     struct scenario_opts opts;
     bool quiet;
+    bool plot;
 };
 
-static double wall_now(void)
+/* Every RUN_HOOK_EVENTS events the run loop checks the output streams (a full disk stops the
+ * run at once) and updates the progress line. */
+#define RUN_HOOK_EVENTS 4096
+
+struct run_watch {
+    struct report *r;
+    struct progress p;
+    sim_time_t stop;
+    bool failed;
+};
+
+static void run_watch_fire(struct sim *sim, uint64_t events, void *ud)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    struct run_watch *w = ud;
+    if (report_check(w->r) < 0) {
+        progress_clear(&w->p);
+        w->failed = true;
+        sim_stop(sim);
+        return;
+    }
+    progress_run(&w->p, sim->now, w->stop, events);
 }
 
 /* Parses the options shared by run and check. Returns 0, or EXIT_BAD_INPUT after a message. */
@@ -54,7 +83,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
         {"set", required_argument, NULL, 'S'},  {"pcap", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"plot", no_argument, NULL, 'P'},       {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
     a->sets = xcalloc((size_t)argc + 1, sizeof(*a->sets));
@@ -67,6 +96,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         case 'p':
         case 's':
         case 'q':
+        case 'P':
             if (!run) {
                 fprintf(stderr, "ddlsim: error: option '%s' applies to run only\n",
                         argv[optind - 1]);
@@ -78,6 +108,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
                 a->pcap = optarg;
             else if (c == 'q')
                 a->quiet = true;
+            else if (c == 'P')
+                a->plot = true;
             else {
                 char *end;
                 errno = 0;
@@ -173,10 +205,15 @@ static int cmd_run(int argc, char **argv)
     r = report_open(sc, dir, a.pcap, &rc);
     if (!r)
         goto out;
-    double t0 = wall_now();
+    struct run_watch w = {.r = r, .stop = sc->cfg.stop_ps};
+    progress_init(&w.p, !a.quiet);
+    sc->sim->hook = (struct sim_hook){run_watch_fire, &w, RUN_HOOK_EVENTS};
+    double t0 = progress_now();
     scenario_run(sc);
-    double wall = wall_now() - t0;
-    if (report_finish(r) < 0) {
+    double wall = progress_now() - t0;
+    progress_clear(&w.p);
+    sc->sim->hook.fn = NULL;
+    if (w.failed || report_check(r) < 0 || report_finish(r) < 0) {
         rc = 1;
         goto out;
     }
@@ -187,6 +224,8 @@ static int cmd_run(int argc, char **argv)
                r->sc->out.queue_interval_ps && sc->nprobes ? ", queues.csv" : "",
                r->pcap.frames || sc->npcap_ports || a.pcap ? ", trace.pcap" : "");
     }
+    if (a.plot && plot_run_dir(dir, a.quiet) != 0)
+        rc = 1;
 out:
     report_free(r);
     scenario_destroy(sc);
@@ -260,6 +299,12 @@ int cli_main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "figure") == 0)
+        return figure_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "plot") == 0)
+        return plot_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return sweep_main(argc - 1, argv + 1);
     if (strcmp(cmd, "describe") == 0)
         return cmd_describe(argc - 1, argv + 1);
     if (strcmp(cmd, "p4") == 0)

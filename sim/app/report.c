@@ -1,11 +1,13 @@
 #include "sim/app/report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "sim/app/provenance.h"
 #include "sim/app/registry.h"
 #include "sim/util.h"
 
@@ -58,12 +60,14 @@ struct report *report_open(struct scenario *sc, const char *dir, const char *ext
     char err[512];
     struct report *r = xcalloc(1, sizeof(*r));
     r->sc = sc;
-    r->dir = xstrdup(dir);
     *exit_code = 1;
-    if (out_mkdirs(dir) < 0) {
-        fprintf(stderr, "ddlsim: error: cannot create output folder '%s'\n", dir);
+    if (rundir_open(&r->rd, dir, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ddlsim: error: %s\n", err);
+        r->dir = xstrdup(dir);
         goto out_fail;
     }
+    r->dir = xstrdup(r->rd.tmp);
+    dir = r->dir;
     if (sc->npcap_ports || (extra_pcap && *extra_pcap)) {
         for (uint32_t i = 0; i < sc->npcap_ports; i++) {
             if (attach_tap(r, sc->pcap_ports[i], exit_code) < 0)
@@ -220,6 +224,7 @@ static json_t *summary_json(const struct scenario *sc)
 {
     json_t *root = json_object();
     sim_time_t end = sc->sim->now;
+    json_object_set_new(root, "provenance", prov_json(sc));
     json_object_set_new(root, "scenario", json_string(sc->cfg.name ? sc->cfg.name : ""));
     json_object_set_new(root, "seed", json_integer(sc->cfg.seed));
     json_object_set_new(root, "end_time_s", json_real(simtime_sec(end)));
@@ -364,7 +369,33 @@ int report_finish(struct report *r)
         fprintf(stderr, "ddlsim: error: %s\n", err);
         rc = -1;
     }
+    if (rc == 0 && rundir_commit(&r->rd, err, sizeof(err)) < 0) {
+        fprintf(stderr, "ddlsim: error: %s\n", err);
+        rc = -1;
+    }
     return rc;
+}
+
+/* A stream that failed to write (disk full, file size limit) stops the run at once. */
+int report_check(struct report *r)
+{
+    struct {
+        bool open;
+        FILE *f;
+        const char *name;
+    } s[] = {
+        {r->sampling, r->queues.f, "queues.csv"},   {r->tracing, r->pcap.file.f, "trace.pcap"},
+        {r->msgs, r->messages.f, "messages.csv"},  {r->ddl, r->tensors.f, "tensors.csv"},
+        {r->ddl, r->iterations.f, "iterations.csv"}, {r->ddl, r->bursts.f, "bursts.csv"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(s); i++) {
+        if (s[i].open && s[i].f && ferror(s[i].f)) {
+            fprintf(stderr, "ddlsim: error: cannot write %s in '%s': %s\n", s[i].name,
+                    r->rd.final ? r->rd.final : r->dir, strerror(errno ? errno : EIO));
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void report_free(struct report *r)
@@ -392,6 +423,7 @@ void report_free(struct report *r)
         for (uint32_t p = 0; p < n->nports; p++)
             n->ports[p]->tx.tap = NULL;
     }
+    rundir_abort(&r->rd);
     free(r->dir);
     free(r);
 }

@@ -71,6 +71,11 @@ static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o
         if (cfg_set(doc, o->sets[i], d) < 0)
             b.errors++;
     }
+    for (int i = 0; o && i < o->nassigns; i++) {
+        const struct scenario_assign *a = &o->assigns[i];
+        if (cfg_set_node(doc, a->path, a->value, a->value->loc, d) < 0)
+            b.errors++;
+    }
     if (b.errors == 0 &&
         param_decode(d, scenario_params, scenario_nparams, doc->root, &sc->cfg, "the scenario"))
         b.errors++;
@@ -101,6 +106,12 @@ struct scenario *scenario_load_string(const char *name, const char *yaml,
 {
     struct cfg_doc *doc = cfg_load_string(name, yaml, d);
     return doc ? build(doc, o, d) : NULL;
+}
+
+struct scenario *scenario_load_node(const char *name, const struct cfg_node *root,
+                                    const struct scenario_opts *o, struct diag *d)
+{
+    return build(cfg_doc_from(name, root), o, d);
 }
 
 void scenario_run(struct scenario *sc)

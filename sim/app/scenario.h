@@ -66,9 +66,17 @@ struct scenario {
     uint64_t events;
 };
 
+/* A tree placed at a key path (sweep points): like --set, with any YAML value. */
+struct scenario_assign {
+    const char *path;
+    const struct cfg_node *value; /* copied into the scenario; errors point at its location */
+};
+
 struct scenario_opts {
     const char *const *sets; /* "a.b=v" overrides, applied in order */
     int nsets;
+    const struct scenario_assign *assigns; /* applied after sets, in order */
+    int nassigns;
     bool seed_given;
     uint64_t seed;
 };
@@ -83,6 +91,10 @@ struct scenario *scenario_load(const char *path, const struct scenario_opts *o, 
 /* The same from YAML text (tests); `name` is used in messages. */
 struct scenario *scenario_load_string(const char *name, const char *yaml,
                                       const struct scenario_opts *o, struct diag *d);
+/* The same from a tree (an inline scenario of a sweep file), copied; `name` locates relative
+ * paths (P4 programs, models) and names the scenario input. */
+struct scenario *scenario_load_node(const char *name, const struct cfg_node *root,
+                                    const struct scenario_opts *o, struct diag *d);
 /* Runs to the stop time or until no event remains. */
 void scenario_run(struct scenario *sc);
 void scenario_destroy(struct scenario *sc);

@@ -1,0 +1,11 @@
+/* The architectures a DDL job can use (`arch:`), each a struct ddl_arch_ops. Adding one = its
+ * file with the ops table, a line here and a name in job.c's arch table. */
+#ifndef SIM_MODELS_DDL_ARCH_H
+#define SIM_MODELS_DDL_ARCH_H
+
+#include "models/ddl/job.h"
+
+extern const struct ddl_arch_ops ddl_arch_ps;   /* parameter servers (ps.c) */
+extern const struct ddl_arch_ops ddl_arch_ring; /* ring all-reduce (ring.c) */
+
+#endif

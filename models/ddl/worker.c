@@ -1,0 +1,119 @@
+/* Workers: forward and backward passes layer by layer on the GPU. */
+#include "models/ddl/worker.h"
+
+#include <stdlib.h>
+
+#include "models/ddl/metrics.h"
+#include "sim/util.h"
+
+static void worker_step(struct ddl_worker *w);
+
+static void worker_check_done(struct ddl_worker *w)
+{
+    struct ddl_job *job = w->job;
+    if (w->done || !w->compute_done)
+        return;
+    for (uint32_t l = 0; l < job->L; l++) {
+        if (w->params_iter[l] < (uint32_t)job->cfg.iterations)
+            return;
+    }
+    w->done = true;
+    ddl_record_iteration(w, w->iter, job->sim->now);
+    job->workers_done++;
+    if (job->workers_done == job->nworkers)
+        job->end_ps = job->sim->now;
+}
+
+static void gpu_done(struct sim *sim, struct evq_timer *t)
+{
+    (void)sim;
+    struct ddl_worker *w = container_of(t, struct ddl_worker, gpu);
+    struct ddl_job *job = w->job;
+    w->computing = false;
+    if (!w->backward) {
+        if (w->layer == job->L - 1)
+            w->backward = true;
+        else
+            w->layer++;
+    } else {
+        w->push_ready[w->layer] = job->sim->now;
+        job->arch->grad_ready(w, w->layer);
+        if (w->layer > 0) {
+            w->layer--;
+        } else if (w->iter + 1 == (uint32_t)job->cfg.iterations) {
+            w->compute_done = true;
+            worker_check_done(w);
+            return;
+        } else {
+            /* the next iteration's forward pass (its first layer may wait for parameters) */
+            w->iter++;
+            w->backward = false;
+            w->layer = 0;
+        }
+    }
+    worker_step(w);
+}
+
+static void worker_step(struct ddl_worker *w)
+{
+    struct ddl_job *job = w->job;
+    if (w->computing || w->compute_done)
+        return;
+    const struct dnn_layer *l = &job->model->layers[w->layer];
+    if (!w->backward && w->params_iter[w->layer] < w->iter)
+        return; /* waiting for this layer's parameters */
+    if (!w->backward && w->layer == 0 && w->iter > 0) {
+        ddl_record_iteration(w, w->iter - 1, job->sim->now);
+        w->iter_start = job->sim->now;
+    }
+    w->computing = true;
+    evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + (w->backward ? l->bwd_ps : l->fwd_ps));
+}
+
+void ddl_worker_params_ready(struct ddl_worker *w, uint32_t layer, uint32_t iter)
+{
+    w->params_iter[layer] = iter + 1;
+    worker_step(w);
+    worker_check_done(w);
+}
+
+void ddl_job_start(struct sim *sim, struct evq_timer *t)
+{
+    struct ddl_job *job = container_of(t, struct ddl_job, start);
+    for (uint32_t i = 0; i < job->nworkers; i++) {
+        job->workers[i].iter_start = sim->now;
+        worker_step(&job->workers[i]);
+    }
+}
+
+void ddl_worker_init(struct ddl_job *job, struct ddl_worker *w, uint32_t i, struct host *h)
+{
+    uint32_t L = job->L;
+    w->job = job;
+    w->idx = i;
+    w->host = h;
+    w->tx.job = job;
+    evq_timer_init(&w->gpu, gpu_done, EVQ_PHASE_DEFAULT);
+    w->params_iter = xcalloc(L, sizeof(*w->params_iter));
+    w->pull_left = xcalloc(L, sizeof(*w->pull_left));
+    w->push_left = xcalloc(L, sizeof(*w->push_left));
+    w->push_ready = xcalloc(L, sizeof(*w->push_ready));
+    w->pull_ready = xcalloc(L, sizeof(*w->pull_ready));
+    w->push_blk = xcalloc(L, sizeof(*w->push_blk));
+    w->pull_blk = xcalloc(L, sizeof(*w->pull_blk));
+    for (uint32_t l = 0; l < L; l++)
+        w->pull_left[l] = job->nchunks[l];
+}
+
+
+void ddl_worker_fini(struct ddl_job *job, struct ddl_worker *w)
+{
+    evq_cancel(&job->sim->evq, &w->gpu);
+    free(w->params_iter);
+    free(w->pull_left);
+    free(w->push_left);
+    free(w->push_ready);
+    free(w->pull_ready);
+    free(w->push_blk);
+    free(w->pull_blk);
+}

@@ -1,0 +1,39 @@
+/* Network blocking time (TensorExpress's metric): a packet accrues the time its egress port -
+ * a switch port or a host NIC - spends transmitting packets of lower priority (p->prio) while
+ * it waits. Each port keeps, per priority c, a running clock of the time it spent sending
+ * packets of priority below c; a packet's blocking is that clock when it leaves minus the clock
+ * when it began to wait. The transmission in progress counts up to `now`. */
+#ifndef SIM_MODELS_NET_BLOCKING_H
+#define SIM_MODELS_NET_BLOCKING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/simtime.h"
+
+#define BLOCKING_NPRIO 8
+
+struct blocking_clock {
+    sim_time_t lower_tx[BLOCKING_NPRIO]; /* up to the start of the current transmission */
+    sim_time_t cur_start;
+    sim_time_t cur_dur;
+    uint8_t cur_prio;
+    bool cur_valid;
+};
+
+/* The clock of priority `prio` at `now`. */
+static inline sim_time_t blocking_clock_at(const struct blocking_clock *b, uint8_t prio,
+                                           sim_time_t now)
+{
+    sim_time_t t = b->lower_tx[prio & 7];
+    if (b->cur_valid && b->cur_prio < (prio & 7)) {
+        sim_time_t run = now - b->cur_start;
+        t += run < b->cur_dur ? run : b->cur_dur;
+    }
+    return t;
+}
+
+/* The port starts sending a packet of priority `prio` that takes `dur_ps` on the wire. */
+void blocking_clock_tx(struct blocking_clock *b, uint8_t prio, sim_time_t now, sim_time_t dur_ps);
+
+#endif
