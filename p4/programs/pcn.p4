@@ -11,11 +11,11 @@
  *               configured lowered threshold); several senders' thresholds combine by min.
  *               RESET lowers the count; the last one restores the default threshold.
  *   predictive  no host help: the switch sees DDL packets (the DDL shim after a 0xDDxx source
- *               port, ddl_shim.p4) on the port, takes a packet after an idle gap as the start of
- *               a burst, learns the period between burst starts (EWMA, weight 1/8) and lowers
- *               the threshold from `lead` before the next expected start until the burst is
- *               over (no DDL packet for `gap`), or `window` after the expected start if none
- *               came.
+ *               port, ddl_shim.p4; over RoCEv2 after the BTH and any RETH) on the port, takes
+ *               a packet after an idle gap as the start of a burst, learns the period between
+ *               burst starts (EWMA, weight 1/8) and lowers the threshold from `lead` before the
+ *               next expected start until the burst is over (no DDL packet for `gap`), or
+ *               `window` after the expected start if none came.
  *
  * Marking happens at egress: an ECN-capable packet that found at least K packets in its queue
  * (enq_qdepth >= K) leaves with CE (11), which DCTCP (echoed ECE) and DCQCN (CNP) react to.
@@ -32,6 +32,9 @@ const bit<16> TYPE_IPV4 = 0x800;
 const bit<8> PROTO_TCP = 6;
 const bit<8> PROTO_UDP = 17;
 const bit<16> PCN_UDP_PORT = 0x50C0; /* signal packets may carry a pcn_t header to this port */
+const bit<16> ROCE_UDP_PORT = 4791;
+const bit<8> ROCE_OP_WRITE_FIRST = 0x06; /* RDMA WRITE opcodes whose BTH a RETH follows */
+const bit<8> ROCE_OP_WRITE_ONLY = 0x0a;
 
 /* pcn_cfg cells */
 const bit<32> CFG_MODE = 0;       /* bit 0: signalled, bit 1: predictive; 0: plain ECN at K */
@@ -43,12 +46,13 @@ const bit<32> CFG_LEAD = 5;       /* predictive: lower this long before the expe
 const bit<32> CFG_GAP = 6;        /* predictive: DDL silence that ends a burst */
 const bit<32> CFG_WINDOW = 7;     /* predictive: stay lowered this long past the expected start */
 
-/* defaults of cells left 0: K = 40 packets (the paper's default threshold); lowered K = 5
- * packets, enough to keep a 10 Gb/s port busy at a few-us RTT (DCTCP's K > C x RTT / 7) while
- * leaving the queue nearly empty; START/RESET are local-use DSCPs (RFC 2474 pool 3, xxxx01);
- * lead 10 ms, gap 1 ms and window 10 ms in us */
+/* defaults of cells left 0: K = 40 packets (the paper's default threshold); lowered K = 2
+ * packets: DCTCP keeps a link busy with K > C x RTT / 7 (DCTCP paper), 1.1 packets at 10 Gb/s
+ * and a 9 us round trip, so 2 leaves the queue nearly empty without idling the port; START and
+ * RESET are local-use DSCPs (RFC 2474 pool 3, xxxx01); lead 10 ms, gap 1 ms and window 10 ms
+ * in us */
 const bit<32> DEF_K = 40;
-const bit<32> DEF_K_LOW = 5;
+const bit<32> DEF_K_LOW = 2;
 const bit<6> DEF_START_DSCP = 0x05;
 const bit<6> DEF_RESET_DSCP = 0x09;
 const bit<48> DEF_LEAD = 10000;
@@ -105,6 +109,24 @@ header tcp_t {
     bit<16> urgentPtr;
 }
 
+/* RoCEv2 base transport header and RDMA extended transport header (DDL over RDMA: the shim
+ * follows them) */
+header bth_t {
+    bit<8>  opcode;
+    bit<8>  flags;
+    bit<16> pkey;
+    bit<8>  reserved;
+    bit<24> dqpn;
+    bit<8>  ackreq;
+    bit<24> psn;
+}
+
+header reth_t {
+    bit<64> va;
+    bit<32> rkey;
+    bit<32> dmaLen;
+}
+
 /* what a signal asks for: the lowered threshold in packets (0: the switch's) */
 header pcn_t {
     bit<32> threshold;
@@ -120,6 +142,8 @@ struct headers {
     ipv4_t     ipv4;
     udp_t      udp;
     tcp_t      tcp;
+    bth_t      bth;
+    reth_t     reth;
     ddl_shim_t ddl;
     pcn_t      pcn;
 }
@@ -159,7 +183,29 @@ parser MyParser(packet_in packet,
         packet.extract(hdr.udp);
         transition select(hdr.udp.srcPort[15:8], hdr.udp.dstPort) {
             (_, PCN_UDP_PORT): parse_pcn;
+            (_, ROCE_UDP_PORT): parse_bth;
             (DDL_PORT_HIGH, _): parse_ddl;
+            default: accept;
+        }
+    }
+
+    state parse_bth {
+        packet.extract(hdr.bth);
+        transition select(hdr.bth.opcode) {
+            ROCE_OP_WRITE_FIRST: parse_reth;
+            ROCE_OP_WRITE_ONLY: parse_reth;
+            default: roce_ddl;
+        }
+    }
+
+    state parse_reth {
+        packet.extract(hdr.reth);
+        transition roce_ddl;
+    }
+
+    state roce_ddl {
+        transition select(hdr.udp.srcPort[15:8]) {
+            DDL_PORT_HIGH: parse_ddl;
             default: accept;
         }
     }
@@ -406,6 +452,8 @@ control MyDeparser(packet_out packet, in headers hdr) {
         packet.emit(hdr.ipv4);
         packet.emit(hdr.udp);
         packet.emit(hdr.tcp);
+        packet.emit(hdr.bth);
+        packet.emit(hdr.reth);
         packet.emit(hdr.ddl);
         packet.emit(hdr.pcn);
     }

@@ -60,6 +60,12 @@ def send(pkt, ce, at=None, port=0, out=2):
 
 BG = frame(0, 2, udp(10000, 20000, b"\xab" * 8))           # background, ECT(0)
 DDL = frame(0, 2, udp(0xDD01, 0xDD00, shim(1)))            # DDL shim, ECT(0)
+BTH_WRITE_FIRST = bytes.fromhex("0600ffff00000011" "80000005")
+BTH_SEND_MIDDLE = bytes.fromhex("0100ffff00000011" "00000006")
+RETH = bytes.fromhex("0000000000100000" "00000042" "00400000")
+ROCE_DDL_WRITE = frame(0, 2, udp(0xDD03, 4791, BTH_WRITE_FIRST + RETH + shim(2)))
+ROCE_DDL_SEND = frame(0, 2, udp(0xDD03, 4791, BTH_SEND_MIDDLE + shim(2)))
+ROCE_OTHER = frame(0, 2, udp(0xC001, 4791, BTH_SEND_MIDDLE + b"\0" * 16))
 NOT_ECT = frame(0, 0, udp(10000, 20000, b"\xab" * 8))
 
 
@@ -106,6 +112,11 @@ send(BG, True)
 print("set_queue_depth 2 39")
 send(BG, True)
 send(DDL, False)
+print("# DDL over RoCEv2: the shim follows the BTH (and the RETH of a WRITE's first packet)")
+send(ROCE_DDL_WRITE, False)
+send(ROCE_DDL_SEND, False)
+print("# RoCEv2 without the shim (a DCQCN background flow) gets the lowered threshold")
+send(ROCE_OTHER, True)
 print("set_queue_depth 2 40")
 send(DDL, True)
 print("# other ports keep the default threshold")
@@ -124,8 +135,8 @@ send(BG, False)
 print("# a stray RESET does not underflow the count")
 send(signal(9), False)
 print("register_read pcn_count 2 == 0")
-print("# marks so far: non-DDL on port 2: 1 (mode 0) + 2 + 1; DDL: 1")
-print("counter_read marks_other 2 packets == 4\ncounter_read marks_ddl 2 packets == 1")
+print("# marks so far: non-DDL on port 2: 1 (mode 0) + 3 + 1; DDL: 1")
+print("counter_read marks_other 2 packets == 5\ncounter_read marks_ddl 2 packets == 1")
 
 print("""
 # predictive mode (signals ignored): lead 1 ms, gap 0.5 ms, window 1 ms; timestamps in us
