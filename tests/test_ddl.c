@@ -448,6 +448,43 @@ static void test_ddl_shim_roundtrip(void **state)
     assert_false(ddl_shim_read(b, &r));
 }
 
+/* Regression: a PS job over TCP with 8 workers and 5 servers (ResNet-50, one switch) completes.
+ * Its connections take DDL source ports; the TCP sender used to keep its endpoint under the old
+ * port, lost every ACK and backed off until simulated time overflowed. Now every worker pushes
+ * and pulls the whole model once, no connection times out (the switch buffer is unlimited, so
+ * nothing is dropped, and the default 200 ms minimum RTO is far above the queueing delay), and
+ * no packet goes unclaimed at any host. Jumbo segments keep the run short. */
+static void test_ddl_ps_tcp_many_servers(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
+                               "jobs:\n"
+                               "  - model: resnet50\n"
+                               "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
+                               "    servers: [h8, h9, h10, h11, h12]\n"
+                               "    iterations: 1\n"
+                               "    transport: tcp\n"
+                               "    transport_params: {mss: 9000}\n");
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_int_equal(job->workers_done, 8);
+    uint64_t model = 0;
+    for (uint32_t l = 0; l < job->L; l++)
+        model += job->model->layers[l].bytes;
+    assert_true(job->bytes_sent == 2 * 8 * model); /* each worker's push and its pull */
+    for (uint32_t w = 0; w < job->nworkers; w++) {
+        for (uint32_t k = 0; k < job->nservers; k++) {
+            assert_int_equal(job->workers[w].push[k]->data->st.timeouts, 0);
+            assert_int_equal(job->servers[k].pull[w]->data->st.timeouts, 0);
+        }
+    }
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        const struct host *h = host_of(sc->nodes[i]);
+        assert_true(!h || h->rx_unclaimed == 0);
+    }
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -461,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_ddl_ring_allreduce),
         cmocka_unit_test(test_ddl_async),
         cmocka_unit_test(test_ddl_sharding),
+        cmocka_unit_test(test_ddl_ps_tcp_many_servers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

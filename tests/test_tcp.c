@@ -10,6 +10,7 @@
 
 #include "models/transport/tcp_hdr.h"
 #include "models/transport/tcp.h"
+#include "models/transport/udp.h"
 #include "models/net/p4switch.h"
 #include "models/net/switch.h"
 #include "models/net/host.h"
@@ -844,6 +845,66 @@ static void test_tcp_incast_dctcp(void **state)
     run_incast("dctcp", "ecn: threshold, ecn_unit: packets, ecn_kmin: 20", false);
 }
 
+/* Moving the sender to another source port (DDL streams use 0xDDxx) re-keys its endpoint in the
+ * host's table: the ACKs, addressed to the new port, reach the sender, so the transfer completes
+ * without a timeout; the old port is free. Regression: the port used to change in place, the
+ * table still held the endpoint under the old port's slot, ACKs went unclaimed and the RTO
+ * backed off until simulated time overflowed. */
+static void test_tcp_set_sport_rekeys(void **state)
+{
+    (void)state;
+    struct scenario *sc =
+        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+             "flows:\n"
+             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 200KB, start: 1us}\n");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct host *src = f->base.src;
+    uint16_t old = f->snd_port;
+    assert_ptr_equal(host_endpoint(src, old), &f->snd_ep);
+    for (uint16_t port = 0xDD00; port < 0xDD40; port++) { /* many slots of the table */
+        flow_set_sport(&f->base, port);
+        assert_int_equal(f->snd_port, port);
+        assert_ptr_equal(host_endpoint(src, port), &f->snd_ep);
+        assert_null(host_endpoint(src, old));
+        assert_int_equal(src->nep, 1);
+        old = port;
+    }
+    scenario_run(sc);
+    assert_int_equal(f->base.st.rx_bytes, 200000);
+    assert_int_equal(f->base.st.timeouts, 0);
+    assert_int_equal(src->rx_unclaimed, 0);
+    scenario_destroy(sc);
+}
+
+/* A flow destroyed before its hosts leaves no endpoint behind: TCP unbinds its sender (source
+ * host) and receiver (destination host), UDP its sink. */
+static void test_flow_destroy_unbinds(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 2}\n");
+    struct host *a = host_of(scenario_node(sc, "h0"));
+    struct host *b = host_of(scenario_node(sc, "h1"));
+    const struct flow_ops *ops[] = {&tcp_flow_ops, &udp_flow_ops};
+    for (size_t k = 0; k < 2; k++) {
+        void *cfg = xcalloc(1, ops[k]->cfg_size);
+        param_defaults(ops[k]->params, *ops[k]->nparams, cfg);
+        ((struct flow_cfg *)cfg)->bytes = 1000;
+        uint32_t na = a->nep, nb = b->nep;
+        struct flow *f = ops[k]->create(sc->sim, 7, "x", cfg, a, b);
+        assert_true(a->nep + b->nep > na + nb);
+        if (k == 0) {
+            flow_set_sport(f, 0xDD05);
+            assert_non_null(host_endpoint(a, 0xDD05));
+        }
+        f->ops->destroy(sc->sim, f);
+        assert_int_equal(a->nep, na);
+        assert_int_equal(b->nep, nb);
+        assert_null(host_endpoint(a, 0xDD05));
+        free(cfg);
+    }
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -868,6 +929,8 @@ int main(void)
         cmocka_unit_test(test_tcp_cwnd_samples),
         cmocka_unit_test(test_tcp_incast_exactly_once),
         cmocka_unit_test(test_tcp_incast_dctcp),
+        cmocka_unit_test(test_tcp_set_sport_rekeys),
+        cmocka_unit_test(test_flow_destroy_unbinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

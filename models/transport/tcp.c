@@ -736,18 +736,23 @@ static void tcp_push(struct flow *fb)
     maybe_activate(f);
 }
 
-/* The sender endpoint receives the ACKs, so it moves to the new port. */
+/* The sender endpoint receives the ACKs, so it moves to the new port: unbound from the old
+ * one and bound to the new one, so the host's endpoint table finds it by the new port. */
 static void tcp_set_sport(struct flow *fb, uint16_t port)
 {
     struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
+    host_unbind(fb->src, &f->snd_ep);
+    bool bound = host_bind_port(fb->src, &f->snd_ep, port);
+    SIM_ASSERT(bound); /* callers hand out ports no other endpoint of the host holds */
     f->snd_port = port;
-    f->snd_ep.port = port;
 }
 
 static void tcp_destroy(struct sim *sim, struct flow *fb)
 {
     struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
     flow_cancel_timers(fb, sim);
+    host_unbind(fb->src, &f->snd_ep);
+    host_unbind(fb->dst, &f->rcv_ep);
     evq_cancel(&sim->evq, &f->rto_timer);
     evq_cancel(&sim->evq, &f->delack_timer);
     free(f->samples);
