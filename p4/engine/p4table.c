@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static size_t entry_size(const struct p4table *t);
+
 void p4table_init(struct p4table *t, const struct p4ir_table *ir)
 {
     memset(t, 0, sizeof(*t));
@@ -33,17 +35,79 @@ void p4table_init(struct p4table *t, const struct p4ir_table *ir)
     t->default_data = p4util_calloc((size_t)(dw + 1), 8);
     if (dw)
         memcpy(t->default_data, ir->default_entry.data, (size_t)dw * 8);
+    t->entry_bytes = entry_size(t);
 }
 
-static void free_entry(struct p4table_entry *e)
+/* ---- entry storage ---- */
+
+#define ENTRY_ALIGN 16 /* the direct meter holds 128-bit counters */
+
+static size_t align_up(size_t n)
 {
-    free(e);
+    return (n + ENTRY_ALIGN - 1) / ENTRY_ALIGN * ENTRY_ALIGN;
+}
+
+static bool has_direct(const struct p4ir_table *ir)
+{
+    return ir->direct_counter >= 0 || ir->direct_meter >= 0;
+}
+
+/* The block size of the table's entries: header, direct state if any, the words. */
+static size_t entry_size(const struct p4table *t)
+{
+    int dw = 0;
+    for (int i = 0; i < t->ir->nactions; i++)
+        dw = t->ir->actions[i].data_words > dw ? t->ir->actions[i].data_words : dw;
+    size_t words = (size_t)((t->has_range ? 3 : 2) * t->key_words + dw);
+    size_t n = align_up(sizeof(struct p4table_entry));
+    if (has_direct(t->ir))
+        n += align_up(sizeof(struct p4table_direct));
+    return align_up(n + words * 8);
+}
+
+static struct p4table_entry *entry_alloc(struct p4table *t)
+{
+    struct p4table_entry *e = t->free_list;
+    if (e) {
+        t->free_list = *(struct p4table_entry **)e;
+    } else {
+        if (!t->slab_left) {
+            int n = t->n < 16 ? 16 : t->n > 4096 ? 4096 : t->n;
+            t->slabs = p4util_realloc(t->slabs, (size_t)(t->nslabs + 1) * sizeof(*t->slabs));
+            t->slab_next = p4util_malloc((size_t)n * t->entry_bytes);
+            t->slabs[t->nslabs++] = t->slab_next;
+            t->slab_left = n;
+        }
+        e = (struct p4table_entry *)t->slab_next;
+        t->slab_next += t->entry_bytes;
+        t->slab_left--;
+    }
+    memset(e, 0, t->entry_bytes);
+    char *p = (char *)e + align_up(sizeof(*e));
+    if (has_direct(t->ir)) {
+        e->direct = (struct p4table_direct *)p;
+        p += align_up(sizeof(struct p4table_direct));
+    }
+    uint64_t *w = (uint64_t *)p;
+    int kw = t->key_words;
+    e->value = w;
+    e->mask = w + kw;
+    e->hi = t->has_range ? w + 2 * kw : NULL;
+    e->data = w + (t->has_range ? 3 : 2) * kw;
+    return e;
+}
+
+static void free_entry(struct p4table *t, struct p4table_entry *e)
+{
+    *(struct p4table_entry **)e = t->free_list;
+    t->free_list = e;
 }
 
 void p4table_fini(struct p4table *t)
 {
-    for (int i = 0; i < t->n; i++)
-        free_entry(t->entries[i]);
+    for (int i = 0; i < t->nslabs; i++)
+        free(t->slabs[i]);
+    free(t->slabs);
     for (int i = 0; i < t->nlevels; i++)
         free(t->levels[i].mask);
     free(t->levels);
@@ -77,13 +141,20 @@ static void index_insert(struct p4table *t, int ei)
     }
 }
 
-static void index_rebuild(struct p4table *t)
+/* An index size (power of two) at most half full with n entries. */
+static int index_cap_for(int n)
+{
+    int cap = 16;
+    while (cap < 2 * (n + 1))
+        cap *= 2;
+    return cap;
+}
+
+static void index_rebuild_for(struct p4table *t, int n)
 {
     if (!t->exact_only)
         return;
-    int cap = 16;
-    while (cap < 2 * (t->n + 1))
-        cap *= 2;
+    int cap = index_cap_for(n);
     free(t->index);
     t->index = p4util_malloc((size_t)cap * sizeof(int));
     t->index_cap = cap;
@@ -91,6 +162,11 @@ static void index_rebuild(struct p4table *t)
         t->index[i] = -1;
     for (int i = 0; i < t->n; i++)
         index_insert(t, i);
+}
+
+static void index_rebuild(struct p4table *t)
+{
+    index_rebuild_for(t, t->n);
 }
 
 /* --- lpm-only index --- */
@@ -111,16 +187,19 @@ static void lpm_insert(struct p4table *t, struct p4table_entry *e)
     }
 }
 
-static void lpm_rebuild(struct p4table *t)
+static void lpm_rebuild_for(struct p4table *t, int n)
 {
-    int cap = 16;
-    while (cap < 2 * (t->n + 1))
-        cap *= 2;
+    int cap = index_cap_for(n);
     free(t->lpm_index);
     t->lpm_index = p4util_calloc((size_t)cap, sizeof(*t->lpm_index));
     t->lpm_cap = cap;
     for (int i = 0; i < t->n; i++)
         lpm_insert(t, t->entries[i]);
+}
+
+static void lpm_rebuild(struct p4table *t)
+{
+    lpm_rebuild_for(t, t->n);
 }
 
 /* The entry with exactly this masked value and prefix length, or NULL. */
@@ -230,13 +309,7 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
             same_key(t, o, value, mask, hi))
             return -1;
     }
-    size_t words = (size_t)(3 * kw + dw + 1);
-    struct p4table_entry *e = p4util_calloc(1, sizeof(*e) + words * 8);
-    uint64_t *w = (uint64_t *)(e + 1);
-    e->value = w;
-    e->mask = w + kw;
-    e->hi = t->has_range ? w + 2 * kw : NULL;
-    e->data = w + 3 * kw;
+    struct p4table_entry *e = entry_alloc(t);
     for (int i = 0; i < kw; i++) {
         e->mask[i] = mask[i];
         e->value[i] = value[i] & mask[i];
@@ -285,6 +358,21 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
     return e->handle;
 }
 
+void p4table_reserve(struct p4table *t, int n)
+{
+    int want = t->n + (n > 0 ? n : 0);
+    if (t->ir->size > 0 && want > t->ir->size)
+        want = t->ir->size;
+    if (want > t->cap) {
+        t->cap = want;
+        t->entries = p4util_realloc(t->entries, (size_t)t->cap * sizeof(*t->entries));
+    }
+    if (t->exact_only && 2 * (want + 1) > t->index_cap)
+        index_rebuild_for(t, want);
+    if (lpm_indexed(t) && 2 * (want + 1) > t->lpm_cap)
+        lpm_rebuild_for(t, want);
+}
+
 int p4table_remove(struct p4table *t, int handle)
 {
     for (int i = 0; i < t->n; i++) {
@@ -293,7 +381,7 @@ int p4table_remove(struct p4table *t, int handle)
         if (t->entries[i]->handle == handle) {
             if (lpm_indexed(t))
                 level_remove(t, t->entries[i]->priority);
-            free_entry(t->entries[i]);
+            free_entry(t, t->entries[i]);
             memmove(t->entries + i, t->entries + i + 1, (size_t)(t->n - i - 1) * sizeof(void *));
             t->n--;
             index_rebuild(t);

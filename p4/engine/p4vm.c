@@ -1207,13 +1207,13 @@ static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
         action = en->action;
         data = en->data;
         if (t->direct_counter >= 0) {
-            en->packets++;
-            en->bytes += vm->packet_length;
+            en->direct->packets++;
+            en->direct->bytes += vm->packet_length;
         }
         if (t->direct_meter >= 0) {
             const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
             vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
-                &en->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
+                &en->direct->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
         }
     } else {
         *hit = false;
