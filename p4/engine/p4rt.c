@@ -627,8 +627,9 @@ int p4rt_counter_read(struct p4_pipe *pipe, const char *ctr, uint64_t index, uin
             struct p4table *rt = &pipe->tables[t];
             for (int i = 0; i < rt->n; i++) {
                 if ((uint64_t)rt->entries[i]->handle == index) {
-                    *packets = rt->entries[i]->direct ? rt->entries[i]->direct->packets : 0;
-                    *bytes = rt->entries[i]->direct ? rt->entries[i]->direct->bytes : 0;
+                    const struct p4table_direct *dc = p4table_direct(rt, rt->entries[i]);
+                    *packets = dc ? dc->packets : 0;
+                    *bytes = dc ? dc->bytes : 0;
                     return 0;
                 }
             }

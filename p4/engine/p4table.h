@@ -30,13 +30,9 @@ struct p4table_direct {
 };
 
 /* An entry lives in one block from the table's slabs: this header, the direct state (only in
- * tables with a direct counter or meter), then its words. */
+ * tables with a direct counter or meter), then its words: value and mask (key_words each),
+ * range upper bounds (tables with a range key), action data. The accessors below find them. */
 struct p4table_entry {
-    uint64_t *value;
-    uint64_t *mask;
-    uint64_t *hi;   /* range upper bounds or NULL */
-    uint64_t *data; /* action data words */
-    struct p4table_direct *direct; /* NULL unless the table has a direct counter or meter */
     int action;
     int priority;
     int handle;
@@ -76,7 +72,34 @@ struct p4table {
     int slab_left;   /* blocks not yet handed out in the last slab */
     char *slab_next; /* the next of them */
     struct p4table_entry *free_list;
+    bool has_direct;   /* a direct counter or meter: entries carry p4table_direct */
+    size_t value_off;  /* bytes from an entry to its value words */
+    size_t data_off;   /* ... to its action data */
 };
+
+static inline uint64_t *p4table_value(const struct p4table *t, const struct p4table_entry *e)
+{
+    return (uint64_t *)((char *)e + t->value_off);
+}
+static inline uint64_t *p4table_mask(const struct p4table *t, const struct p4table_entry *e)
+{
+    return p4table_value(t, e) + t->key_words;
+}
+/* Range upper bounds, NULL when the table has no range key. */
+static inline uint64_t *p4table_hi(const struct p4table *t, const struct p4table_entry *e)
+{
+    return t->has_range ? p4table_value(t, e) + 2 * t->key_words : NULL;
+}
+static inline uint64_t *p4table_data(const struct p4table *t, const struct p4table_entry *e)
+{
+    return (uint64_t *)((char *)e + t->data_off);
+}
+/* The direct counter and meter state, NULL when the table has neither. */
+static inline struct p4table_direct *p4table_direct(const struct p4table *t,
+                                                    const struct p4table_entry *e)
+{
+    return t->has_direct ? (struct p4table_direct *)((char *)e + 16) : NULL;
+}
 
 void p4table_init(struct p4table *t, const struct p4ir_table *ir);
 void p4table_fini(struct p4table *t);

@@ -1205,15 +1205,15 @@ static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
     if (en) {
         *hit = true;
         action = en->action;
-        data = en->data;
+        data = p4table_data(rt, en);
         if (t->direct_counter >= 0) {
-            en->direct->packets++;
-            en->direct->bytes += vm->packet_length;
+            p4table_direct(rt, en)->packets++;
+            p4table_direct(rt, en)->bytes += vm->packet_length;
         }
         if (t->direct_meter >= 0) {
             const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
             vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
-                &en->direct->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
+                &p4table_direct(rt, en)->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
         }
     } else {
         *hit = false;
