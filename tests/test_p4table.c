@@ -44,7 +44,7 @@ static int lookup(struct fixture *f, uint64_t k0, uint64_t k1)
 {
     uint64_t key[2] = {k0, k1};
     struct p4table_entry *e = p4table_lookup(&f->t, key);
-    return e ? (int)e->data[0] : -1;
+    return e ? (int)p4table_data(&f->t, e)[0] : -1;
 }
 
 static void add(struct fixture *f, uint64_t v, uint64_t m, int prio, uint64_t data)

@@ -208,9 +208,11 @@ void p4_prog_free(struct p4_prog *prog)
     free(prog);
 }
 
+/* The packet region and the scratch slots after it: packets run in place in this buffer, so
+ * nothing is copied between the caller's state and the pipeline. */
 size_t p4_prog_state_bytes(const struct p4_prog *prog)
 {
-    return (size_t)prog->npkt_slots * 8;
+    return (size_t)prog->nslots * 8;
 }
 
 /* ---- pipeline instance ---- */
@@ -323,12 +325,12 @@ const struct p4_prog *p4_pipe_prog(const struct p4_pipe *pipe)
 static void set_std(struct p4_pipe *pipe, int slot, uint64_t v)
 {
     if (slot >= 0)
-        pipe->slots[slot] = v;
+        pipe->vm.slots[slot] = v;
 }
 
 static uint64_t get_std(const struct p4_pipe *pipe, int slot)
 {
-    return slot >= 0 ? pipe->slots[slot] : 0;
+    return slot >= 0 ? pipe->vm.slots[slot] : 0;
 }
 
 static uint64_t timestamp(const struct p4_pipe *pipe, int64_t ps)
@@ -363,15 +365,26 @@ static void reset_requests(struct p4vm *vm)
     vm->flow = P4VM_NORMAL;
 }
 
-/* Zeroes the packet region, copies preserved fields, sets the ingress standard metadata and
- * runs the parser. */
-static void start_packet(struct p4_pipe *pipe, const struct p4_ingress_in *in, const void *from,
-                         int fl)
+/* Runs the packet in place in state (every slot, scratch included). */
+static void bind_state(struct p4_pipe *pipe, void *state)
+{
+    pipe->vm.slots = state;
+}
+
+/* Zeroes the state, copies preserved fields, sets the ingress standard metadata and runs the
+ * parser. */
+static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
+                         const void *from, int fl)
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    memset(pipe->slots, 0, (size_t)prog->npkt_slots * 8);
-    copy_field_list(prog, pipe->slots, from, fl);
+    if (from == state && fl >= 0) { /* preserving from the buffer being reset */
+        memcpy(pipe->slots, from, (size_t)prog->npkt_slots * 8);
+        from = pipe->slots;
+    }
+    bind_state(pipe, state);
+    memset(state, 0, (size_t)prog->nslots * 8);
+    copy_field_list(prog, state, from, fl);
     uint32_t plen = in->packet_length ? in->packet_length : in->len;
     set_std(pipe, prog->std.ingress_port, in->ingress_port & 0x1ff);
     set_std(pipe, prog->std.instance_type, in->instance_type);
@@ -391,7 +404,7 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    start_packet(pipe, in, in->preserve_from, in->preserve_fl);
+    start_packet(pipe, state, in, in->preserve_from, in->preserve_fl);
     p4vm_run_control(vm, prog->verify);
     p4vm_run_control(vm, prog->ingress);
     memset(out, 0, sizeof(*out));
@@ -417,8 +430,7 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
         out->egress_port = (uint32_t)spec;
     }
     out->priority = (uint32_t)get_std(pipe, prog->std.priority) & 7;
-    out->payload_off = (uint32_t)pipe->slots[0];
-    memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+    out->payload_off = (uint32_t)vm->slots[0];
 }
 
 void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src)
@@ -445,11 +457,10 @@ void p4_pipe_clone_i2e(struct p4_pipe *pipe, void *state, const struct p4_ingres
     const struct p4_prog *prog = pipe->prog;
     /* the parser sees the original ingress port; afterwards metadata is reset and only the
      * clone's field list survives (bmv2 copy_field_list_and_set_type) */
-    start_packet(pipe, in, NULL, -1);
+    start_packet(pipe, state, in, NULL, -1);
     uint64_t plen = get_std(pipe, prog->std.packet_length);
-    reset_metadata(prog, pipe->slots, plen, P4_INSTANCE_INGRESS_CLONE);
-    copy_field_list(prog, pipe->slots, from, fl);
-    memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+    reset_metadata(prog, state, plen, P4_INSTANCE_INGRESS_CLONE);
+    copy_field_list(prog, state, from, fl);
 }
 
 void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
@@ -469,7 +480,9 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    memcpy(pipe->slots, state, (size_t)prog->npkt_slots * 8);
+    bind_state(pipe, state);
+    /* scratch starts zeroed in every block run, as after the parser */
+    memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->nslots - prog->npkt_slots) * 8);
     reset_requests(vm);
     int64_t now = p4pipe_now_ps(pipe);
     set_std(pipe, prog->std.egress_port, in->egress_port & 0x1ff);
@@ -496,9 +509,8 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         out->clone_session = vm->clone_session;
         out->clone_fl = vm->clone_fl;
     }
-    /* E2E clones copy the headers as egress left them; recirculation keeps metadata */
-    if (out->clone_session >= 0 || vm->recirculate)
-        memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+    /* state holds the headers as egress left them (E2E clones copy them; recirculation keeps
+     * the metadata) */
     if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
         out->drop = true;
         return;
@@ -509,7 +521,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     vm->out_len = 0;
     vm->out_overflow = false;
     p4vm_run_control(vm, prog->deparser);
-    uint32_t off = (uint32_t)pipe->slots[0];
+    uint32_t off = (uint32_t)vm->slots[0];
     if (off < in->len && in->bytes) {
         uint32_t n = in->len - off;
         if (vm->out_len + n > vm->out_cap) {
@@ -519,7 +531,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         memcpy(vm->out + vm->out_len, in->bytes + off, n);
         vm->out_len += n;
     }
-    uint32_t trunc = (uint32_t)(pipe->slots[0] >> 32);
+    uint32_t trunc = (uint32_t)(vm->slots[0] >> 32);
     if (trunc && vm->out_len > trunc)
         vm->out_len = trunc;
     out->out_len = vm->out_len;

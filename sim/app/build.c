@@ -126,7 +126,7 @@ static void create_node(struct builder *b, size_t i)
         free(cfg);
         return;
     }
-    struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[k]};
+    struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[k], sc->p4_cache};
     sc->nodes[i] = ops->create(&env, dn->name, (uint32_t)i, cfg);
     free(cfg);
 }
@@ -185,7 +185,8 @@ static void each_node(struct builder *b, bool finish)
     struct scenario *sc = b->sc;
     for (uint32_t i = 0; i < sc->nnodes; i++) {
         struct node *n = sc->nodes[i];
-        struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[b->kind_of[i]]};
+        struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[b->kind_of[i]],
+                               sc->p4_cache};
         int (*hook)(struct node *, const struct node_env *, const struct param_layers *) =
             finish ? n->ops->finish : n->ops->connected;
         if (hook)

@@ -66,6 +66,7 @@ static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o
     struct scenario *sc = xcalloc(1, sizeof(*sc));
     sc->doc = doc;
     sc->diag = d;
+    sc->p4_cache = o ? o->p4_cache : NULL;
     struct builder b = {.sc = sc, .d = d};
     for (int i = 0; o && i < o->nsets; i++) {
         if (cfg_set(doc, o->sets[i], d) < 0)
