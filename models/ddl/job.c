@@ -60,6 +60,7 @@ const struct param_def ddl_job_params[] = {
     {"preset", PARAM_ENUM, JP(preset), "none", NULL, NULL, msg_preset_names,
      "host cost model (and transport) of a communication system"},
     MSG_COST_PARAMS(struct ddl_job_cfg, cost),
+    DDL_PCN_PARAMS(struct ddl_job_cfg, pcn),
 };
 const size_t ddl_job_nparams = ARRAY_LEN(ddl_job_params);
 
@@ -216,7 +217,7 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
     e = job->arch->init(job, wh, sh, d);
     free(wh);
     free(sh);
-    if (e)
+    if (e || ddl_pcn_init(job, m, d))
         goto out_fail;
     ddl_metrics_init(job);
     job->end_ps = -1;
@@ -232,6 +233,7 @@ void ddl_job_destroy(struct ddl_job *job)
     if (!job)
         return;
     evq_cancel(&job->sim->evq, &job->start);
+    ddl_pcn_fini(job);
     if (job->arch && job->workers)
         job->arch->fini(job);
     for (uint32_t i = 0; job->workers && i < job->nworkers; i++)

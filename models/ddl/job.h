@@ -35,6 +35,7 @@
 #include <jansson.h>
 
 #include "models/ddl/dnn.h"
+#include "models/ddl/pcn_signal.h"
 #include "models/net/host.h"
 #include "models/transport/msg.h"
 #include "sim/param.h"
@@ -80,6 +81,7 @@ struct ddl_job_cfg {
     const struct cfg_node *transport_params;
     int preset;
     struct msg_cost cost;
+    struct ddl_pcn_cfg pcn;
     int64_t id;
 };
 
@@ -236,6 +238,7 @@ struct ddl_job {
     sim_time_t end_ps;
     struct ddl_out out;
     struct ddl_ring *ring; /* allreduce state (ring.c) */
+    struct ddl_pcn *pcn;   /* PCN signalling (pcn_signal.c), NULL without */
     /* summary statistics, seconds */
     struct stats iter_time;
     struct stats *push_lat; /* [L] */

@@ -67,6 +67,8 @@ static void worker_step(struct ddl_worker *w)
         w->iter_start = job->sim->now;
     }
     w->computing = true;
+    if (!w->backward)
+        ddl_pcn_forward(w);
     evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + (w->backward ? l->bwd_ps : l->fwd_ps));
 }
 
