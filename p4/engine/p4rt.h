@@ -42,6 +42,10 @@ int p4rt_table_action(const struct p4_pipe *pipe, const char *table, int i, cons
 int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char *action, int i,
                       const char **name, int *width);
 
+/* The i-th register array of the program: name, cells and element width in bits (register
+ * memory accounting). Returns -1 past the last one. */
+int p4rt_register_at(const struct p4_pipe *pipe, int i, const char **name, int64_t *size,
+                     int *width);
 int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
                        char *err, size_t errlen);
 int p4rt_register_write(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t value,
