@@ -51,19 +51,25 @@ void link_fini(struct sim *sim, struct link *l)
 
 void link_kick(struct sim *sim, struct link *l)
 {
-    if (l->busy)
+    /* a pull may send on this same link (a switch's PFC resume frame): the frame queues and goes
+     * after the packet being pulled */
+    if (l->busy || l->in_pull)
         return;
-    struct pkt *p = l->ctrl_head;
-    if (p) {
+    struct pkt *p = NULL;
+    if (!l->ctrl_head) {
+        struct node *n = l->port->node;
+        l->in_pull = true;
+        p = n->ops->pull(n, l->port);
+        l->in_pull = false;
+    }
+    if (!p) {
+        p = l->ctrl_head;
+        if (!p)
+            return;
         l->ctrl_head = p->next;
         if (!l->ctrl_head)
             l->ctrl_tail = NULL;
         p->next = NULL;
-    } else {
-        struct node *n = l->port->node;
-        p = n->ops->pull(n, l->port);
-        if (!p)
-            return;
     }
     sim_time_t tx = link_tx_ps(l, p->size_bytes);
     l->busy = true;

@@ -39,6 +39,7 @@ struct link {
     struct link_cfg cfg;
     struct port *port; /* the sending port */
     bool busy;
+    bool in_pull; /* asking the node for its next packet: a kick from inside waits */
     struct pkt *on_wire_head; /* frames propagating, in arrival order; t_enq = arrival time */
     struct pkt *on_wire_tail;
     struct evq_timer tx_done;

@@ -420,6 +420,46 @@ static int apply_mirror(struct p4switch *ps, const struct param_vec *v, struct d
     return errors;
 }
 
+uint64_t p4switch_register_bytes(const struct p4_pipe *pipe, const char **largest,
+                                 uint64_t *largest_bytes)
+{
+    uint64_t total = 0;
+    const char *name;
+    int64_t size;
+    int width;
+    *largest = NULL;
+    *largest_bytes = 0;
+    for (int i = 0; p4rt_register_at(pipe, i, &name, &size, &width) == 0; i++) {
+        uint64_t b = (uint64_t)size * (uint64_t)((width + 7) / 8);
+        total += b;
+        if (b > *largest_bytes) {
+            *largest = name;
+            *largest_bytes = b;
+        }
+    }
+    return total;
+}
+
+/* The program's registers must fit the switch's SRAM budget. */
+static int check_sram(struct p4switch *ps, struct src_loc loc, struct diag *d)
+{
+    const struct switch_cfg *c = &ps->sw->cfg;
+    const char *big;
+    uint64_t big_bytes;
+    uint64_t need = p4switch_register_bytes(ps->pipe, &big, &big_bytes);
+    uint64_t have = (uint64_t)c->sram_stages * c->sram_stage_bytes;
+    if (need <= have)
+        return 0;
+    diag_error(d, loc,
+               "switch '%s': program '%s' needs %llu bytes of register memory (largest: '%s', "
+               "%llu bytes) but the switch has %lld stages x %llu bytes = %llu bytes "
+               "(raise sram_stages or sram_stage_bytes, or shrink the registers)",
+               ps->sw->node.name, c->program, (unsigned long long)need, big,
+               (unsigned long long)big_bytes, (long long)c->sram_stages,
+               (unsigned long long)c->sram_stage_bytes, (unsigned long long)have);
+    return 1;
+}
+
 int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
 {
     struct p4switch *ps = xcalloc(1, sizeof(*ps));
@@ -560,5 +600,6 @@ int p4switch_setup(struct node *n, const struct node_env *env, const struct para
     if (!prog)
         return 1;
     int errors = p4switch_attach(sw, prog, env->d);
+    errors += check_sram(p4sw(sw), loc, env->d);
     return errors + p4switch_install_routes(sw, env->d, loc);
 }

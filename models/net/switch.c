@@ -116,6 +116,11 @@ static const struct param_def switch_params[] = {
      "P4: the action parameter that gets the next hop MAC (\"\" for none)"},
     {"timestamps", PARAM_ENUM, SWP(timestamps), "us", NULL, NULL, ts_names,
      "P4: unit of standard_metadata timestamps (us like bmv2, or ns)"},
+    {"sram_stages", PARAM_INT, SWP(sram_stages), "12", "1", "64", NULL,
+     "P4: pipeline stages whose SRAM holds the program's registers"},
+    {"sram_stage_bytes", PARAM_SIZE, SWP(sram_stage_bytes), "1MB", "0", NULL, NULL,
+     "P4: register memory per stage; a program whose registers (cells x element bytes) exceed "
+     "sram_stages x sram_stage_bytes is an error"},
 };
 static const size_t switch_nparams = ARRAY_LEN(switch_params);
 
