@@ -347,6 +347,30 @@ static void test_scenario_after(void **state)
     scenario_destroy(sc);
 }
 
+/* defaults.flow may hold any key a flow has, required ones included (src, dst): each flow
+ * that does not set one takes it, and a flow's own value wins; the run then delivers every byte
+ * of both flows to the defaulted receiver. */
+static void test_scenario_defaults_required_keys(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
+                               "defaults:\n"
+                               "  flow: {src: h0, dst: h3, bytes: 2944}\n"
+                               "flows:\n"
+                               "  - {name: a}\n"
+                               "  - {name: b, src: h1}\n"
+                               "  - {name: c, dst: h2}\n");
+    assert_int_equal(sc->nflows, 3);
+    assert_string_equal(scenario_flow(sc, "a")->src->node.name, "h0");
+    assert_string_equal(scenario_flow(sc, "a")->dst->node.name, "h3");
+    assert_string_equal(scenario_flow(sc, "b")->src->node.name, "h1");
+    assert_string_equal(scenario_flow(sc, "c")->dst->node.name, "h2");
+    scenario_run(sc);
+    for (uint32_t i = 0; i < sc->nflows; i++)
+        assert_int_equal(sc->flows[i]->st.rx_bytes, 2944);
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_scenario_determinism),
         cmocka_unit_test(test_scenario_switch_latency),
         cmocka_unit_test(test_scenario_after),
+        cmocka_unit_test(test_scenario_defaults_required_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
