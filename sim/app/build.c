@@ -189,6 +189,8 @@ void build_links(struct builder *b)
             b->errors++;
             continue;
         }
+        link_cfg_finish(&spec.cfg, cfg_get(dl->map, "overhead") || cfg_get(dl->gen, "overhead") ||
+                                       cfg_get(build_defaults(b, "link"), "overhead"));
         bool ka = build_declared(b, dl->a);
         bool kb = build_declared(b, dl->b);
         if (!ka)
