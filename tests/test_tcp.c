@@ -165,11 +165,13 @@ static void test_tcp_hdr_roundtrip(void **state)
     assert_true(tcp_hdr_parse(p, &r));
     assert_int_equal(r.ecn, PKT_ECN_CE);
     assert_int_equal(pkt_csum16(p->hdr + ETH_HDR_LEN, IPV4_HDR_LEN), 0);
-    /* a pure ACK is padded to the Ethernet minimum on the wire only */
+    /* a pure ACK is 54 bytes: an Ethernet link pads it to 60, a PPP link sends IP + 2 */
     s.payload_bytes = 0;
     tcp_hdr_build(p, &s);
-    assert_int_equal(p->size_bytes, ETH_MIN_FRAME);
+    assert_int_equal(p->size_bytes, 54);
     assert_int_equal(p->hdr_len, 54);
+    assert_int_equal(link_dev_bytes(&(struct link_cfg){.framing = LINK_FRAMING_ETHERNET}, 54), 60);
+    assert_int_equal(link_dev_bytes(&(struct link_cfg){.framing = LINK_FRAMING_PPP}, 54), 42);
     assert_true(tcp_hdr_parse(p, &r));
     assert_int_equal(r.payload_bytes, 0);
     pkt_free(sim, p);

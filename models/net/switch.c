@@ -281,8 +281,8 @@ static struct node *switch_create(const struct node_env *env, const char *name, 
 static uint64_t auto_headroom(const struct link_cfg *l)
 {
     unsigned __int128 bdp = (unsigned __int128)l->rate_bps * (uint64_t)l->delay_ps * 2;
-    return (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * (1514 + l->overhead_bytes) +
-           PFC_FRAME_BYTES + l->overhead_bytes;
+    return (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * link_wire_bytes(l, 1514) +
+           link_wire_bytes(l, PFC_FRAME_BYTES);
 }
 
 /* The traffic manager, once every link is connected. */
@@ -299,6 +299,7 @@ static int switch_connected(struct node *n, const struct node_env *env,
     for (uint32_t i = 0; i < n->nports; i++) {
         for (uint32_t c = 0; c < w->n; c++)
             sw->tm.ports[i].q.cls[c].weight = (uint32_t)param_vec_int(w, c);
+        sw->tm.ports[i].q.dev = &n->ports[i]->tx.cfg;
         uint64_t h = sw->cfg.tm.pfc_headroom_bytes;
         sw->tm.ports[i].headroom_bytes = h ? h : auto_headroom(&n->ports[i]->tx.cfg);
     }

@@ -17,9 +17,7 @@ void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s)
     pkt_wr16(t + 16, 0); /* checksum: the payload is virtual */
     pkt_wr16(t + 18, 0); /* urgent pointer */
 
-    p->hdr_len = TCP_HEADERS;
-    if (p->size_bytes < ETH_MIN_FRAME) /* short frames (pure ACKs) are padded */
-        p->size_bytes = ETH_MIN_FRAME;
+    p->hdr_len = TCP_HEADERS; /* an Ethernet link pads short frames (link_dev_bytes) */
 }
 
 bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)

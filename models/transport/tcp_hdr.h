@@ -2,8 +2,8 @@
  * a 20-byte TCP header without options (RFC 9293 §3.1; ECE/CWR flags per RFC 3168 §6.1).
  * The payload is only a length: it sets the IPv4 total length and the frame size. The IPv4
  * checksum is valid; the TCP checksum is left 0 because the payload bytes do not exist.
- * Frames shorter than the Ethernet minimum (60 bytes without FCS) are padded in size_bytes
- * only, as a NIC would; hdr_len stays 54. */
+ * A pure ACK is 54 bytes; an Ethernet link pads it to the 60-byte minimum as a NIC would
+ * (link_dev_bytes), other framings send it as it is. */
 #ifndef SIM_MODELS_TRANSPORT_TCP_HDR_H
 #define SIM_MODELS_TRANSPORT_TCP_HDR_H
 
@@ -15,7 +15,6 @@
 #define TCP_HDR_LEN 20
 #define IPPROTO_TCP_ 6
 #define TCP_HEADERS (ETH_HDR_LEN + IPV4_HDR_LEN + TCP_HDR_LEN)
-#define ETH_MIN_FRAME 60 /* bytes without FCS */
 
 /* TCP flag bits in byte 13 of the header. */
 enum tcp_flag {
