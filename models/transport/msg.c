@@ -189,6 +189,16 @@ static void data_acked(struct flow *f, uint64_t total, void *ud)
     reap(c);
 }
 
+/* Rendezvous messages are MSG_CONTROL_BYTES each, one per datagram: without this bound a burst
+ * flow packs requests pushed before the NIC pulls into one datagram (two messages pushed in the
+ * same instant arrived as one 128-byte request). */
+static uint64_t ctrl_msg_end(struct flow *f, uint64_t off, void *ud)
+{
+    (void)f;
+    (void)ud;
+    return (off / MSG_CONTROL_BYTES + 1) * MSG_CONTROL_BYTES;
+}
+
 /* The receiver answers each rendezvous request (one datagram each) as it arrives. */
 static void ctrl_req_delivered(struct flow *f, uint64_t off, uint64_t len, void *ud)
 {
@@ -295,8 +305,10 @@ struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flo
         struct udp_flow_cfg ucfg;
         param_defaults(udp_flow_ops.params, *udp_flow_ops.nparams, &ucfg);
         ucfg.common.priority = ((const struct flow_cfg *)tp_cfg)->priority;
-        struct flow_stream req_cb = {.delivered_range = ctrl_req_delivered, .ud = c};
-        struct flow_stream rep_cb = {.delivered_range = ctrl_rep_delivered, .ud = c};
+        struct flow_stream req_cb = {
+            .delivered_range = ctrl_req_delivered, .ud = c, .msg_end = ctrl_msg_end};
+        struct flow_stream rep_cb = {
+            .delivered_range = ctrl_rep_delivered, .ud = c, .msg_end = ctrl_msg_end};
         c->ctrl_req = stream_flow(sim, name, "req", flow_index, src, dst, &udp_flow_ops, &ucfg,
                                   &req_cb);
         c->ctrl_rep = stream_flow(sim, name, "rep", flow_index, dst, src, &udp_flow_ops, &ucfg,

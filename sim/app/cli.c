@@ -12,6 +12,7 @@
 #include "sim/app/plot.h"
 #include "sim/app/progress.h"
 #include "sim/app/registry.h"
+#include "sim/app/rundir.h"
 #include "sim/app/report.h"
 #include "sim/app/scenario.h"
 #include "sim/app/sweep_run.h"
@@ -147,19 +148,6 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
     return 0;
 }
 
-static char *default_out_dir(const char *file)
-{
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    char *name = xstrdup(base);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name)
-        *dot = '\0';
-    char *dir = xasprintf("out/%s", name);
-    free(name);
-    return dir;
-}
-
 static int cmd_check(int argc, char **argv)
 {
     struct run_args a;
@@ -201,7 +189,7 @@ static int cmd_run(int argc, char **argv)
         rc = EXIT_BAD_INPUT;
         goto out;
     }
-    dir = a.out ? xstrdup(a.out) : default_out_dir(a.file);
+    dir = a.out ? xstrdup(a.out) : rundir_default(a.file);
     r = report_open(sc, dir, a.pcap, &rc);
     if (!r)
         goto out;
