@@ -24,6 +24,9 @@ const struct param_def ddl_job_params[] = {
      "vgg16, resnet50, alexnet, inception_v3, a .yaml path, or an inline {name, layers}"},
     {"compute_scale", PARAM_DOUBLE, JP(compute_scale), "1", "0", "1000", NULL,
      "multiplies every compute time (e.g. 4 for a K80)"},
+    {"compute_jitter", PARAM_DOUBLE, JP(jitter), "0", "0", "0.9", NULL,
+     "each worker's compute time of each iteration is multiplied by a factor drawn uniformly "
+     "from [1 - j, 1 + j] (stream job.NAME.jitter): GPUs that do not finish in lockstep"},
     {"layers", PARAM_NODE, JP(layer_overrides), PARAM_OPTIONAL, NULL, NULL, NULL,
      "per-layer overrides {layer: {forward, backward, bytes}}"},
     {"batch", PARAM_INT, JP(batch), "0", "0", NULL, NULL,
@@ -210,6 +213,11 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
         goto out_fail;
     }
     layout(job);
+    if (job->cfg.jitter > 0) {
+        char *stream = xasprintf("job.%s.jitter", job->name);
+        job->jitter_rng = sim_rng(sim, stream);
+        free(stream);
+    }
     job->workers = xcalloc(job->nworkers, sizeof(*job->workers));
     job->worker_bytes = xcalloc(job->nworkers, sizeof(*job->worker_bytes));
     for (uint32_t i = 0; i < job->nworkers; i++)

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <gsl/gsl_rng.h>
 #include <jansson.h>
 
 #include "models/ddl/dnn.h"
@@ -62,6 +63,7 @@ struct ddl_job_cfg {
     int arch;
     const struct cfg_node *model;
     double compute_scale;
+    double jitter;        /* a worker's compute time of an iteration x U[1 - jitter, 1 + jitter] */
     const struct cfg_node *layer_overrides;
     int64_t batch; /* 0 = the model's */
     const struct cfg_node *workers;
@@ -167,6 +169,7 @@ struct ddl_worker {
     bool compute_done; /* all iterations computed */
     bool done;         /* and every parameter of the last iteration arrived */
     struct evq_timer gpu;
+    double speed;           /* this iteration's compute time factor (compute_jitter) */
     uint32_t *params_iter;   /* [L]: forward of iteration t may use layer l when ≥ t */
     uint32_t *pull_left;     /* [L]: chunks of the outstanding pull still missing */
     uint32_t *push_left;     /* [L]: chunks of the outstanding push not yet at their server */
@@ -232,6 +235,7 @@ struct ddl_job {
     const struct flow_ops *tp;
     void *tp_cfg;
     struct pool items;
+    gsl_rng *jitter_rng; /* compute_jitter draws; NULL without jitter */
     struct pool aggs;
     struct evq_timer start;
     uint32_t workers_done;

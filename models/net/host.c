@@ -64,7 +64,9 @@ void host_send(struct host *h, struct pkt *p)
         return;
     }
     p->t_enq = h->node.sim->now;
-    p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, p->t_enq);
+    if (!p->blk_stream) /* else it waits since its bytes entered their stream */
+        p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, p->t_enq);
+    p->blk_stream = false;
     pq_enqueue(&h->nic, p);
     host_kick(h);
 }
@@ -191,7 +193,13 @@ static struct pkt *pull_sources(struct host *h, uint8_t c, uint8_t allowed,
         struct pkt *p = s->next_pkt(s, h);
         if (!p)
             continue;
-        p->blocking_ps += blocking_clock_at(&h->nic_blk, p->prio, now) - s->blk_mark[p->prio & 7];
+        /* a message's bytes wait at the host from when they entered their stream: lower-priority
+         * bytes ahead of them in the same connection block them too */
+        sim_time_t mark = s->blk_mark[p->prio & 7];
+        if (p->blk_stream && p->blk_mark < mark)
+            mark = p->blk_mark;
+        p->blk_stream = false;
+        p->blocking_ps += blocking_clock_at(&h->nic_blk, p->prio, now) - mark;
         s->prio = p->tc;
         enlist(h, s); /* back of the rotation */
         if ((allowed >> (p->tc & 7)) & 1u) {
