@@ -9,7 +9,9 @@
  *               port's count of active DDL senders and lowers its threshold to the one the
  *               sender asks for (a pcn_t header after UDP port PCN_UDP_PORT; 0 or no header: the
  *               configured lowered threshold); several senders' thresholds combine by min.
- *               RESET lowers the count; the last one restores the default threshold.
+ *               RESET lowers the count; the last one restores the default threshold. So
+ *               that a lost RESET cannot keep a port lowered for good, `hold` after the last
+ *               START the port is restored anyway (0: never).
  *   predictive  no host help: the switch sees DDL packets (the DDL shim after a 0xDDxx source
  *               port, ddl_shim.p4; over RoCEv2 after the BTH and any RETH) on the port, takes
  *               a packet after an idle gap as the start of a burst, learns the period between
@@ -45,6 +47,8 @@ const bit<32> CFG_RESET_DSCP = 4; /* DSCP of RESET signals */
 const bit<32> CFG_LEAD = 5;       /* predictive: lower this long before the expected burst */
 const bit<32> CFG_GAP = 6;        /* predictive: DDL silence that ends a burst */
 const bit<32> CFG_WINDOW = 7;     /* predictive: stay lowered this long past the expected start */
+const bit<32> CFG_HOLD = 8;       /* signalled: a port lowered this long after its last START
+                                   * is restored (a lost RESET); 0: no limit */
 
 /* defaults of cells left 0: K = 40 packets (the paper's default threshold); lowered K = 2
  * packets: DCTCP keeps a link busy with K > C x RTT / 7 (DCTCP paper), 1.1 packets at 10 Gb/s
@@ -149,10 +153,11 @@ struct headers {
 }
 
 /* configuration, and the per-egress-port state both modes keep */
-register<bit<32>, bit<32>>(8) pcn_cfg;
+register<bit<32>, bit<32>>(9) pcn_cfg;
 register<bit<32>, bit<32>>(PORTS) pcn_active; /* 1 while a signalled burst is announced */
 register<bit<32>, bit<32>>(PORTS) pcn_count;  /* DDL senders between START and RESET */
 register<bit<32>, bit<32>>(PORTS) pcn_low;    /* min of their lowered thresholds */
+register<bit<48>, bit<32>>(PORTS) pcn_since;  /* time of the last START */
 register<bit<48>, bit<32>>(PORTS) pred_last;   /* last DDL packet */
 register<bit<48>, bit<32>>(PORTS) pred_start;  /* start of the last burst */
 register<bit<48>, bit<32>>(PORTS) pred_period; /* EWMA of the time between burst starts */
@@ -244,17 +249,28 @@ control ReadCfg(in bit<32> idx, in bit<32> dflt, out bit<32> v) {
 }
 
 /* Signalled mode: START and RESET packets update their egress port's state. */
-control Signals(inout headers hdr, in bit<32> port, in bit<32> k, in bit<32> k_low) {
+control Signals(inout headers hdr, in bit<32> port, in bit<32> k, in bit<32> k_low,
+                in bit<48> now) {
     ReadCfg() start_code;
     ReadCfg() reset_code;
     apply {
         bit<32> sc;
         bit<32> rc;
+        bit<32> hold;
         start_code.apply(CFG_START_DSCP, (bit<32>)DEF_START_DSCP, sc);
         reset_code.apply(CFG_RESET_DSCP, (bit<32>)DEF_RESET_DSCP, rc);
+        pcn_cfg.read(hold, CFG_HOLD);
         bit<32> dscp = (bit<32>)hdr.ipv4.dscp;
         bit<32> n;
+        bit<48> since;
         pcn_count.read(n, port);
+        pcn_since.read(since, port);
+        if (n > 0 && hold != 0 && now - since >= (bit<48>)hold) {
+            n = 0; /* no START for `hold`: a RESET was lost */
+            pcn_count.write(port, 0);
+            pcn_active.write(port, 0);
+            pcn_low.write(port, k);
+        }
         if (dscp == sc) {
             bit<32> want = k_low;
             if (hdr.pcn.isValid() && hdr.pcn.threshold != 0) {
@@ -268,6 +284,7 @@ control Signals(inout headers hdr, in bit<32> port, in bit<32> k, in bit<32> k_l
             pcn_low.write(port, low);
             pcn_count.write(port, n + 1);
             pcn_active.write(port, 1);
+            pcn_since.write(port, now);
         } else if (dscp == rc && n > 0) {
             pcn_count.write(port, n - 1);
             if (n == 1) {
@@ -388,7 +405,7 @@ control MyIngress(inout headers hdr,
         }
         meta.k = k;
         if ((mode & MODE_SIGNALLED) != 0) {
-            signals.apply(hdr, port, k, k_low);
+            signals.apply(hdr, port, k, k_low, standard_metadata.ingress_global_timestamp);
             bit<32> active;
             bit<32> low;
             pcn_active.read(active, port);

@@ -137,6 +137,14 @@ send(signal(9), False)
 print("register_read pcn_count 2 == 0")
 print("# marks so far: non-DDL on port 2: 1 (mode 0) + 3 + 1; DDL: 1")
 print("counter_read marks_other 2 packets == 5\ncounter_read marks_ddl 2 packets == 1")
+print("# hold 5 ms: a port whose RESET was lost is restored 5 ms after its last START")
+print("register_write pcn_cfg 8 5000")
+send(signal(5), False, at="1ms")
+print("register_read pcn_count 2 == 1\nregister_read pcn_since 2 == 1000")
+send(BG, True, at="5999us")
+send(BG, False, at="6ms")
+print("register_read pcn_count 2 == 0\nregister_read pcn_active 2 == 0\nregister_read pcn_low 2 == 40")
+print("register_write pcn_cfg 8 0")
 
 print("""
 # predictive mode (signals ignored): lead 1 ms, gap 0.5 ms, window 1 ms; timestamps in us
