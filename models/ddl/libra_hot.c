@@ -42,12 +42,6 @@ static int check_cfg(struct ddl_job *job, const struct sparse_cfg *c, struct dia
                    job->name, (long long)c->layer, job->model->name, job->L);
         return 1;
     }
-    if ((uint64_t)c->tables * (uint64_t)c->keys > UINT32_MAX) {
-        diag_error(d, cfg_key_loc(job->cfg.sparse, "keys"),
-                   "job '%s': sparse.tables x sparse.keys must stay below 2^32 (key ids are "
-                   "32-bit in the aggregation header)", job->name);
-        return 1;
-    }
     return 0;
 }
 

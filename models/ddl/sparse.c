@@ -11,14 +11,14 @@
 #define SP(f) offsetof(struct sparse_cfg, f)
 const struct param_def sparse_params[] = {
     {"tables", PARAM_INT, SP(tables), "4", "1", "64", NULL, "embedding tables"},
-    {"keys", PARAM_INT, SP(keys), "1000000", "1", "100000000", NULL, "rows per table"},
+    {"keys", PARAM_INT, SP(keys), "1000000", "1", "10000000", NULL, "rows per table"},
     {"dim", PARAM_INT, SP(dim), "32", "8", "64", NULL,
      "floats per row (a packet of 64 values carries 64/dim rows)"},
-    {"lookups", PARAM_INT, SP(lookups), "20000", "1", "100000000", NULL,
+    {"lookups", PARAM_INT, SP(lookups), "20000", "1", "10000000", NULL,
      "keys each worker looks up per table and iteration"},
     {"skew", PARAM_DOUBLE, SP(skew), "1.0", "0", "3", NULL,
      "Zipf exponent s of key popularity: rank r has weight 1/r^s (0 = uniform)"},
-    {"sample", PARAM_INT, SP(sample), "100000", "1", "100000000", NULL,
+    {"sample", PARAM_INT, SP(sample), "100000", "1", "10000000", NULL,
      "lookups drawn before training to rank keys by frequency for the hot set"},
     {"layer", PARAM_INT, SP(layer), "0", "0", "65535", NULL,
      "the model's layer that is the embedding (its bytes are replaced by the sparse rows); the "
@@ -54,7 +54,7 @@ void sparse_init(struct sparse *s, const struct sparse_cfg *cfg, uint64_t capaci
     s->zipf = gsl_ran_discrete_preproc(K, w);
     free(w);
     s->nkeys = (uint64_t)cfg->tables * K;
-    s->hot = xcalloc(s->nkeys, 1);
+    s->hot = xcalloc(s->nkeys / 8 + 1, 1);
     s->draws = xmalloc((size_t)cfg->lookups * sizeof(*s->draws));
     /* sampled frequencies of the keys that occur */
     uint64_t n = (uint64_t)cfg->sample;
@@ -81,7 +81,7 @@ void sparse_init(struct sparse *s, const struct sparse_cfg *cfg, uint64_t capaci
     uint64_t covered = 0;
     for (uint64_t i = 0; i < s->nhot; i++) {
         s->hot_keys[i] = pairs[2 * i + 1];
-        s->hot[s->hot_keys[i]] = 1;
+        s->hot[s->hot_keys[i] / 8] |= (uint8_t)(1u << (s->hot_keys[i] % 8));
         covered += pairs[2 * i];
     }
     s->hot_share = (double)covered / (double)n;
@@ -109,7 +109,8 @@ uint64_t sparse_cold_rows(struct sparse *s, gsl_rng *rng)
             s->draws[i] = (uint64_t)t * K + (uint64_t)gsl_ran_discrete(rng, s->zipf);
         qsort(s->draws, n, sizeof(*s->draws), cmp_u64);
         for (uint64_t i = 0; i < n; i++) {
-            if ((i == 0 || s->draws[i] != s->draws[i - 1]) && !s->hot[s->draws[i]])
+            uint64_t k = s->draws[i];
+            if ((i == 0 || k != s->draws[i - 1]) && !((s->hot[k / 8] >> (k % 8)) & 1))
                 cold++;
         }
     }

@@ -32,7 +32,7 @@ struct sparse {
     struct sparse_cfg cfg;
     gsl_ran_discrete_t *zipf; /* over ranks 0..keys-1 */
     uint64_t nkeys;           /* tables x keys */
-    uint8_t *hot;             /* [nkeys] bitmap: key is hot */
+    uint8_t *hot;             /* [nkeys / 8 + 1] bit array: key is hot */
     uint64_t *hot_keys;       /* [nhot] by decreasing sampled frequency */
     uint64_t nhot;
     double hot_share;         /* fraction of the sampled lookups that hit the hot set */
