@@ -11,7 +11,7 @@
 #include "models/transport/transports.h"
 #include "sim/util.h"
 
-static const char *const arch_names[] = {"ps", "allreduce", NULL};
+static const char *const arch_names[] = {"ps", "allreduce", "inc", "libra", NULL};
 static const char *const sched_names[] = {"fifo", "priority", NULL};
 static const char *const shard_names[] = {"round_robin", "balanced", NULL};
 
@@ -19,7 +19,9 @@ static const char *const shard_names[] = {"round_robin", "balanced", NULL};
 const struct param_def ddl_job_params[] = {
     {"name", PARAM_STRING, JP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "job name"},
     {"arch", PARAM_ENUM, JP(arch), "ps", NULL, NULL, arch_names,
-     "ps: parameter servers; allreduce: ring all-reduce among the workers"},
+     "ps: parameter servers; allreduce: ring all-reduce among the workers; inc: in-network "
+     "aggregation in the switch (aggregation.p4, SwitchML/ATP) with the server as fallback; "
+     "libra: sparse model, hot rows aggregated in the switch, cold rows by the server"},
     {"model", PARAM_NODE, JP(model), NULL, NULL, NULL, NULL,
      "vgg16, resnet50, alexnet, inception_v3, a .yaml path, or an inline {name, layers}"},
     {"compute_scale", PARAM_DOUBLE, JP(compute_scale), "1", "0", "1000", NULL,
@@ -64,11 +66,16 @@ const struct param_def ddl_job_params[] = {
      "host cost model (and transport) of a communication system"},
     MSG_COST_PARAMS(struct ddl_job_cfg, cost),
     DDL_PCN_PARAMS(struct ddl_job_cfg, pcn),
+    {"inc", PARAM_NODE, JP(inc), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "arch inc and libra: in-network aggregation settings (ddlsim describe inc)"},
+    {"sparse", PARAM_NODE, JP(sparse), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "arch libra: the sparse workload and hot set (ddlsim describe sparse)"},
 };
 const size_t ddl_job_nparams = ARRAY_LEN(ddl_job_params);
 
 /* by enum ddl_arch */
-static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring};
+static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring, &ddl_arch_inc,
+                                                   &ddl_arch_libra};
 
 static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char *what,
                          struct host *(*find)(void *, const char *), void *ud, struct host ***out,

@@ -46,6 +46,8 @@
 enum ddl_arch {
     DDL_ARCH_PS = 0,
     DDL_ARCH_ALLREDUCE = 1,
+    DDL_ARCH_INC = 2,
+    DDL_ARCH_LIBRA = 3,
 };
 
 enum ddl_sched {
@@ -84,6 +86,8 @@ struct ddl_job_cfg {
     int preset;
     struct msg_cost cost;
     struct ddl_pcn_cfg pcn;
+    const struct cfg_node *inc;    /* arch inc, libra: in-network aggregation (inc.h) */
+    const struct cfg_node *sparse; /* arch libra: the sparse workload (sparse.h) */
     int64_t id;
 };
 
@@ -118,6 +122,8 @@ struct ddl_arch_ops {
     void (*grad_ready)(struct ddl_worker *w, uint32_t layer);
     /* A chunk arrived at the other end of its connection. */
     void (*delivered)(struct ddl_job *job, struct ddl_item *it);
+    /* Optional: the architecture's own statistics in summary.json. */
+    void (*json)(const struct ddl_job *job, json_t *o);
 };
 
 /* One chunk on its way: a push (worker → server), a pull (server → worker) or a ring step. */
@@ -243,6 +249,8 @@ struct ddl_job {
     struct ddl_out out;
     struct ddl_ring *ring; /* allreduce state (ring.c) */
     struct ddl_pcn *pcn;   /* PCN signalling (pcn_signal.c), NULL without */
+    struct inc *inc;       /* in-network aggregation state (inc.c; libra.c) */
+    struct libra *libra;   /* libra's sparse model and cold path (libra.c) */
     /* summary statistics, seconds */
     struct stats iter_time;
     struct stats *push_lat; /* [L] */
