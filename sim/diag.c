@@ -1,6 +1,8 @@
 #include "sim/diag.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
 
 static void emit(struct diag *d, struct src_loc loc, const char *kind, const char *fmt,
                  va_list ap)
@@ -22,10 +24,30 @@ void diag_init(struct diag *d, FILE *out)
     d->errors = 0;
     d->warnings = 0;
     d->max_errors = 50;
+    d->last_loc = (struct src_loc){0};
+    d->last[0] = '\0';
+}
+
+/* Remembers this error; true when it repeats the previous one (same place, same text). */
+static bool repeats(struct diag *d, struct src_loc loc, const char *fmt, va_list ap)
+{
+    char msg[sizeof(d->last)];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    bool same = d->errors > 0 && loc.file == d->last_loc.file && loc.line == d->last_loc.line &&
+                loc.col == d->last_loc.col && strcmp(msg, d->last) == 0;
+    d->last_loc = loc;
+    memcpy(d->last, msg, sizeof(msg));
+    return same;
 }
 
 void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
 {
+    va_list rp;
+    va_start(rp, fmt);
+    bool same = repeats(d, loc, fmt, rp);
+    va_end(rp);
+    if (same)
+        return;
     d->errors++;
     if (d->errors > d->max_errors) {
         if (d->errors == d->max_errors + 1)

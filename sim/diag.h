@@ -18,6 +18,10 @@ struct diag {
     int errors;
     int warnings;
     int max_errors; /* errors printed before "too many errors" */
+    /* the last error, so that the same error at the same place (a value shared by several
+     * generated objects, e.g. one link spec for every link of a topology) is reported once */
+    struct src_loc last_loc;
+    char last[256];
 };
 
 void diag_init(struct diag *d, FILE *out);

@@ -73,7 +73,7 @@ void link_kick(struct sim *sim, struct link *l)
     l->tx_bytes += p->size_bytes;
     if (l->tap)
         pcap_write(l->tap, sim->now, p->hdr, p->hdr_len, p->size_bytes);
-    evq_schedule(&sim->evq, &l->tx_done, sim->now + tx);
+    evq_schedule(&sim->evq, &l->tx_done, simtime_add(sim->now, tx));
 }
 
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)
