@@ -157,10 +157,8 @@ static void add_const_entries(struct p4_pipe *pipe, const struct p4ir_table *t)
         if (e->action < 0)
             continue;
         int h = p4table_add(rt, e->value, e->mask, e->hi, e->priority, e->action, e->data);
-        for (int k = 0; h >= 0 && k < rt->n; k++) {
-            if (rt->entries[k]->handle == h)
-                rt->entries[k]->fixed = e->is_const;
-        }
+        if (h >= 0) /* the entry just added (a search by handle made installing quadratic) */
+            rt->last_added->fixed = e->is_const;
     }
 }
 
