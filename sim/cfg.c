@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "sim/util.h"
 
 #define CFG_MAX_DEPTH 64
+#define CFG_MAX_FILE_BYTES (64L << 20)
 
 struct anchor {
     char *name;
@@ -246,12 +248,22 @@ static struct cfg_node *load_root(struct loader *L)
     yaml_event_t ev;
     struct cfg_node *root = NULL;
     bool done = false;
+    bool ended = false; /* the first document ended: only the end of the stream may follow */
     while (!done && next_event(L, &ev) == 0) {
         switch (ev.type) {
         case YAML_STREAM_START_EVENT:
+            break;
         case YAML_DOCUMENT_START_EVENT:
+            if (ended) {
+                diag_error(L->d, mark_loc(L, ev.start_mark),
+                           "a second YAML document starts here; a scenario file holds one");
+                L->failed = 1;
+                done = true;
+            }
             break;
         case YAML_DOCUMENT_END_EVENT:
+            ended = true;
+            break;
         case YAML_STREAM_END_EVENT:
             done = true;
             break;
@@ -320,6 +332,21 @@ struct cfg_doc *cfg_load_file(const char *path, struct diag *d)
     FILE *f = fopen(path, "rb");
     if (!f) {
         diag_error(d, (struct src_loc){path, 0, 0}, "cannot open scenario: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fileno(f), &st) != 0)
+        why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        why = "it is a folder, not a scenario file";
+    else if (!S_ISREG(st.st_mode))
+        why = "it is not a regular file";
+    else if (st.st_size > CFG_MAX_FILE_BYTES)
+        why = "it is larger than the limit of 64 MB";
+    if (why) {
+        diag_error(d, (struct src_loc){path, 0, 0}, "cannot read scenario: %s", why);
+        fclose(f);
         return NULL;
     }
     struct loader L = {.doc = doc_new(path), .d = d};

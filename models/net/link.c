@@ -94,7 +94,7 @@ void link_kick(struct sim *sim, struct link *l)
         pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
                    l->cfg.framing == LINK_FRAMING_ETHERNET ? link_dev_bytes(&l->cfg, p->size_bytes)
                                                            : p->size_bytes);
-    evq_schedule(&sim->evq, &l->tx_done, sim->now + tx);
+    evq_schedule(&sim->evq, &l->tx_done, simtime_add(sim->now, tx));
 }
 
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)

@@ -197,11 +197,11 @@ static int cmd_run(int argc, char **argv)
     progress_init(&w.p, !a.quiet);
     sc->sim->hook = (struct sim_hook){run_watch_fire, &w, RUN_HOOK_EVENTS};
     double t0 = progress_now();
-    scenario_run(sc);
+    int run_rc = scenario_run(sc);
     double wall = progress_now() - t0;
     progress_clear(&w.p);
     sc->sim->hook.fn = NULL;
-    if (w.failed || report_check(r) < 0 || report_finish(r) < 0) {
+    if (run_rc < 0 || w.failed || report_check(r) < 0 || report_finish(r) < 0) {
         rc = 1;
         goto out;
     }

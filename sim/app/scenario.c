@@ -1,6 +1,7 @@
 /* A scenario's lifecycle: load (parse, then the builder's stages), run, destroy, lookups. */
 #include "sim/app/scenario.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,10 +122,19 @@ struct scenario *scenario_load_node(const char *name, const struct cfg_node *roo
     return build(cfg_doc_from(name, root), o, d);
 }
 
-void scenario_run(struct scenario *sc)
+int scenario_run(struct scenario *sc)
 {
     sim_time_t until = sc->cfg.stop_ps ? sc->cfg.stop_ps : SIM_TIME_NEVER;
     sc->events += sim_run(sc->sim, until);
+    if (!sc->sim->evq.past_horizon)
+        return 0;
+    char now[32];
+    fprintf(stderr,
+            "ddlsim: error: simulated time would pass its limit of %.0f s (about 26.7 days) "
+            "at %s of simulated time; shorten the scenario (smaller flows, faster links, or "
+            "`stop:`)\n",
+            simtime_sec(SIM_TIME_HORIZON), sim_time_fmt(sc->sim->now, now, sizeof(now)));
+    return -1;
 }
 
 void scenario_destroy(struct scenario *sc)
