@@ -342,6 +342,42 @@ static void test_ddl_ring_allreduce(void **state)
     scenario_destroy(sc);
 }
 
+/* A ring of more workers than 10 bits number (the old limit was 1,023): it loads, each worker
+ * has its one connection to its successor, and the connections' flow indexes (statistics, RDMA
+ * keys) stay distinct past worker 1,023. A host listed twice is still refused. */
+static void test_ddl_ring_many_workers(void **state)
+{
+    (void)state;
+    const uint32_t N = 1100;
+    size_t cap = 256 + 8 * (size_t)N;
+    char *y = xmalloc(cap);
+    int len = snprintf(y, cap, "topology: {kind: star, hosts: %u, switch: {program: none}}\n"
+                               "jobs:\n  - arch: allreduce\n"
+                               "    model: {name: one, layers: [{name: t, bytes: 1MB}]}\n"
+                               "    workers: [h0",
+                       N);
+    for (uint32_t w = 1; w < N; w++)
+        len += snprintf(y + len, cap - (size_t)len, ", h%u", w);
+    snprintf(y + len, cap - (size_t)len, "]\n");
+    struct scenario *sc = load(y);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_int_equal(job->nworkers, N);
+    for (uint32_t w = 0; w < N; w++) {
+        const struct msg_conn *c = job->workers[w].push[0];
+        assert_ptr_equal(c->dst, job->workers[(w + 1) % N].host);
+        for (uint32_t v = 0; v < w; v++)
+            assert_int_not_equal(c->data->index, job->workers[v].push[0]->data->index);
+    }
+    scenario_destroy(sc);
+    /* h7 twice: the second mention is the error */
+    snprintf(y + len, cap - (size_t)len, ", h7]\n");
+    struct diag d;
+    diag_init(&d, NULL);
+    assert_null(scenario_load_string("test.yaml", y, NULL, &d));
+    assert_int_equal(diag_count(&d), 1);
+    free(y);
+}
+
 /* Asynchronous updates: each push comes straight back to its worker only, so every worker's
  * pull bytes equal its own push bytes and no worker waits for another. h1 sits behind a 1 Gb/s
  * link, h0 and the server behind 10 Gb/s. With sync: true every pull of layer b waits for h1's
@@ -543,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_ddl_critical_blocking),
         cmocka_unit_test(test_ddl_nic_blocking),
         cmocka_unit_test(test_ddl_ring_allreduce),
+        cmocka_unit_test(test_ddl_ring_many_workers),
         cmocka_unit_test(test_ddl_async),
         cmocka_unit_test(test_ddl_sharding),
         cmocka_unit_test(test_ddl_ps_tcp_many_servers),

@@ -86,13 +86,15 @@ static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char
                                                               "hosts", what);
         return 1;
     }
-    if (list->n > 1023) {
-        diag_error(d, list->loc, "at most 1023 %s", what);
+    if (list->n > DDL_MAX_HOSTS) {
+        diag_error(d, list->loc, "at most %u %s", DDL_MAX_HOSTS, what);
         return 1;
     }
     *out = xcalloc(list->n, sizeof(**out));
     *n = (uint32_t)list->n;
     int errors = 0;
+    uint8_t *seen = NULL; /* by host index: listed already */
+    size_t nseen = 0;
     for (size_t i = 0; i < list->n; i++) {
         const struct cfg_node *v = list->items[i];
         struct host *h = v->kind == CFG_SCALAR ? find(ud, v->str) : NULL;
@@ -101,14 +103,21 @@ static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char
                        v->kind == CFG_SCALAR ? v->str : "?");
             errors++;
         }
-        for (size_t k = 0; h && k < i; k++) {
-            if ((*out)[k] == h) {
-                diag_error(d, v->loc, "%s: host '%s' is listed twice", what, v->str);
-                errors++;
-            }
+        if (h && h->index >= nseen) {
+            size_t grown = MAX(2 * nseen, (size_t)h->index + 1);
+            seen = xrealloc(seen, grown);
+            memset(seen + nseen, 0, grown - nseen);
+            nseen = grown;
         }
+        if (h && seen[h->index]) {
+            diag_error(d, v->loc, "%s: host '%s' is listed twice", what, v->str);
+            errors++;
+        }
+        if (h)
+            seen[h->index] = 1;
         (*out)[i] = h;
     }
+    free(seen);
     return errors;
 }
 

@@ -43,6 +43,11 @@
 #include "sim/pool.h"
 #include "sim/stats.h"
 
+/* Workers (and servers) of a job: the shim's 16-bit worker field numbers 0..65535. A parameter
+ * server opens one connection per worker and a host has 256 DDL source ports, so parameter
+ * server jobs stop far below this (ddl_check_ports); a ring opens one per worker. */
+#define DDL_MAX_HOSTS 65536u
+
 enum ddl_arch {
     DDL_ARCH_PS = 0,
     DDL_ARCH_ALLREDUCE = 1,

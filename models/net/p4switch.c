@@ -505,7 +505,7 @@ static int install_route_entries(struct p4switch *ps, uint32_t need, struct diag
     int rc = port_arg < 0 || mac_i < 0;
     if (!rc)
         p4rt_table_reserve(ps->pipe, tid, (int)need);
-    for (uint32_t h = 0; !rc && h < sw->routes.nroutes; h++) {
+    for (uint32_t h = 0; !rc && h < route_set_nhosts(&sw->routes); h++) {
         uint32_t port;
         if (!routing_pick(&sw->routes, h, sw->salt, &port))
             continue;
@@ -546,9 +546,7 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
                    sw->node.name, c->route_table);
         return 1;
     }
-    uint32_t need = 0;
-    for (uint32_t h = 0; h < sw->routes.nroutes; h++)
-        need += sw->routes.routes[h].n > 0;
+    uint32_t need = route_set_reachable(&sw->routes);
     int size = p4rt_table_size(ps->pipe, c->route_table);
     if (size >= 0 && need > (uint32_t)size) {
         /* fail before installing thousands of entries; a table the routes alone fit in can
