@@ -471,6 +471,7 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
         .log = host_log,
         .timestamps_ns = sw->cfg.timestamps == 1,
         .seed = sw->node.sim->seed ^ sw->salt,
+        .exec = (enum p4_exec)sw->cfg.p4_exec,
     };
     ps->pipe = p4_pipe_create(prog, &host);
     pool_init(&ps->states, sizeof(struct p4st) + p4_prog_state_bytes(prog), 256);

@@ -1,6 +1,7 @@
 /* Program loading (preprocess, lex, parse, lower) and the v1model pipeline life cycle of one
  * switch instance: see p4.h. */
 #include "p4/engine/p4.h"
+#include "p4/engine/p4cc.h"
 #include "p4/engine/p4cpp.h"
 #include "p4/engine/p4pipe.h"
 #include "p4/engine/p4sem.h"
@@ -26,6 +27,8 @@ static struct p4_prog *load_source(const char *name, const char *src, size_t len
         prog = p4sem_lower(root, &diag, opts);
     if (prog) {
         prog->strings = p4lex_take_pool(&lx, &prog->nstrings);
+        if (!diag.nerrors)
+            prog->cc = p4cc_compile(prog);
     }
     p4parse_fini(&ps);
     p4lex_fini(&lx);
@@ -107,6 +110,7 @@ void p4_prog_free(struct p4_prog *prog)
 {
     if (!prog)
         return;
+    p4cc_free(prog->cc);
     for (int i = 0; i < prog->nallocs; i++)
         free(prog->allocs[i]);
     free(prog->allocs);
@@ -129,12 +133,31 @@ void p4_prog_free(struct p4_prog *prog)
 
 /* The packet region and the scratch slots after it: packets run in place in this buffer, so
  * nothing is copied between the caller's state and the pipeline. */
+void p4_prog_set_exec(struct p4_prog *prog, enum p4_exec exec)
+{
+    prog->exec_default = (int)exec;
+}
+
+int p4_exec_parse(const char *s, enum p4_exec *out)
+{
+    if (strcmp(s, "compiled") == 0)
+        *out = P4_EXEC_COMPILED;
+    else if (strcmp(s, "interp") == 0)
+        *out = P4_EXEC_INTERP;
+    else
+        return -1;
+    return 0;
+}
+
 size_t p4_prog_state_bytes(const struct p4_prog *prog)
 {
     return (size_t)prog->nslots * 8;
 }
 
 /* ---- pipeline instance ---- */
+
+/* The engine when neither the host nor the program chooses. */
+#define P4_EXEC_BUILTIN_DEFAULT P4_EXEC_COMPILED
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe)
 {
@@ -201,6 +224,10 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
             break;
         }
     }
+    enum p4_exec exec = pipe->host.exec ? pipe->host.exec : (enum p4_exec)prog->exec_default;
+    if (exec == P4_EXEC_DEFAULT)
+        exec = P4_EXEC_BUILTIN_DEFAULT;
+    pipe->cc = exec == P4_EXEC_COMPILED ? prog->cc : NULL;
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
@@ -237,6 +264,22 @@ void p4_pipe_destroy(struct p4_pipe *pipe)
 const struct p4_prog *p4_pipe_prog(const struct p4_pipe *pipe)
 {
     return pipe->prog;
+}
+
+static void run_parser(struct p4_pipe *pipe)
+{
+    if (pipe->cc)
+        p4cc_run_parser(pipe->cc, &pipe->vm);
+    else
+        p4vm_run_parser(&pipe->vm);
+}
+
+static void run_control(struct p4_pipe *pipe, const struct p4ir_callable *c)
+{
+    if (pipe->cc)
+        p4cc_run_control(pipe->cc, &pipe->vm, c);
+    else
+        p4vm_run_control(&pipe->vm, c);
 }
 
 static void set_std(struct p4_pipe *pipe, int slot, uint64_t v)
@@ -313,7 +356,7 @@ static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingr
     vm->in_len = in->len;
     vm->in_bitpos = 0;
     vm->packet_length = plen;
-    p4vm_run_parser(vm);
+    run_parser(pipe);
 }
 
 void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
@@ -322,8 +365,8 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
     start_packet(pipe, state, in, in->preserve_from, in->preserve_fl);
-    p4vm_run_control(vm, prog->verify);
-    p4vm_run_control(vm, prog->ingress);
+    run_control(pipe, prog->verify);
+    run_control(pipe, prog->ingress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -417,7 +460,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    p4vm_run_control(vm, prog->egress);
+    run_control(pipe, prog->egress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -432,12 +475,12 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         out->drop = true;
         return;
     }
-    p4vm_run_control(vm, prog->compute);
+    run_control(pipe, prog->compute);
     vm->out = in->out;
     vm->out_cap = in->out_cap;
     vm->out_len = 0;
     vm->out_overflow = false;
-    p4vm_run_control(vm, prog->deparser);
+    run_control(pipe, prog->deparser);
     uint32_t off = (uint32_t)vm->slots[0];
     if (off < in->len && in->bytes) {
         uint32_t n = in->len - off;

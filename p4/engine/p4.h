@@ -34,6 +34,13 @@ enum p4_instance {
     P4_INSTANCE_RESUBMIT = 6,
 };
 
+/* The engine a pipeline runs packets with: the compiled form (p4cc.h) or the tree-walking
+ * interpreter kept as the reference (p4vm.h). Their results are identical. */
+enum p4_exec { P4_EXEC_DEFAULT, P4_EXEC_COMPILED, P4_EXEC_INTERP };
+
+/* "compiled" or "interp" -> *out; -1 for anything else. */
+int p4_exec_parse(const char *s, enum p4_exec *out);
+
 /* Callbacks into the embedding simulator. Any pointer may be NULL. */
 struct p4_host {
     void *ud;
@@ -44,6 +51,7 @@ struct p4_host {
     /* Run-time faults of the program (division by zero, failed assert): the source
      * location and a message; NULL: ignored (the operation yields 0 / continues). */
     void (*fault)(void *ud, const char *file, int line, int col, const char *msg);
+    enum p4_exec exec; /* DEFAULT: the program's (p4_prog_set_exec), else the engine's */
 };
 
 /* A C model of a user-declared extern function (`extern bit<16> f(in bit<8> x, out ...);`).
@@ -91,6 +99,8 @@ struct p4_prog *p4_prog_load_text_opts(const char *name, const char *text, const
                                        bool preprocess, const struct p4_load_opts *opts,
                                        FILE *diag_out, int *nerrors);
 void p4_prog_free(struct p4_prog *prog);
+/* The engine of the program's pipelines whose host leaves p4_host.exec at DEFAULT. */
+void p4_prog_set_exec(struct p4_prog *prog, enum p4_exec exec);
 /* Size of the per-packet state buffer (8-byte aligned): the packet region and scratch. */
 size_t p4_prog_state_bytes(const struct p4_prog *prog);
 

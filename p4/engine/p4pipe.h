@@ -51,6 +51,7 @@ struct p4_pipe {
     int nmirrors;
     int capmirrors;
     uint64_t rng; /* xorshift64* state */
+    const struct p4cc *cc; /* the compiled engine, NULL: the interpreter */
 };
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);
