@@ -22,6 +22,11 @@
 #define EXIT_BAD_INPUT 2
 
 static const char *const style_names[] = {"lines", "bars", NULL};
+static const char *const key_names[] = {"top-left", "top-right", "bottom-left", "bottom-right",
+                                        "below", NULL};
+/* gnuplot's words for key_names */
+static const char *const key_gnuplot[] = {"top left", "top right", "bottom left", "bottom right",
+                                          "below"};
 static const char *const reduce_names[] = {"one",   "mean", "min",    "max", "sum", "count",
                                            "first", "last", "median", "p90", "p99", NULL};
 
@@ -67,6 +72,7 @@ struct plot_cfg {
     const struct cfg_node *titles;
     bool logx;
     bool logy;
+    int key;
 };
 
 #define PO(f) offsetof(struct plot_cfg, f)
@@ -83,6 +89,8 @@ static const struct param_def plot_params[] = {
      "legend text per y column"},
     {"logx", PARAM_BOOL, PO(logx), "false", NULL, NULL, NULL, "logarithmic x axis"},
     {"logy", PARAM_BOOL, PO(logy), "false", NULL, NULL, NULL, "logarithmic y axis"},
+    {"key", PARAM_ENUM, PO(key), "top-left", NULL, NULL, key_names,
+     "where the legend goes (below: under the plot, for many lines)"},
 };
 
 struct head_cfg {
@@ -313,8 +321,8 @@ static int draw(const struct figure *f, const struct table *t, const char *base)
     char *xl = gnuplot_quote(f->plot.xlabel);
     char *yl = gnuplot_quote(f->plot.ylabel);
     char *head = xasprintf("set datafile separator \",\"\nset title %s\nset xlabel %s\n"
-                           "set ylabel %s\nset key top left box opaque\nset grid\n%s%s%s",
-                           title, xl, yl, f->plot.logx ? "set logscale x\n" : "",
+                           "set ylabel %s\nset key %s box opaque\nset grid\n%s%s%s",
+                           title, xl, yl, key_gnuplot[f->plot.key], f->plot.logx ? "set logscale x\n" : "",
                            f->plot.logy ? "set logscale y\n" : "",
                            f->plot.style == 1 ? "set style data histograms\n"
                                                 "set style histogram clustered gap 1\n"
