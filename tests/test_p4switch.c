@@ -139,6 +139,49 @@ static void test_p4switch_explicit_entry_wins(void **state)
     scenario_destroy(sc);
 }
 
+/* A star of 600 hosts with the default program: basic.p4's 9-bit ports end at 510 (511 is the
+ * drop port), so the switch runs basic_wide.p4 (its table holds 2^20 routes) and numbers its
+ * port p >= 511 as P4 port p + 1. Traffic reaches h511 (port 511, P4 port 512) and comes from
+ * and goes to ports above it. */
+static void test_p4switch_wide_ports(void **state)
+{
+    (void)state;
+    assert_int_equal(p4switch_port(510), 510);
+    assert_int_equal(p4switch_port(511), 512);
+    assert_int_equal(p4switch_port_of(512), 511);
+    assert_int_equal(p4switch_port_of(p4switch_port(599)), 599);
+    struct scenario *sc = load("topology: {kind: star, hosts: 600}\n"
+                               "flows: [{src: h0, dst: h511, bytes: 14720},\n"
+                               "  {src: h512, dst: h599, bytes: 14720},\n"
+                               "  {src: h599, dst: h3, bytes: 14720}]\n");
+    struct sw *sw = switch_of(scenario_node(sc, "s0"));
+    assert_true(switch_is_p4(sw));
+    assert_int_equal(p4rt_table_size(p4switch_pipe(sw), "ipv4_lpm"), 1 << 20);
+    scenario_run(sc);
+    for (uint32_t i = 0; i < sc->nflows; i++)
+        assert_true(sc->flows[i]->st.rx_bytes == 14720);
+    scenario_destroy(sc);
+}
+
+/* 3 leaves of 400 hosts: every switch needs 1200 routes, more than basic.p4's 1024 entries, so
+ * `program: basic` runs basic_wide.p4 (2^20 entries) on each, and traffic between leaves flows;
+ * basic.p4 named by path is taken as it is (tests/bad/routes_table_full.yaml). */
+static void test_p4switch_wide_routes(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 1, "
+                               "hosts_per_leaf: 400, switch: {program: basic}}\n"
+                               "flows: [{src: h0, dst: h1199, bytes: 14720}]\n");
+    const char *sws[] = {"leaf0", "leaf2", "spine0"};
+    for (int i = 0; i < 3; i++) {
+        struct sw *sw = switch_of(scenario_node(sc, sws[i]));
+        assert_int_equal(p4rt_table_size(p4switch_pipe(sw), "ipv4_lpm"), 1 << 20);
+    }
+    scenario_run(sc);
+    assert_true(sc->flows[0]->st.rx_bytes == 14720);
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +190,8 @@ int main(void)
         cmocka_unit_test(test_p4switch_same_timing_as_fixed),
         cmocka_unit_test(test_p4switch_routes_fat_tree),
         cmocka_unit_test(test_p4switch_explicit_entry_wins),
+        cmocka_unit_test(test_p4switch_wide_ports),
+        cmocka_unit_test(test_p4switch_wide_routes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

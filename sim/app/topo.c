@@ -22,9 +22,12 @@ const struct param_def topo_params[] = {
     {"hosts", PARAM_INT, TP(hosts), "2", "1", "100000", NULL, "star: hosts on the switch"},
     {"left", PARAM_INT, TP(left), "1", "1", "100000", NULL, "dumbbell: hosts on s0"},
     {"right", PARAM_INT, TP(right), "1", "1", "100000", NULL, "dumbbell: hosts on s1"},
-    {"leaves", PARAM_INT, TP(leaves), "2", "1", "10000", NULL, "leaf_spine: leaf switches"},
-    {"spines", PARAM_INT, TP(spines), "2", "1", "10000", NULL, "leaf_spine: spine switches"},
-    {"hosts_per_leaf", PARAM_INT, TP(hosts_per_leaf), "2", "1", "10000", NULL,
+    /* Ranges a build fits in 24 GiB at their extremes: a link costs about 5 KiB (ports, traffic
+     * manager, host), so 1024 x 1024 hosts and 1024 x 512 uplinks are about 8 GiB with fixed
+     * routing (10,000 of each were 10^8 links). fat_tree k = 128 is 1.6 M links. */
+    {"leaves", PARAM_INT, TP(leaves), "2", "1", "1024", NULL, "leaf_spine: leaf switches"},
+    {"spines", PARAM_INT, TP(spines), "2", "1", "512", NULL, "leaf_spine: spine switches"},
+    {"hosts_per_leaf", PARAM_INT, TP(hosts_per_leaf), "2", "1", "1024", NULL,
      "leaf_spine: hosts on each leaf"},
     {"k", PARAM_INT, TP(k), "4", "2", "128", NULL, "fat_tree: port count (even)"},
     {"link", PARAM_NODE, TP(link), PARAM_OPTIONAL, NULL, NULL, NULL,
