@@ -15,6 +15,7 @@
 #include "sim/app/report.h"
 #include "sim/app/scenario.h"
 #include "sim/app/sweep_run.h"
+#include "sim/units.h"
 #include "sim/util.h"
 
 #define EXIT_BAD_INPUT 2
@@ -23,9 +24,10 @@ static const char usage[] =
     "usage: ddlsim COMMAND [ARGS]\n"
     "\n"
     "  run FILE.yaml [--out DIR] [--seed N] [--set KEY=VALUE]... [--pcap NODE:PORT,...] [--quiet]\n"
+    "      [--max-memory SIZE]\n"
     "      [--plot]           run a scenario; results go to DIR (default out/<file name>);\n"
     "                         --plot draws them into DIR/plots/\n"
-    "  check FILE.yaml [--set KEY=VALUE]...\n"
+    "  check FILE.yaml [--set KEY=VALUE]... [--max-memory SIZE]\n"
     "                         validate a scenario; every error as file:line:col\n"
     "  sweep FILE.yaml [--out DIR] [-j N] [--resume] [--keep] [--quiet] ...\n"
     "                         run a scenario over parameter axes into one CSV\n"
@@ -83,7 +85,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
         {"set", required_argument, NULL, 'S'},  {"pcap", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
-        {"plot", no_argument, NULL, 'P'},       {NULL, 0, NULL, 0},
+        {"plot", no_argument, NULL, 'P'},       {"max-memory", required_argument, NULL, 'M'},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
     a->sets = xcalloc((size_t)argc + 1, sizeof(*a->sets));
@@ -126,6 +129,16 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         case 'S':
             a->sets[a->nsets++] = optarg;
             break;
+        case 'M': {
+            char err[256] = "";
+            int urc = units_parse_size(optarg, &a->opts.max_memory, err, sizeof(err));
+            if (urc < 0 || a->opts.max_memory == 0) {
+                fprintf(stderr, "ddlsim: error: --max-memory: %s\n",
+                        urc < 0 ? err : "must be more than 0");
+                return EXIT_BAD_INPUT;
+            }
+            break;
+        }
         case 'h':
             fputs(usage, stdout);
             exit(0);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/app/build.h"
+#include "sim/app/estimate.h"
 #include "sim/app/registry.h"
 #include "sim/util.h"
 
@@ -48,6 +49,10 @@ static void build_all(struct builder *b)
     b->errors += topo_collect(&b->topo, b->sc->doc->root, b->d);
     if (b->errors)
         return;
+    if (estimate_check(&b->topo, b->sc->doc->root, estimate_limit(b->max_memory), b->d) < 0) {
+        b->errors++;
+        return;
+    }
     build_nodes(b);
     if (b->errors)
         return;
@@ -67,7 +72,7 @@ static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o
     struct scenario *sc = xcalloc(1, sizeof(*sc));
     sc->doc = doc;
     sc->diag = d;
-    struct builder b = {.sc = sc, .d = d};
+    struct builder b = {.sc = sc, .d = d, .max_memory = o ? o->max_memory : 0};
     for (int i = 0; o && i < o->nsets; i++) {
         if (cfg_set(doc, o->sets[i], d) < 0)
             b.errors++;

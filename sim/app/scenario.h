@@ -79,6 +79,7 @@ struct scenario_opts {
     int nassigns;
     bool seed_given;
     uint64_t seed;
+    uint64_t max_memory; /* bytes a build may need (estimate.h); 0: the machine's */
 };
 
 extern const struct param_def scenario_params[];
