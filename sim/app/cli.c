@@ -101,8 +101,12 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         case 'q':
         case 'P':
             if (!run) {
-                fprintf(stderr, "ddlsim: error: option '%s' applies to run only\n",
-                        argv[optind - 1]);
+                const char *name = "?";
+                for (const struct option *lo = longopts; lo->name; lo++) {
+                    if (lo->val == c)
+                        name = lo->name;
+                }
+                fprintf(stderr, "ddlsim: error: option '--%s' applies to run only\n", name);
                 return EXIT_BAD_INPUT;
             }
             if (c == 'o')

@@ -84,12 +84,15 @@ uint64_t estimate_limit(uint64_t given)
     return lim;
 }
 
+/* Decimal units, as sizes are written (units.c: 1 MB = 10^6 bytes). */
 static void fmt_bytes(char *buf, size_t n, uint64_t b)
 {
-    if (b >= (1ULL << 30))
-        snprintf(buf, n, "%.1f GB", (double)b / (double)(1ULL << 30));
+    if (b >= 1000000000ULL)
+        snprintf(buf, n, "%.1f GB", (double)b / 1e9);
+    else if (b >= 1000000ULL)
+        snprintf(buf, n, "%.0f MB", (double)b / 1e6);
     else
-        snprintf(buf, n, "%.0f MB", (double)b / (double)(1ULL << 20));
+        snprintf(buf, n, "%.0f KB", (double)b / 1e3);
 }
 
 int estimate_check(const struct topo *t, const struct cfg_node *root, uint64_t limit,
@@ -108,11 +111,11 @@ int estimate_check(const struct topo *t, const struct cfg_node *root, uint64_t l
     fmt_bytes(need, sizeof(need), e.bytes);
     fmt_bytes(have, sizeof(have), limit);
     diag_error(d, loc,
-               "this scenario needs about %s of memory (%llu hosts, %llu switches, %llu links, "
+               "this scenario needs about %s of memory (%llu hosts, %llu switch%s, %llu links, "
                "%llu routes, %llu flows), more than the %s this run may use (--max-memory); "
                "make the topology smaller",
                need, (unsigned long long)e.hosts, (unsigned long long)e.switches,
-               (unsigned long long)e.links, (unsigned long long)e.routes,
-               (unsigned long long)e.flows, have);
+               e.switches == 1 ? "" : "es", (unsigned long long)e.links,
+               (unsigned long long)e.routes, (unsigned long long)e.flows, have);
     return -1;
 }
