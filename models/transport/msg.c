@@ -111,6 +111,8 @@ static void advance(struct msg_conn *c)
         c->pushed += m->bytes;
         m->end = c->pushed;
         m->in_stream = true;
+        for (uint8_t k = 0; k < BLOCKING_NPRIO; k++)
+            m->blk_mark[k] = blocking_clock_at(&c->src->nic_blk, k, c->sim->now);
         c->next_push = m->next;
         flow_push(c->data, m->bytes);
     }
@@ -239,6 +241,9 @@ static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, s
     struct msg *m = msg_at(c, off);
     SIM_ASSERT(m != NULL);
     c->hooks.tag(c, m, off - (m->end - m->bytes), len, tag, p, c->hooks.ud);
+    /* the packet's bytes have waited at this host since the message entered the stream */
+    p->blk_mark = m->blk_mark[p->prio & 7];
+    p->blk_stream = true;
 }
 
 static uint64_t data_msg_end(struct flow *f, uint64_t off, void *ud)

@@ -64,6 +64,7 @@ struct scenario {
     const char **pcap_ports; /* "node:port" specs to trace, resolved at output setup */
     uint32_t npcap_ports;
     uint64_t events;
+    struct p4_cache *p4_cache; /* scenario_opts.p4_cache (the caller's) */
 };
 
 /* A tree placed at a key path (sweep points): like --set, with any YAML value. */
@@ -80,6 +81,9 @@ struct scenario_opts {
     bool seed_given;
     uint64_t seed;
     uint64_t max_memory; /* bytes a build may need (estimate.h); 0: the machine's */
+    /* Loaded P4 programs to take programs from and add them to (p4/engine/p4cache.h), owned
+     * by the caller and kept across scenarios (sweep workers); NULL: loaded per scenario. */
+    struct p4_cache *p4_cache;
 };
 
 extern const struct param_def scenario_params[];

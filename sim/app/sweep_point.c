@@ -131,7 +131,7 @@ static int run_into(const struct sweep *sw, struct scenario *sc, const char *dir
 }
 
 void sweep_point_run(const struct sweep *sw, uint64_t id, const char *out, bool keep,
-                     struct sweep_rec *rec)
+                     struct p4_cache *p4_cache, struct sweep_rec *rec)
 {
     memset(rec, 0, sizeof(*rec));
     rec->id = id;
@@ -152,7 +152,7 @@ void sweep_point_run(const struct sweep *sw, uint64_t id, const char *out, bool 
     char **values = xcalloc(sw->nmetrics + 1, sizeof(*values));
     char hash[SHA256_HEX_LEN] = "";
     char seed[32] = "";
-    struct scenario *sc = sweep_point_scenario(sw, &p, &d);
+    struct scenario *sc = sweep_point_scenario(sw, &p, p4_cache, &d);
     if (!sc) {
         fprintf(stderr, "%s: %d error%s\n", sw->file, diag_count(&d), diag_count(&d) == 1 ? "" : "s");
         rec->exit_code = 2;
