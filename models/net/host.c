@@ -7,8 +7,9 @@
 #define HP(field) offsetof(struct host_cfg, field)
 static const struct param_def host_params[] = {
     {"name", PARAM_STRING, HP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "host name (unique)"},
-    {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "0", NULL, NULL, NULL,
-     "NIC transmit queue limit, bytes (0 = unlimited)"},
+    {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "64MB", NULL, NULL, NULL,
+     "NIC transmit queue limit, bytes (0 = unlimited: an overloaded open-loop flow then grows "
+     "it until memory runs out); packets beyond it are dropped"},
     {"nic_priorities", PARAM_INT, HP(nic_prio), "8", "1", "8", NULL,
      "NIC transmit queues, strict priority by packet priority"},
     {"cpu_cores", PARAM_INT, HP(cpu_cores), "1", "1", "64", NULL,
