@@ -331,6 +331,21 @@ static void cbuiltin(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
             s->fn = st->aux == P4B_UPDATE_CKSUM ? cs_update_cksum : cs_verify_cksum;
         }
         return;
+    case P4B_REG_READ: /* (dst, index) */
+        if (cc->prog->externs[st->aux2].nw == 1 && a[0]->op == P4OP_LOAD && narrow(a[1])) {
+            s->a = cexpr(cc, a[1]);
+            s->slot = a[0]->slot;
+            s->fn = cs_reg_read;
+        }
+        return;
+    case P4B_REG_WRITE: /* (index, value) */
+        if (cc->prog->externs[st->aux2].nw == 1 && narrow(a[0]) && narrow(a[1])) {
+            s->a = cexpr(cc, a[0]);
+            s->b = cexpr(cc, a[1]);
+            s->k = p4util_mask64(cc->prog->externs[st->aux2].width);
+            s->fn = cs_reg_write;
+        }
+        return;
     case P4B_HASH:
         if (narrow(a[1]) && narrow(a[2]) && cpack(cc, a + 3, st->nargs - 3, &s->pack)) {
             s->a = cexpr(cc, a[1]);

@@ -122,7 +122,7 @@ cx_fn cx_const, cx_load, cx_interp, cx_land, cx_lor, cx_cond, cx_add, cx_sub, cx
     cx_add_sk, cx_sub_sk, cx_eq_sk, cx_ne_sk;
 cs_fn cs_interp, cs_assign, cs_assign_load, cs_assign_const, cs_if_slot, cs_block, cs_if, cs_setvalid, cs_apply, cs_switch, cs_switchv,
     cs_call, cs_exit, cs_return, cs_extract, cs_emit, cs_update_cksum, cs_verify_cksum, cs_hash,
-    cs_drop;
+    cs_drop, cs_reg_read, cs_reg_write;
 
 /* The same as p4vm's, on compiled records. */
 void p4cc_run_call(struct p4vm *vm, const struct ccall *c);

@@ -312,12 +312,17 @@ void cs_extract(struct p4vm *vm, const struct cs *s)
     }
     uint64_t *h = vm->slots + s->slot;
     const struct cfields *f = &s->fields;
-    if (f->window && !(vm->in_bitpos & 7)) { /* one load per field from a padded copy */
+    if (f->window && f->bytes && !(vm->in_bitpos & 7)) { /* one 64-bit load per field */
+        uint32_t at = vm->in_bitpos >> 3;
+        const uint8_t *p = vm->in + at;
         uint8_t buf[CFIELDS_MAX_BYTES + 8];
-        memcpy(buf, vm->in + (vm->in_bitpos >> 3), (size_t)f->bytes);
-        memset(buf + f->bytes, 0, 8);
+        if ((uint64_t)at + (uint64_t)f->bytes + 8 > vm->in_len) { /* near the end: a copy */
+            memcpy(buf, p, (size_t)f->bytes);
+            memset(buf + f->bytes, 0, 8);
+            p = buf;
+        }
         for (int i = 0; i < f->n; i++)
-            h[f->off[i]] = load_be64(buf + f->bo[i]) >> f->sh[i] & p4util_mask64(f->w[i]);
+            h[f->off[i]] = load_be64(p + f->bo[i]) >> f->sh[i] & p4util_mask64(f->w[i]);
     } else {
         struct bitr r;
         bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
@@ -408,6 +413,24 @@ void cs_hash(struct p4vm *vm, const struct cs *s)
     else
         h = p4hash_compute(st->aux2, vm->buf, pack_flat(vm, &s->pack));
     p4vm_set_ref(vm, st->args[0], max ? base + h % max : base);
+}
+
+/* register.read(dst, index) into a slot, elements of at most 64 bits */
+void cs_reg_read(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t idx = RUN(s->a);
+    const struct p4ir_extern *x = &vm->prog->externs[s->st->aux2];
+    vm->slots[s->slot] = idx < (uint64_t)x->size ? vm->pipe->ext[s->st->aux2].vals[idx] : 0;
+}
+
+/* register.write(index, value), elements of at most 64 bits */
+void cs_reg_write(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t idx = RUN(s->a);
+    uint64_t v = RUN(s->b) & s->k;
+    const struct p4ir_extern *x = &vm->prog->externs[s->st->aux2];
+    if (idx < (uint64_t)x->size)
+        vm->pipe->ext[s->st->aux2].vals[idx] = v;
 }
 
 void cs_drop(struct p4vm *vm, const struct cs *s)
