@@ -420,6 +420,46 @@ static int apply_mirror(struct p4switch *ps, const struct param_vec *v, struct d
     return errors;
 }
 
+uint64_t p4switch_register_bytes(const struct p4_pipe *pipe, const char **largest,
+                                 uint64_t *largest_bytes)
+{
+    uint64_t total = 0;
+    const char *name;
+    int64_t size;
+    int width;
+    *largest = NULL;
+    *largest_bytes = 0;
+    for (int i = 0; p4rt_register_at(pipe, i, &name, &size, &width) == 0; i++) {
+        uint64_t b = (uint64_t)size * (uint64_t)((width + 7) / 8);
+        total += b;
+        if (b > *largest_bytes) {
+            *largest = name;
+            *largest_bytes = b;
+        }
+    }
+    return total;
+}
+
+/* The program's registers must fit the switch's SRAM budget. */
+static int check_sram(struct p4switch *ps, struct src_loc loc, struct diag *d)
+{
+    const struct switch_cfg *c = &ps->sw->cfg;
+    const char *big;
+    uint64_t big_bytes;
+    uint64_t need = p4switch_register_bytes(ps->pipe, &big, &big_bytes);
+    uint64_t have = (uint64_t)c->sram_stages * c->sram_stage_bytes;
+    if (need <= have)
+        return 0;
+    diag_error(d, loc,
+               "switch '%s': program '%s' needs %llu bytes of register memory (largest: '%s', "
+               "%llu bytes) but the switch has %lld stages x %llu bytes = %llu bytes "
+               "(raise sram_stages or sram_stage_bytes, or shrink the registers)",
+               ps->sw->node.name, c->program, (unsigned long long)need, big,
+               (unsigned long long)big_bytes, (long long)c->sram_stages,
+               (unsigned long long)c->sram_stage_bytes, (unsigned long long)have);
+    return 1;
+}
+
 int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
 {
     struct p4switch *ps = xcalloc(1, sizeof(*ps));
@@ -466,7 +506,7 @@ static int install_route_entries(struct p4switch *ps, uint32_t need, struct diag
     int rc = port_arg < 0 || mac_i < 0;
     if (!rc)
         p4rt_table_reserve(ps->pipe, tid, (int)need);
-    for (uint32_t h = 0; !rc && h < sw->routes.nroutes; h++) {
+    for (uint32_t h = 0; !rc && h < route_set_nhosts(&sw->routes); h++) {
         uint32_t port;
         if (!routing_pick(&sw->routes, h, sw->salt, &port))
             continue;
@@ -507,9 +547,7 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
                    sw->node.name, c->route_table);
         return 1;
     }
-    uint32_t need = 0;
-    for (uint32_t h = 0; h < sw->routes.nroutes; h++)
-        need += sw->routes.routes[h].n > 0;
+    uint32_t need = route_set_reachable(&sw->routes);
     int size = p4rt_table_size(ps->pipe, c->route_table);
     if (size >= 0 && need > (uint32_t)size) {
         /* fail before installing thousands of entries; a table the routes alone fit in can
@@ -561,5 +599,6 @@ int p4switch_setup(struct node *n, const struct node_env *env, const struct para
     if (!prog)
         return 1;
     int errors = p4switch_attach(sw, prog, env->d);
+    errors += check_sram(p4sw(sw), loc, env->d);
     return errors + p4switch_install_routes(sw, env->d, loc);
 }

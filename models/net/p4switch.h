@@ -61,5 +61,9 @@ void p4switch_shared_inputs(const void *shared,
                             void (*note)(void *ud, const char *role, const char *path), void *ud);
 int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where);
 struct p4_pipe *p4switch_pipe(struct sw *sw);
+/* Register memory of a pipeline's program: the sum over its registers of cells x element bytes
+ * (width rounded up to bytes); *largest names the biggest register and its bytes. */
+uint64_t p4switch_register_bytes(const struct p4_pipe *pipe, const char **largest,
+                                 uint64_t *largest_bytes);
 
 #endif

@@ -2,6 +2,7 @@
  * switch instance: see p4.h. */
 #include "p4/engine/p4.h"
 #include "p4/engine/p4cc.h"
+#include "p4/engine/p4cpp.h"
 #include "p4/engine/p4pipe.h"
 #include "p4/engine/p4sem.h"
 
@@ -12,88 +13,6 @@
 #include <unistd.h>
 
 /* ---- loading ---- */
-
-static char *read_fd(int fd, size_t *len)
-{
-    size_t cap = 65536;
-    size_t n = 0;
-    char *buf = p4util_malloc(cap);
-    for (;;) {
-        if (n + 1 >= cap) {
-            cap *= 2;
-            buf = p4util_realloc(buf, cap);
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
-/* Runs the system cpp like p4c does; returns its output or NULL (errors printed). */
-static char *preprocess(const char *path, const char *include_dir, FILE *diag_out, size_t *len)
-{
-    int out[2];
-    int err[2];
-    if (pipe(out) || pipe(err)) {
-        if (diag_out)
-            fprintf(diag_out, "%s: error: cannot run the preprocessor\n", path);
-        return NULL;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(out[0]);
-        close(out[1]);
-        close(err[0]);
-        close(err[1]);
-        return NULL;
-    }
-    if (pid == 0) {
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        close(out[0]);
-        close(err[0]);
-        char *argv[] = {"cpp",
-                        "-C",
-                        "-undef",
-                        "-nostdinc",
-                        "-x",
-                        "assembler-with-cpp",
-                        "-D__TARGET_BMV2__",
-                        "-I",
-                        (char *)include_dir,
-                        (char *)path,
-                        NULL};
-        execvp("cpp", argv);
-        fprintf(stderr, "cannot run cpp\n");
-        _exit(127);
-    }
-    close(out[1]);
-    close(err[1]);
-    char *text = read_fd(out[0], len);
-    size_t elen;
-    char *etext = read_fd(err[0], &elen);
-    close(out[0]);
-    close(err[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (elen && diag_out)
-        fputs(etext, diag_out);
-    free(etext);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (!elen && diag_out)
-            fprintf(diag_out, "%s: error: preprocessing failed\n", path);
-        free(text);
-        return NULL;
-    }
-    return text;
-}
 
 static struct p4_prog *load_source(const char *name, const char *src, size_t len,
                                    const struct p4_load_opts *opts, FILE *diag_out, int *nerrors)
@@ -141,7 +60,7 @@ struct p4_prog *p4_prog_load_opts(const char *path, const char *include_dir,
     }
     fclose(f);
     size_t len;
-    char *text = preprocess(path, include_dir, diag_out, &len);
+    char *text = p4cpp_run(path, include_dir, diag_out, &len);
     if (!text) {
         if (nerrors)
             *nerrors = 1;
@@ -175,7 +94,7 @@ struct p4_prog *p4_prog_load_text_opts(const char *name, const char *text, const
     fprintf(f, "#line 1 \"%s\"\n%s", name, text);
     fclose(f);
     size_t len;
-    char *out = preprocess(tmp, include_dir, diag_out, &len);
+    char *out = p4cpp_run(tmp, include_dir, diag_out, &len);
     unlink(tmp);
     if (!out) {
         if (nerrors)
@@ -263,10 +182,8 @@ static void add_const_entries(struct p4_pipe *pipe, const struct p4ir_table *t)
         if (e->action < 0)
             continue;
         int h = p4table_add(rt, e->value, e->mask, e->hi, e->priority, e->action, e->data);
-        for (int k = 0; h >= 0 && k < rt->n; k++) {
-            if (rt->entries[k]->handle == h)
-                rt->entries[k]->fixed = e->is_const;
-        }
+        if (h >= 0) /* the entry just added (a search by handle made installing quadratic) */
+            rt->last_added->fixed = e->is_const;
     }
 }
 

@@ -572,6 +572,21 @@ int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char 
     return -1;
 }
 
+int p4rt_register_at(const struct p4_pipe *pipe, int i, const char **name, int64_t *size,
+                     int *width)
+{
+    for (int x = 0; x < pipe->prog->nexterns; x++) {
+        const struct p4ir_extern *e = &pipe->prog->externs[x];
+        if (e->kind != P4EXT_REGISTER || i-- > 0)
+            continue;
+        *name = e->name;
+        *size = e->size;
+        *width = e->width;
+        return 0;
+    }
+    return -1;
+}
+
 int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
                        char *err, size_t errlen)
 {

@@ -82,6 +82,10 @@ void p4rt_table_reserve(struct p4_pipe *pipe, int table, int n);
 /* Name lookup used by the control plane: exact, else unique suffix (see above). */
 int p4rt_find_name(const char *const *names, int n, const char *q);
 
+/* The i-th register array of the program: name, cells and element width in bits (register
+ * memory accounting). Returns -1 past the last one. */
+int p4rt_register_at(const struct p4_pipe *pipe, int i, const char **name, int64_t *size,
+                     int *width);
 int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
                        char *err, size_t errlen);
 int p4rt_register_write(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t value,

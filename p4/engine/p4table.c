@@ -105,6 +105,7 @@ void p4table_fini(struct p4table *t)
     free(t->lpm_index);
     free(t->entries);
     free(t->index);
+    free(t->dup_index);
     free(t->default_data);
     memset(t, 0, sizeof(*t));
 }
@@ -290,6 +291,53 @@ static bool same_key(const struct p4table *t, const struct p4table_entry *e, con
     return true;
 }
 
+/* --- duplicate index (tables that are not lpm-indexed) --- */
+
+static uint64_t dup_hash(const struct p4table *t, const uint64_t *v, const uint64_t *m)
+{
+    return key_hash(v, t->key_words) ^ (key_hash(m, t->key_words) * 0x9e3779b97f4a7c15ULL);
+}
+
+static void dup_insert(struct p4table *t, struct p4table_entry *e)
+{
+    size_t mask = (size_t)t->dup_cap - 1;
+    for (size_t i = dup_hash(t, p4table_value(t, e), p4table_mask(t, e)) & mask;; i = (i + 1) & mask) {
+        if (!t->dup_index[i]) {
+            t->dup_index[i] = e;
+            return;
+        }
+    }
+}
+
+static void dup_rebuild(struct p4table *t)
+{
+    int cap = 16;
+    while (cap < 2 * (t->n + 1))
+        cap *= 2;
+    free(t->dup_index);
+    t->dup_index = p4util_calloc((size_t)cap, sizeof(*t->dup_index));
+    t->dup_cap = cap;
+    for (int i = 0; i < t->n; i++)
+        dup_insert(t, t->entries[i]);
+}
+
+/* An entry the new one would duplicate: the same key (and, where priorities count, the same
+ * priority). */
+static bool dup_exists(const struct p4table *t, const uint64_t *v, const uint64_t *m,
+                       const uint64_t *hi, int priority)
+{
+    if (!t->dup_cap)
+        return false;
+    size_t mask = (size_t)t->dup_cap - 1;
+    for (size_t i = dup_hash(t, v, m) & mask; t->dup_index[i]; i = (i + 1) & mask) {
+        const struct p4table_entry *o = t->dup_index[i];
+        if ((t->exact_only || t->lpm_only || o->priority == priority) &&
+            same_key(t, o, v, m, hi))
+            return true;
+    }
+    return false;
+}
+
 int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, const uint64_t *hi,
                 int priority, int action, const uint64_t *data)
 {
@@ -304,12 +352,8 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
         if (lpm_find(t, v, lpm_len(t, mask)))
             return -1;
     }
-    for (int i = 0; !lpm_indexed(t) && i < t->n; i++) {
-        const struct p4table_entry *o = t->entries[i];
-        if ((t->exact_only || t->lpm_only || o->priority == priority) &&
-            same_key(t, o, value, mask, hi))
-            return -1;
-    }
+    if (!lpm_indexed(t) && dup_exists(t, value, mask, hi, priority))
+        return -1;
     struct p4table_entry *e = entry_alloc(t);
     uint64_t *ev = p4table_value(t, e);
     uint64_t *em = p4table_mask(t, e);
@@ -358,7 +402,12 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
             lpm_rebuild(t);
         else
             lpm_insert(t, e);
+    } else if (2 * (t->n + 1) > t->dup_cap) {
+        dup_rebuild(t);
+    } else {
+        dup_insert(t, e);
     }
+    t->last_added = e;
     return e->handle;
 }
 
@@ -385,12 +434,16 @@ int p4table_remove(struct p4table *t, int handle)
         if (t->entries[i]->handle == handle) {
             if (lpm_indexed(t))
                 level_remove(t, t->entries[i]->priority);
+            if (t->last_added == t->entries[i])
+                t->last_added = NULL;
             free_entry(t, t->entries[i]);
             memmove(t->entries + i, t->entries + i + 1, (size_t)(t->n - i - 1) * sizeof(void *));
             t->n--;
             index_rebuild(t);
             if (lpm_indexed(t))
                 lpm_rebuild(t);
+            else
+                dup_rebuild(t);
             return 0;
         }
     }

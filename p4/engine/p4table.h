@@ -62,6 +62,11 @@ struct p4table {
     int lpm_cap;
     struct p4table_level *levels; /* distinct prefix lengths, longest first */
     int nlevels;
+    /* tables that are not lpm-indexed: every entry hashed by (value, mask), to find a
+     * duplicate without scanning (installing n entries was quadratic) */
+    struct p4table_entry **dup_index; /* open addressing, NULL empty; power-of-two size */
+    int dup_cap;
+    struct p4table_entry *last_added; /* the entry of the last successful p4table_add */
     int default_action; /* -1: no action */
     uint64_t *default_data;
     int next_handle;

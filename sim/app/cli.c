@@ -12,6 +12,7 @@
 #include "sim/app/plot.h"
 #include "sim/app/progress.h"
 #include "sim/app/registry.h"
+#include "sim/app/rundir.h"
 #include "sim/app/report.h"
 #include "sim/app/scenario.h"
 #include "sim/app/sweep_run.h"
@@ -160,19 +161,6 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
     return 0;
 }
 
-static char *default_out_dir(const char *file)
-{
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    char *name = xstrdup(base);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name)
-        *dot = '\0';
-    char *dir = xasprintf("out/%s", name);
-    free(name);
-    return dir;
-}
-
 static int cmd_check(int argc, char **argv)
 {
     struct run_args a;
@@ -214,7 +202,7 @@ static int cmd_run(int argc, char **argv)
         rc = EXIT_BAD_INPUT;
         goto out;
     }
-    dir = a.out ? xstrdup(a.out) : default_out_dir(a.file);
+    dir = a.out ? xstrdup(a.out) : rundir_default(a.file);
     r = report_open(sc, dir, a.pcap, &rc);
     if (!r)
         goto out;
@@ -222,11 +210,11 @@ static int cmd_run(int argc, char **argv)
     progress_init(&w.p, !a.quiet);
     sc->sim->hook = (struct sim_hook){run_watch_fire, &w, RUN_HOOK_EVENTS};
     double t0 = progress_now();
-    scenario_run(sc);
+    int run_rc = scenario_run(sc);
     double wall = progress_now() - t0;
     progress_clear(&w.p);
     sc->sim->hook.fn = NULL;
-    if (w.failed || report_check(r) < 0 || report_finish(r) < 0) {
+    if (run_rc < 0 || w.failed || report_check(r) < 0 || report_finish(r) < 0) {
         rc = 1;
         goto out;
     }

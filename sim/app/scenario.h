@@ -100,7 +100,8 @@ struct scenario *scenario_load_string(const char *name, const char *yaml,
 struct scenario *scenario_load_node(const char *name, const struct cfg_node *root,
                                     const struct scenario_opts *o, struct diag *d);
 /* Runs to the stop time or until no event remains. */
-void scenario_run(struct scenario *sc);
+/* Returns 0, or -1 after printing an error when simulated time would pass SIM_TIME_HORIZON. */
+int scenario_run(struct scenario *sc);
 void scenario_destroy(struct scenario *sc);
 
 struct node *scenario_node(const struct scenario *sc, const char *name);

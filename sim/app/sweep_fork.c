@@ -26,11 +26,13 @@ struct worker {
     int64_t point; /* running point, -1 when idle */
 };
 
-static int read_full(int fd, void *buf, size_t n)
+/* Moves all n bytes through fd (a pipe): write when `out`, else read. 0, or -1 on an error or
+ * end of file. */
+static int pipe_full(int fd, void *buf, size_t n, bool out)
 {
     char *p = buf;
     while (n > 0) {
-        ssize_t k = read(fd, p, n);
+        ssize_t k = out ? write(fd, p, n) : read(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -41,19 +43,14 @@ static int read_full(int fd, void *buf, size_t n)
     return 0;
 }
 
+static int read_full(int fd, void *buf, size_t n)
+{
+    return pipe_full(fd, buf, n, false);
+}
+
 static int write_full(int fd, const void *buf, size_t n)
 {
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
+    return pipe_full(fd, (void *)buf, n, true);
 }
 
 static _Noreturn void worker_loop(const struct sweep *sw, const char *out, bool keep, int cmd,

@@ -116,9 +116,9 @@ static int run_into(const struct sweep *sw, struct scenario *sc, const char *dir
     if (!r)
         return rc;
     sc->sim->hook = (struct sim_hook){stop_on_write_error, r, POINT_HOOK_EVENTS};
-    scenario_run(sc);
+    int run_rc = scenario_run(sc);
     sc->sim->hook.fn = NULL;
-    rc = report_check(r) < 0 || report_finish(r) < 0 ? 1 : 0;
+    rc = run_rc < 0 || report_check(r) < 0 || report_finish(r) < 0 ? 1 : 0;
     report_free(r);
     if (rc == 0) {
         char err[1024];
