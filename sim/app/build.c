@@ -184,7 +184,12 @@ void build_links(struct builder *b)
         const struct decl_link *dl = &b->topo.links[i];
         struct link_spec spec;
         char what[300];
-        snprintf(what, sizeof(what), "link %s-%s", dl->a, dl->b);
+        /* a generated link has only the topology's shared spec: its errors are named after
+         * that spec, so they are reported once, not once per generated link */
+        if (dl->map)
+            snprintf(what, sizeof(what), "link %s-%s", dl->a, dl->b);
+        else
+            snprintf(what, sizeof(what), "the topology's links");
         if (build_decode(b, link_params, link_nparams, "link", dl->gen, dl->map, &spec, what)) {
             b->errors++;
             continue;
