@@ -63,7 +63,11 @@ struct plot_cfg {
     const struct cfg_node *titles;
     bool logx;
     bool logy;
+    int key;
 };
+
+static const char *const key_names[] = {"top_left", "top_right", "bottom_left", "bottom_right",
+                                        NULL};
 
 #define PO(f) offsetof(struct plot_cfg, f)
 static const struct param_def plot_params[] = {
@@ -79,6 +83,8 @@ static const struct param_def plot_params[] = {
      "legend text per y column"},
     {"logx", PARAM_BOOL, PO(logx), "false", NULL, NULL, NULL, "logarithmic x axis"},
     {"logy", PARAM_BOOL, PO(logy), "false", NULL, NULL, NULL, "logarithmic y axis"},
+    {"key", PARAM_ENUM, PO(key), "top_left", NULL, NULL, key_names,
+     "where the legend goes (inside the plot)"},
 };
 
 struct head_cfg {
@@ -273,9 +279,10 @@ static int draw(const struct figure *f, const struct table *t, const char *base)
     char *title = gnuplot_quote(f->cfg.title);
     char *xl = gnuplot_quote(f->plot.xlabel);
     char *yl = gnuplot_quote(f->plot.ylabel);
+    static const char *const key_pos[] = {"top left", "top right", "bottom left", "bottom right"};
     char *head = xasprintf("set datafile separator \",\"\nset title %s\nset xlabel %s\n"
-                           "set ylabel %s\nset key top left box opaque\nset grid\n%s%s%s",
-                           title, xl, yl, f->plot.logx ? "set logscale x\n" : "",
+                           "set ylabel %s\nset key %s box opaque\nset grid\n%s%s%s",
+                           title, xl, yl, key_pos[f->plot.key], f->plot.logx ? "set logscale x\n" : "",
                            f->plot.logy ? "set logscale y\n" : "",
                            f->plot.style == 1 ? "set style data histograms\n"
                                                 "set style histogram clustered gap 1\n"
