@@ -160,6 +160,10 @@ void ddl_job_json(const struct ddl_job *job, json_t *o)
     json_object_set_new(b, "completion_time_mean_s", jnum(stats_mean(&job->bct)));
     json_object_set_new(b, "throughput_mean_bps", jnum(stats_mean(&job->burst_tput)));
     json_object_set_new(b, "start_queue_mean_bytes", jnum(stats_mean(&job->start_queue)));
+    if (job->cfg.pcn.signal) {
+        json_object_set_new(b, "pcn_starts", json_integer((json_int_t)ddl_pcn_signals(job, false)));
+        json_object_set_new(b, "pcn_resets", json_integer((json_int_t)ddl_pcn_signals(job, true)));
+    }
     json_object_set_new(o, "bursts", b);
 }
 

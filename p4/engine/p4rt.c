@@ -61,6 +61,11 @@ static int find_name(const char *const *names, int n, const char *q)
     return count == 1 ? found : -2;
 }
 
+int p4rt_find_name(const char *const *names, int n, const char *q)
+{
+    return find_name(names, n, q);
+}
+
 static int find_table(const struct p4_pipe *pipe, const char *name, char *err, size_t errlen)
 {
     const struct p4_prog *prog = pipe->prog;
@@ -74,6 +79,11 @@ static int find_table(const struct p4_pipe *pipe, const char *name, char *err, s
     if (t == -2)
         return fail(err, errlen, "ambiguous table name '%s'", name);
     return t;
+}
+
+int p4rt_table_id(const struct p4_pipe *pipe, const char *table, char *err, size_t errlen)
+{
+    return find_table(pipe, table, err, errlen);
 }
 
 const char *p4rt_table_name(const struct p4_pipe *pipe, const char *table)
@@ -632,8 +642,9 @@ int p4rt_counter_read(struct p4_pipe *pipe, const char *ctr, uint64_t index, uin
             struct p4table *rt = &pipe->tables[t];
             for (int i = 0; i < rt->n; i++) {
                 if ((uint64_t)rt->entries[i]->handle == index) {
-                    *packets = rt->entries[i]->packets;
-                    *bytes = rt->entries[i]->bytes;
+                    const struct p4table_direct *dc = p4table_direct(rt, rt->entries[i]);
+                    *packets = dc ? dc->packets : 0;
+                    *bytes = dc ? dc->bytes : 0;
                     return 0;
                 }
             }
