@@ -342,6 +342,42 @@ static void test_ddl_ring_allreduce(void **state)
     scenario_destroy(sc);
 }
 
+/* A ring of more workers than 10 bits number (the old limit was 1,023): it loads, each worker
+ * has its one connection to its successor, and the connections' flow indexes (statistics, RDMA
+ * keys) stay distinct past worker 1,023. A host listed twice is still refused. */
+static void test_ddl_ring_many_workers(void **state)
+{
+    (void)state;
+    const uint32_t N = 1100;
+    size_t cap = 256 + 8 * (size_t)N;
+    char *y = xmalloc(cap);
+    int len = snprintf(y, cap, "topology: {kind: star, hosts: %u, switch: {program: none}}\n"
+                               "jobs:\n  - arch: allreduce\n"
+                               "    model: {name: one, layers: [{name: t, bytes: 1MB}]}\n"
+                               "    workers: [h0",
+                       N);
+    for (uint32_t w = 1; w < N; w++)
+        len += snprintf(y + len, cap - (size_t)len, ", h%u", w);
+    snprintf(y + len, cap - (size_t)len, "]\n");
+    struct scenario *sc = load(y);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_int_equal(job->nworkers, N);
+    for (uint32_t w = 0; w < N; w++) {
+        const struct msg_conn *c = job->workers[w].push[0];
+        assert_ptr_equal(c->dst, job->workers[(w + 1) % N].host);
+        for (uint32_t v = 0; v < w; v++)
+            assert_int_not_equal(c->data->index, job->workers[v].push[0]->data->index);
+    }
+    scenario_destroy(sc);
+    /* h7 twice: the second mention is the error */
+    snprintf(y + len, cap - (size_t)len, ", h7]\n");
+    struct diag d;
+    diag_init(&d, NULL);
+    assert_null(scenario_load_string("test.yaml", y, NULL, &d));
+    assert_int_equal(diag_count(&d), 1);
+    free(y);
+}
+
 /* Asynchronous updates: each push comes straight back to its worker only, so every worker's
  * pull bytes equal its own push bytes and no worker waits for another. h1 sits behind a 1 Gb/s
  * link, h0 and the server behind 10 Gb/s. With sync: true every pull of layer b waits for h1's
@@ -495,6 +531,43 @@ static void test_ddl_shim_roundtrip(void **state)
     assert_false(ddl_shim_read(b, &r));
 }
 
+/* Regression: a PS job over TCP with 8 workers and 5 servers (ResNet-50, one switch) completes.
+ * Its connections take DDL source ports; the TCP sender used to keep its endpoint under the old
+ * port, lost every ACK and backed off until simulated time overflowed. Now every worker pushes
+ * and pulls the whole model once, no connection times out (the switch buffer is unlimited, so
+ * nothing is dropped, and the default 200 ms minimum RTO is far above the queueing delay), and
+ * no packet goes unclaimed at any host. Jumbo segments keep the run short. */
+static void test_ddl_ps_tcp_many_servers(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
+                               "jobs:\n"
+                               "  - model: resnet50\n"
+                               "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
+                               "    servers: [h8, h9, h10, h11, h12]\n"
+                               "    iterations: 1\n"
+                               "    transport: tcp\n"
+                               "    transport_params: {mss: 9000}\n");
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_int_equal(job->workers_done, 8);
+    uint64_t model = 0;
+    for (uint32_t l = 0; l < job->L; l++)
+        model += job->model->layers[l].bytes;
+    assert_true(job->bytes_sent == 2 * 8 * model); /* each worker's push and its pull */
+    for (uint32_t w = 0; w < job->nworkers; w++) {
+        for (uint32_t k = 0; k < job->nservers; k++) {
+            assert_int_equal(job->workers[w].push[k]->data->st.timeouts, 0);
+            assert_int_equal(job->servers[k].pull[w]->data->st.timeouts, 0);
+        }
+    }
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        const struct host *h = host_of(sc->nodes[i]);
+        assert_true(!h || h->rx_unclaimed == 0);
+    }
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,8 +579,10 @@ int main(void)
         cmocka_unit_test(test_ddl_critical_blocking),
         cmocka_unit_test(test_ddl_nic_blocking),
         cmocka_unit_test(test_ddl_ring_allreduce),
+        cmocka_unit_test(test_ddl_ring_many_workers),
         cmocka_unit_test(test_ddl_async),
         cmocka_unit_test(test_ddl_sharding),
+        cmocka_unit_test(test_ddl_ps_tcp_many_servers),
         cmocka_unit_test(test_ddl_compute_jitter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,15 +36,23 @@
 #include <jansson.h>
 
 #include "models/ddl/dnn.h"
+#include "models/ddl/pcn_signal.h"
 #include "models/net/host.h"
 #include "models/transport/msg.h"
 #include "sim/param.h"
 #include "sim/pool.h"
 #include "sim/stats.h"
 
+/* Workers (and servers) of a job: the shim's 16-bit worker field numbers 0..65535. A parameter
+ * server opens one connection per worker and a host has 256 DDL source ports, so parameter
+ * server jobs stop far below this (ddl_check_ports); a ring opens one per worker. */
+#define DDL_MAX_HOSTS 65536u
+
 enum ddl_arch {
     DDL_ARCH_PS = 0,
     DDL_ARCH_ALLREDUCE = 1,
+    DDL_ARCH_INC = 2,
+    DDL_ARCH_LIBRA = 3,
 };
 
 enum ddl_sched {
@@ -82,6 +90,9 @@ struct ddl_job_cfg {
     const struct cfg_node *transport_params;
     int preset;
     struct msg_cost cost;
+    struct ddl_pcn_cfg pcn;
+    const struct cfg_node *inc;    /* arch inc, libra: in-network aggregation (inc.h) */
+    const struct cfg_node *sparse; /* arch libra: the sparse workload (sparse.h) */
     int64_t id;
 };
 
@@ -116,6 +127,8 @@ struct ddl_arch_ops {
     void (*grad_ready)(struct ddl_worker *w, uint32_t layer);
     /* A chunk arrived at the other end of its connection. */
     void (*delivered)(struct ddl_job *job, struct ddl_item *it);
+    /* Optional: the architecture's own statistics in summary.json. */
+    void (*json)(const struct ddl_job *job, json_t *o);
 };
 
 /* One chunk on its way: a push (worker → server), a pull (server → worker) or a ring step. */
@@ -240,6 +253,9 @@ struct ddl_job {
     sim_time_t end_ps;
     struct ddl_out out;
     struct ddl_ring *ring; /* allreduce state (ring.c) */
+    struct ddl_pcn *pcn;   /* PCN signalling (pcn_signal.c), NULL without */
+    struct inc *inc;       /* in-network aggregation state (inc.c; libra.c) */
+    struct libra *libra;   /* libra's sparse model and cold path (libra.c) */
     /* summary statistics, seconds */
     struct stats iter_time;
     struct stats *push_lat; /* [L] */

@@ -74,6 +74,8 @@ static void worker_step(struct ddl_worker *w)
     if (w->speed != 1.0)
         dur = (sim_time_t)llround((double)dur * w->speed);
     w->computing = true;
+    if (!w->backward)
+        ddl_pcn_forward(w);
     evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + dur);
 }
 

@@ -48,9 +48,17 @@ static void host_kick(struct host *h)
         link_kick(h->node.sim, &h->node.ports[0]->tx);
 }
 
+/* The NIC queue counts what the device of the host's link holds. */
+static void nic_attach(struct host *h)
+{
+    if (!h->nic.dev && h->node.nports > 0)
+        h->nic.dev = &h->node.ports[0]->tx.cfg;
+}
+
 void host_send(struct host *h, struct pkt *p)
 {
-    if (h->cfg.nic_buffer_bytes && h->nic.bytes + p->size_bytes > h->cfg.nic_buffer_bytes) {
+    nic_attach(h);
+    if (h->cfg.nic_buffer_bytes && h->nic.bytes + pq_pkt_bytes(&h->nic, p) > h->cfg.nic_buffer_bytes) {
         h->nic_drops++;
         pkt_free(h->node.sim, p);
         return;
@@ -200,6 +208,7 @@ static struct pkt *pull_sources(struct host *h, uint8_t c, uint8_t allowed,
         }
         p->t_enq = now;
         p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, now);
+        nic_attach(h);
         pq_enqueue(&h->nic, p);
     }
     return NULL;

@@ -14,7 +14,7 @@
 
 #include "sim/sim.h"
 
-#define PKT_HDR_MAX 192
+#define PKT_HDR_MAX 320 /* in-network aggregation packets carry 64 int32 values: 314 bytes */
 
 #define ETH_HDR_LEN 14
 #define IPV4_HDR_LEN 20

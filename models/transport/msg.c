@@ -68,16 +68,19 @@ static sim_time_t bytes_at(uint64_t bytes, uint64_t bps)
     return bps ? simtime_tx_ps(bytes, bps) : 0;
 }
 
+/* Saturating: huge messages on slow copies stop the run past SIM_TIME_HORIZON with a message
+ * instead of overflowing. */
 sim_time_t msg_tx_cost_ps(const struct msg_cost *c, uint64_t bytes)
 {
-    return c->tx_fixed_ps + c->tx_copies * bytes_at(bytes, c->copy_bps) +
-           bytes_at(bytes, c->serialize_bps);
+    sim_time_t t = simtime_mul(c->tx_copies, bytes_at(bytes, c->copy_bps));
+    return simtime_add(simtime_add(c->tx_fixed_ps, t), bytes_at(bytes, c->serialize_bps));
 }
 
 sim_time_t msg_rx_cost_ps(const struct msg_cost *c, uint64_t bytes)
 {
-    return c->rx_fixed_ps + c->rx_copies * bytes_at(bytes, c->copy_bps) +
-           bytes_at(bytes, c->serialize_bps) + c->poll_ps;
+    sim_time_t t = simtime_mul(c->rx_copies, bytes_at(bytes, c->copy_bps));
+    t = simtime_add(simtime_add(c->rx_fixed_ps, t), bytes_at(bytes, c->serialize_bps));
+    return simtime_add(t, c->poll_ps);
 }
 
 static void reap(struct msg_conn *c)

@@ -24,6 +24,8 @@ static const char usage[] =
     "usage: ddlsim COMMAND [ARGS]\n"
     "\n"
     "  run FILE.yaml [--out DIR] [--seed N] [--set KEY=VALUE]... [--pcap NODE:PORT,...] [--quiet]\n"
+    "      [--p4-exec=compiled|interp]  the engine of P4 switches (default compiled; interp:\n"
+    "                         the reference interpreter, same results)\n"
     "      [--plot]           run a scenario; results go to DIR (default out/<file name>);\n"
     "                         --plot draws them into DIR/plots/\n"
     "  check FILE.yaml [--set KEY=VALUE]...\n"
@@ -38,7 +40,7 @@ static const char usage[] =
     "  plot OUTDIR            gnuplot PNG and SVG of a run's results into OUTDIR/plots/\n"
     "  describe [KIND]        list the parameters of a kind (no KIND: list kinds)\n"
     "  p4 check FILE.p4       compile a P4_16 program and report errors\n"
-    "  p4 test FILE.p4 FILE.stf\n"
+    "  p4 test [--p4-exec=compiled|interp] FILE.p4 FILE.stf\n"
     "                         run STF packet tests against a P4 program\n"
     "\n"
     "exit codes: 0 success, 1 runtime failure, 2 bad input\n";
@@ -84,7 +86,8 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
         {"set", required_argument, NULL, 'S'},  {"pcap", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
-        {"plot", no_argument, NULL, 'P'},       {NULL, 0, NULL, 0},
+        {"plot", no_argument, NULL, 'P'},       {"p4-exec", required_argument, NULL, 'X'},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
     a->sets = xcalloc((size_t)argc + 1, sizeof(*a->sets));
@@ -126,6 +129,16 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
             break;
         case 'S':
             a->sets[a->nsets++] = optarg;
+            break;
+        case 'X': /* the P4 engine of every switch: --set defaults.switch.p4_exec=... */
+            if (strcmp(optarg, "compiled") && strcmp(optarg, "interp")) {
+                fprintf(stderr, "ddlsim: error: --p4-exec expects compiled or interp, got '%s'\n",
+                        optarg);
+                return EXIT_BAD_INPUT;
+            }
+            a->sets[a->nsets++] =
+                strcmp(optarg, "interp") ? "defaults.switch.p4_exec=compiled"
+                                         : "defaults.switch.p4_exec=interp";
             break;
         case 'h':
             fputs(usage, stdout);
@@ -197,11 +210,11 @@ static int cmd_run(int argc, char **argv)
     progress_init(&w.p, !a.quiet);
     sc->sim->hook = (struct sim_hook){run_watch_fire, &w, RUN_HOOK_EVENTS};
     double t0 = progress_now();
-    scenario_run(sc);
+    int run_rc = scenario_run(sc);
     double wall = progress_now() - t0;
     progress_clear(&w.p);
     sc->sim->hook.fn = NULL;
-    if (w.failed || report_check(r) < 0 || report_finish(r) < 0) {
+    if (run_rc < 0 || w.failed || report_check(r) < 0 || report_finish(r) < 0) {
         rc = 1;
         goto out;
     }

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "p4/engine/p4cache.h"
 #include "sim/util.h"
 
 #define POLL_MS (1000 / PROGRESS_HZ)
@@ -56,9 +57,11 @@ static _Noreturn void worker_loop(const struct sweep *sw, const char *out, bool 
                                   int res)
 {
     uint64_t id;
+    /* the worker's programs: each is loaded once, for its first point */
+    struct p4_cache *p4_cache = p4_cache_create();
     while (read_full(cmd, &id, sizeof(id)) == 0) {
         struct sweep_rec r;
-        sweep_point_run(sw, id, out, keep, &r);
+        sweep_point_run(sw, id, out, keep, p4_cache, &r);
         char *text = sweep_rec_format(&r);
         uint64_t len = strlen(text);
         if (write_full(res, &len, sizeof(len)) < 0 || write_full(res, text, len) < 0)
@@ -66,6 +69,7 @@ static _Noreturn void worker_loop(const struct sweep *sw, const char *out, bool 
         free(text);
         sweep_rec_free(&r);
     }
+    p4_cache_free(p4_cache);
     _exit(0);
 }
 
