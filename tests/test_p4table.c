@@ -173,7 +173,7 @@ static void test_p4table_duplicate_index(void **state)
     uint64_t d = 1;
     int h = p4table_add(&f.t, v, m, NULL, 5, 0, &d);
     assert_true(h >= 0);
-    assert_int_equal(f.t.last_added->data[0], 1);
+    assert_int_equal(p4table_data(&f.t, f.t.last_added)[0], 1);
     assert_int_equal(p4table_add(&f.t, v, m, NULL, 5, 0, &d), -1);
     assert_true(p4table_add(&f.t, v, m, NULL, 6, 0, &d) >= 0);
     assert_int_equal(p4table_remove(&f.t, h), 0);
@@ -187,7 +187,7 @@ static void test_p4table_duplicate_index(void **state)
         uint64_t k[1] = {i * 2654435761u % 4294967291u};
         d = i;
         assert_true(p4table_add(&f.t, k, ones, NULL, 0, 0, &d) >= 0);
-        assert_int_equal(f.t.last_added->data[0], i);
+        assert_int_equal(p4table_data(&f.t, f.t.last_added)[0], i);
     }
     uint64_t again[1] = {(uint64_t)12345 * 2654435761u % 4294967291u};
     assert_int_equal(p4table_add(&f.t, again, ones, NULL, 0, 0, &d), -1);
