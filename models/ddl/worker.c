@@ -67,7 +67,10 @@ static void worker_step(struct ddl_worker *w)
         w->iter_start = job->sim->now;
     }
     w->computing = true;
-    evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + (w->backward ? l->bwd_ps : l->fwd_ps));
+    sim_time_t t = w->backward ? l->bwd_ps : l->fwd_ps;
+    if (w->comm_active && job->cfg.contention > 0) /* communication kernels share the GPU */
+        t = (sim_time_t)((double)t * (1.0 + job->cfg.contention) + 0.5);
+    evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + t);
 }
 
 void ddl_worker_params_ready(struct ddl_worker *w, uint32_t layer, uint32_t iter)
