@@ -489,8 +489,9 @@ static void collective_run(const char *extra, double done[3], double ready[3])
  *   tick (5 ms), so one fused buffer is launched at 6 ms and its tensors arrive together; each
  *   worker's link then carries 2 segments of 0.5 MB per layer, 6 x ser(0.5 MB), and the last
  *   one crosses a second hop: done within [6 ms + 6 ser, + 2 us + one frame + 1 us].
- * - fusion 1 MB: no two layers fit one buffer, so three collectives complete one after the
- *   other (c, b, a), none before 6 ms.
+ * - fusion 1 MB: no two layers fit one buffer, so three collectives run one at a time (c, b,
+ *   a), each launched 1 ms after the previous one completed: the first completes D after
+ *   6 ms, and each next one 1 ms + D after the one before.
  * - contention 1 (ideal collective otherwise): layer c's all-reduce starts at 500 us and takes
  *   longer than 400 us, so backward b and a run at half speed: a's gradient is ready at
  *   300 + 200 + 400 + 400 = 1300 us instead of 900 us. */
@@ -507,11 +508,92 @@ static void test_ddl_collective_costs(void **state)
     assert_true(done[0] >= lo - 1e-12 && done[0] <= hi + 1e-12);
     collective_run("    cycle: 5ms\n    fusion: 1MB\n    launch: 1ms\n", done, ready);
     printf("  fusion 1MB: done %.9f %.9f %.9f s\n", done[0], done[1], done[2]);
-    assert_true(done[2] >= 0.006 && done[2] < done[1] && done[1] < done[0]);
+    double d1 = done[2] - 0.006;
+    assert_true(d1 > 0);
+    assert_true(fabs(done[1] - (done[2] + 0.001 + d1)) < 1e-9);
+    assert_true(fabs(done[0] - (done[1] + 0.001 + d1)) < 1e-9);
     collective_run("    contention: 1\n", done, ready);
     assert_true(ready[2] == 500e-6 && ready[1] == 900e-6 && ready[0] == 1300e-6);
     collective_run("", done, ready);
     assert_true(ready[2] == 500e-6 && ready[1] == 700e-6 && ready[0] == 900e-6);
+}
+
+/* Contention changes speed in the middle of a compute step: layer b's gradient (125 KB) is
+ * ready at 400 us and its all-reduce takes lat_b; backward of layer a (2 ms of work) starts at
+ * 400 us at half speed (contention 1) and goes on at full speed once b's all-reduce is done, so
+ * a's gradient is ready at 400 us + lat_b + (2 ms - lat_b / 2). */
+static void test_ddl_contention_midstep(void **state)
+{
+    (void)state;
+    struct scenario *sc =
+        load("topology: {kind: star, hosts: 2}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: m, layers: [{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
+             "                              {name: b, bytes: 125KB, forward: 100us, backward: 200us}]}\n"
+             "    workers: [h0, h1]\n"
+             "    iterations: 1\n"
+             "    contention: 1\n");
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->workers_done == 2);
+    double lat_b = job->push_lat[1].min;
+    assert_true(lat_b > 0 && lat_b < 0.002);
+    double ready_a = simtime_sec(job->workers[0].push_ready[0]);
+    double want = 400e-6 + lat_b + (0.002 - lat_b / 2);
+    printf("  contention mid-step: a ready %.9f s, expected %.9f s\n", ready_a, want);
+    assert_true(fabs(ready_a - want) < 2e-12);
+    scenario_destroy(sc);
+}
+
+/* PFC stays lossless when a switch queues a packet elsewhere than its traffic class. Five UDP
+ * workers (three beside the server on leaf1, two behind the spine) push to the server h4: leaf1
+ * pauses the spine, whose egress to leaf1 holds tensors of every layer priority, all in traffic
+ * class 0, in queues by priority (queue_by: priority, or tensorexpress.p4). The PAUSE holds
+ * class 0, so every queue whose head is class 0 must wait: no packet is dropped (UDP would never
+ * recover it, and the job would not complete). It used to hold queue 0 only: 1915 headroom
+ * drops, the job stuck. */
+static void pfc_two_tier(const char *sw)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: leaf_spine, leaves: 2, spines: 1, hosts_per_leaf: 4,\n"
+             "           switch: {pfc: true, %s}}\n"
+             "jobs:\n"
+             "  - model: {name: m, layers: [{name: a, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: b, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: c, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: d, bytes: 2MB, forward: 10us, backward: 10us}]}\n"
+             "    workers: [h0, h1, h5, h6, h7]\n"
+             "    servers: [h4]\n"
+             "    iterations: 2\n"
+             "    chunk: 500KB\n",
+             sw);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_int_equal(job->workers_done, 5);
+    uint64_t drops = 0, pauses = 0;
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        const struct node *n = sc->nodes[i];
+        if (n->ops->drops)
+            drops += n->ops->drops(n);
+        for (uint32_t k = 0; k < n->nports; k++)
+            pauses += n->ports[k]->pfc_tx.pause_frames;
+    }
+    printf("  PFC two tiers (%s): drops %llu, PAUSE frames %llu\n", sw,
+           (unsigned long long)drops, (unsigned long long)pauses);
+    assert_true(pauses > 0);
+    assert_int_equal(drops, 0);
+    scenario_destroy(sc);
+}
+
+static void test_ddl_pfc_queue_not_class(void **state)
+{
+    (void)state;
+    pfc_two_tier("program: none, queue_by: priority");
+    pfc_two_tier("program: tensorexpress");
+    pfc_two_tier("program: none");
 }
 
 /* Step latency: a 4 MB all-reduce over 4 workers in whole segments takes 2(N-1) steps, each a
@@ -706,6 +788,8 @@ int main(void)
         cmocka_unit_test(test_ddl_fifo_end_to_end),
         cmocka_unit_test(test_ddl_collective_costs),
         cmocka_unit_test(test_ddl_step_latency),
+        cmocka_unit_test(test_ddl_contention_midstep),
+        cmocka_unit_test(test_ddl_pfc_queue_not_class),
         cmocka_unit_test(test_ddl_async),
         cmocka_unit_test(test_ddl_sharding),
         cmocka_unit_test(test_ddl_ps_tcp_many_servers),

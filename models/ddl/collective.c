@@ -12,7 +12,7 @@
 struct coll_group {
     struct evq_timer timer;
     struct ddl_coll *c;
-    struct coll_group *next_free;
+    struct coll_group *next_free; /* also: the queue of buffers waiting to run */
     uint32_t *layers;    /* [n], capacity L */
     uint32_t n;
     uint32_t *left;      /* [nworkers]: tensors not yet complete at each worker */
@@ -31,6 +31,9 @@ struct ddl_coll {
     struct coll_group **group_of; /* [L]: the tensor's active fused buffer */
     struct coll_group *groups;    /* [L] */
     struct coll_group *free;
+    struct coll_group *wait_head; /* fused buffers waiting for the running one, in order */
+    struct coll_group *wait_tail;
+    bool running;
     struct evq_timer tick;
 };
 
@@ -42,7 +45,8 @@ static void group_fire(struct sim *sim, struct evq_timer *t)
     for (uint32_t i = 0; i < g->n; i++) {
         for (uint32_t w = 0; w < job->nworkers; w++) {
             uint32_t l = g->layers[i];
-            job->workers[w].comm_active++;
+            if (job->workers[w].comm_active++ == 0)
+                ddl_worker_comm_changed(&job->workers[w]);
             g->c->start(job, w, l, g->c->ready_iter[(size_t)w * job->L + l]);
         }
     }
@@ -58,12 +62,32 @@ static struct coll_group *group_new(struct ddl_coll *c)
     return g;
 }
 
-static void group_launch(struct ddl_coll *c, struct coll_group *g)
+/* The next waiting buffer runs, `launch` from now. */
+static void run_next(struct ddl_coll *c)
 {
+    struct coll_group *g = c->wait_head;
+    if (c->running || !g)
+        return;
+    c->wait_head = g->next_free;
+    if (!c->wait_head)
+        c->wait_tail = NULL;
+    c->running = true;
     struct ddl_job *job = c->job;
     for (uint32_t w = 0; w < job->nworkers; w++)
         g->left[w] = g->n;
     evq_schedule(&job->sim->evq, &g->timer, job->sim->now + job->cfg.launch_ps);
+}
+
+/* Buffers run one at a time, in launch order (Horovod's background thread waits for each). */
+static void group_launch(struct ddl_coll *c, struct coll_group *g)
+{
+    g->next_free = NULL;
+    if (c->wait_tail)
+        c->wait_tail->next_free = g;
+    else
+        c->wait_head = g;
+    c->wait_tail = g;
+    run_next(c);
 }
 
 /* A tick: the pending tensors, in ready order, packed into fused buffers. */
@@ -144,7 +168,8 @@ void ddl_coll_ready(struct ddl_coll *c, struct ddl_worker *w, uint32_t layer)
 {
     struct ddl_job *job = c->job;
     if (c->ideal) {
-        w->comm_active++;
+        if (w->comm_active++ == 0)
+            ddl_worker_comm_changed(w);
         c->start(job, w->idx, layer, w->iter);
         return;
     }
@@ -172,7 +197,8 @@ void ddl_coll_done(struct ddl_coll *c, struct ddl_worker *w, uint32_t layer, uin
 {
     struct ddl_job *job = c->job;
     SIM_ASSERT(w->comm_active > 0);
-    w->comm_active--;
+    if (--w->comm_active == 0)
+        ddl_worker_comm_changed(w);
     struct coll_group *g = c->group_of[layer];
     if (c->ideal || !g) {
         finish(job, w, layer, iter);
@@ -192,6 +218,8 @@ void ddl_coll_done(struct ddl_coll *c, struct ddl_worker *w, uint32_t layer, uin
             c->group_of[layers[i]] = NULL;
         g->next_free = c->free;
         c->free = g;
+        c->running = false;
+        run_next(c); /* a timer: nothing starts before the loop below ends */
     }
     for (uint32_t i = 0; i < n; i++)
         finish(job, w, layers[i], iter);

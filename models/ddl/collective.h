@@ -6,7 +6,9 @@
  * - tensor fusion (`fusion`): the tensors launched at one tick are packed, in ready order, into
  *   fused buffers of at most `fusion` bytes; a fused buffer is one collective, and its tensors'
  *   results arrive together when the whole buffer is reduced;
- * - a launch latency per collective (`launch`: negotiation round and kernel launch);
+ * - fused buffers run one at a time, in launch order (Horovod's background thread waits for
+ *   each collective), each `launch` after the previous one completed at every worker (the
+ *   negotiation round and kernel launch);
  * - compute slowdown while communication kernels share the GPU (`contention`): a worker's
  *   compute steps take (1 + contention) times longer while any of its all-reduces is in flight.
  * With cycle, fusion and launch all 0 the collective is ideal: each worker starts a tensor's

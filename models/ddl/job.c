@@ -47,7 +47,9 @@ const struct param_def ddl_job_params[] = {
      "collective each, whose tensors arrive together (0 = none; Horovod's default 64MB, "
      "128MB since 0.21)"},
     {"launch", PARAM_TIME, JP(launch_ps), "0", "0", "1s", NULL,
-     "allreduce: latency of each collective before its first step (negotiation, kernel launch)"},
+     "allreduce: latency of each collective before its first step (negotiation, kernel launch); "
+     "with cycle or fusion, collectives run one at a time, each `launch` after the previous one "
+     "completed everywhere"},
     {"step_latency", PARAM_TIME, JP(step_latency_ps), "0", "0", "1s", NULL,
      "allreduce: a ring message is usable at its receiver this long after its last byte "
      "(the library's per-step hand-off)"},

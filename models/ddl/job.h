@@ -171,6 +171,9 @@ struct ddl_worker {
     bool computing;
     bool compute_done; /* all iterations computed */
     uint32_t comm_active; /* all-reduces of this worker in flight (compute contention) */
+    sim_time_t gpu_left_ps; /* the compute step's work left at gpu_mark_ps, uncontended */
+    sim_time_t gpu_mark_ps;
+    double gpu_factor;      /* its current slowdown */
     bool done;         /* and every parameter of the last iteration arrived */
     struct evq_timer gpu;
     uint32_t *params_iter;   /* [L]: forward of iteration t may use layer l when ≥ t */

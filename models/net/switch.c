@@ -202,8 +202,12 @@ static void switch_receive(struct node *n, struct port *in, struct pkt *p)
 static struct pkt *switch_pull(struct node *n, struct port *out)
 {
     struct sw *sw = sw_of(n);
-    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
+    /* a PAUSE holds traffic classes; a queue may hold another class than its index (queue_by
+     * priority, or a P4 program's priority), so a queue is held while its head's class is */
+    bool pfc = out->pfc_rx.frames > 0;
+    uint8_t tc_allowed = pfc ? pfc_allowed(out, n->sim->now) : PQ_ALL;
     for (;;) {
+        uint8_t allowed = pfc ? pq_queues_allowed(&sw->tm.ports[out->index].q, tc_allowed) : PQ_ALL;
         struct pkt *p = tmgr_dequeue(n->sim, &sw->tm, out->index, allowed);
         if (!p)
             return NULL;
