@@ -39,7 +39,7 @@ static const struct param_def tcp_params[] = {
      "exchange SYN / SYN-ACK before data (else the connection starts established)"},
     {"limited_transmit", PARAM_BOOL, FP(limited_transmit), "true", NULL, NULL, NULL,
      "send a new segment on each of the first two duplicate ACKs (RFC 3042)"},
-    {"sack", PARAM_BOOL, FP(sack), "false", NULL, NULL, NULL,
+    {"sack", PARAM_BOOL, FP(sack), "true", NULL, NULL, NULL,
      "selective acknowledgments (RFC 2018) and SACK-based loss recovery (RFC 6675)"},
     {"cwnd_interval", PARAM_TIME, FP(cwnd_interval_ps), "0", "0", NULL, NULL,
      "sample cwnd, flight and alpha this often into summary.json (0 = off)"},
@@ -969,7 +969,8 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
 
 const struct flow_ops tcp_flow_ops = {
     .type = "tcp",
-    .summary = "TCP NewReno (RFC 5681/6582/6298) with ECN, delayed ACKs and DCTCP as an option",
+    .summary = "TCP NewReno (RFC 5681/6298) with SACK recovery (RFC 2018/6675) or RFC 6582, ECN, "
+               "delayed ACKs and DCTCP as an option",
     .params = tcp_params,
     .nparams = &tcp_nparams,
     .cfg_size = sizeof(struct tcp_flow_cfg),
