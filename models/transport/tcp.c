@@ -39,6 +39,11 @@ static const struct param_def tcp_params[] = {
      "exchange SYN / SYN-ACK before data (else the connection starts established)"},
     {"limited_transmit", PARAM_BOOL, FP(limited_transmit), "true", NULL, NULL, NULL,
      "send a new segment on each of the first two duplicate ACKs (RFC 3042)"},
+    {"nic_queue", PARAM_BOOL, FP(nic_queue), "false", NULL, NULL, NULL,
+     "queue every segment the window allows in the sender's NIC (nic_buffer applies) instead "
+     "of handing the NIC one segment whenever the wire frees"},
+    {"send_buffer", PARAM_SIZE, FP(send_buffer_bytes), "0", "0", "1GB", NULL,
+     "socket send buffer: bytes sent and not yet acknowledged (0 = no limit)"},
     {"sack", PARAM_BOOL, FP(sack), "true", NULL, NULL, NULL,
      "selective acknowledgments (RFC 2018) and SACK-based loss recovery (RFC 6675)"},
     {"cwnd_interval", PARAM_TIME, FP(cwnd_interval_ps), "0", "0", NULL, NULL,
@@ -151,9 +156,16 @@ static void check_stop(struct tcp_flow *f)
         f->total_bytes = f->snd_max;
 }
 
+/* What the receiver window and the send buffer allow outstanding. */
+static uint64_t window_cap(const struct tcp_flow *f)
+{
+    uint64_t sb = f->cfg.send_buffer_bytes ? f->cfg.send_buffer_bytes : UINT64_MAX;
+    return MIN(f->cfg.rcv_wnd_bytes, sb);
+}
+
 static uint64_t send_window(const struct tcp_flow *f)
 {
-    return MIN(f->cwnd_bytes, f->cfg.rcv_wnd_bytes);
+    return MIN(f->cwnd_bytes, window_cap(f));
 }
 
 /* Data bytes per segment: the MSS less a stream's per-segment tag. */
@@ -180,7 +192,7 @@ static uint32_t next_len(struct tcp_flow *f)
         len = MIN(len, MIN(f->snd_max, tcp_sack_next_block(&f->sb, f->snd_nxt)) - f->snd_nxt);
     uint64_t limit = f->snd_una + send_window(f);
     if (f->lt_bytes && f->snd_nxt >= f->snd_max) /* RFC 3042: new data only */
-        limit = f->snd_una + MIN(f->cwnd_bytes + f->lt_bytes, f->cfg.rcv_wnd_bytes);
+        limit = f->snd_una + MIN(f->cwnd_bytes + f->lt_bytes, window_cap(f));
     if (f->snd_nxt + len > limit)
         return 0;
     return (uint32_t)len;
@@ -205,6 +217,12 @@ static struct pkt *source_next(struct nic_source *s, struct host *h)
 
 static void maybe_activate(struct tcp_flow *f)
 {
+    if (f->cfg.nic_queue) { /* everything the window allows, into the NIC queue */
+        struct pkt *p;
+        while ((p = source_next(&f->source, f->base.src)) != NULL)
+            host_send(f->base.src, p);
+        return;
+    }
     if (!f->source.active && next_len(f) > 0)
         host_activate(f->base.src, &f->source);
 }
@@ -293,7 +311,7 @@ static void sack_send(struct tcp_flow *f)
             return;
         len = MIN(seg_max(f), f->total_bytes - f->snd_max);
         len = flow_segment_limit(&f->base, f->snd_max, len);
-        if (len == 0 || f->snd_max + len > f->snd_una + f->cfg.rcv_wnd_bytes)
+        if (len == 0 || f->snd_max + len > f->snd_una + window_cap(f))
             return;
         host_send(f->base.src, make_segment(f, f->snd_max, (uint32_t)len, false));
         f->snd_max += len;

@@ -11,7 +11,11 @@
  *
  * The sender keeps no packets: a (re)transmission is rebuilt from its byte range. New data is
  * pulled by the NIC (struct nic_source) when the link is idle and the window allows, so nothing
- * waits in the NIC queue; retransmissions are queued on the NIC ahead of new data. The receiver
+ * waits in the NIC queue (as Linux's TCP small queues keep it short); with `nic_queue` every
+ * segment the window allows goes into the NIC queue at once, where `nic_buffer` can drop it (as
+ * ns-3's stack and a NIC without such limits). Retransmissions are queued on the NIC ahead of
+ * new data. `send_buffer` caps the bytes sent and not yet acknowledged, as a socket's send
+ * buffer does. The receiver
  * keeps out-of-order data as a sorted list of byte ranges; bytes are counted delivered once,
  * when rcv_nxt passes them. With `sack` the receiver reports those ranges in SACK blocks and
  * the sender recovers by RFC 6675 (tcp_sack.h): in recovery cwnd stays at ssthresh and every
@@ -60,6 +64,8 @@ struct tcp_flow_cfg {
     bool handshake;              /* SYN / SYN-ACK before data */
     bool limited_transmit;       /* RFC 3042 */
     bool sack;                   /* SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) */
+    bool nic_queue;              /* new data queued in the NIC (under nic_buffer) when allowed */
+    uint64_t send_buffer_bytes;  /* at most this many bytes sent and unacknowledged (0: any) */
 };
 
 /* One sample of the sender's state (cwnd_interval). */
