@@ -66,6 +66,7 @@ struct tcp_flow_cfg {
     bool sack;                   /* SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) */
     bool nic_queue;              /* new data queued in the NIC (under nic_buffer) when allowed */
     uint64_t send_buffer_bytes;  /* at most this many bytes sent and unacknowledged (0: any) */
+    bool timestamps;             /* RFC 7323 timestamps: an RTT sample from every new ACK */
 };
 
 /* One sample of the sender's state (cwnd_interval). */
@@ -119,6 +120,9 @@ struct tcp_flow {
     sim_time_t rto_ps;          /* current, backoff included */
     sim_time_t rto_deadline_ps; /* SIM_TIME_NEVER = timer stopped */
     sim_time_t rto_timer_at_ps; /* where the heap entry sits while pending */
+    sim_time_t ts_rtt_ps;       /* timestamps: the sample the ACK being handled gives, or -1 */
+    uint32_t ts_peer;           /* timestamps, sender: the receiver's latest TSval, echoed */
+    uint64_t rtt_samples;
     /* DCTCP sender */
     double alpha;
     uint64_t win_end; /* α is updated when snd_una passes this */
@@ -129,6 +133,8 @@ struct tcp_flow {
     uint64_t rcv_nxt;
     struct ranges rx; /* out-of-order data above rcv_nxt (rx.prefix == rcv_nxt) */
     struct tcp_sack_rcv sack_rcv;  /* with sack: the blocks in the order they are reported */
+    uint32_t ts_recent;            /* timestamps: TSval the ACKs echo (RFC 7323 §4.3) */
+    uint64_t last_ack_sent;        /* rcv_nxt in the last ACK sent */
     uint32_t unacked_segs;         /* delayed ACK: in-order segments not yet acknowledged */
     bool ce_state;                 /* DCTCP receiver: CE of the last data segment */
     bool ece_latched;              /* RFC 3168 receiver: echo ECE until CWR arrives */
