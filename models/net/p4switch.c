@@ -27,8 +27,6 @@ struct p4switch {
     struct p4_pipe *pipe;
     struct pool states;
     uint8_t out[PKT_HDR_MAX];
-    uint64_t overflow_drops; /* deparsed headers larger than a packet holds */
-    uint64_t pass_drops;     /* too many resubmits/recirculations */
 };
 
 /* --- programs --- */
@@ -198,7 +196,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
     }
     case P4_FWD_RESUBMIT:
         if (++st->passes > P4SW_MAX_PASSES) {
-            ps->pass_drops++;
+            sw->p4_limit_drops++;
             break;
         }
         p->ext = &st->ext;
@@ -207,6 +205,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
         switch_reinject(sw, p);
         return;
     case P4_FWD_DROP:
+        sw->ingress_drops++;
         break;
     }
     pool_put(&ps->states, st);
@@ -251,24 +250,29 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
     }
     if (res.drop || res.overflow) {
         if (res.overflow)
-            ps->overflow_drops++;
+            sw->p4_limit_drops++;
         else
             sw->egress_drops++;
         pkt_free(sim, p);
         return NULL;
     }
-    /* the deparsed headers replace the header bytes; the virtual payload stays */
+    /* the deparsed headers replace the header bytes; the virtual payload stays. CE that the
+     * program set on a packet that arrived without it, unless the traffic manager marked it,
+     * is the program's mark. */
+    uint8_t ecn_before = pkt_ecn(p);
     uint32_t payload = p->size_bytes - p->hdr_len;
     memcpy(p->hdr, ps->out, res.out_len);
     p->hdr_len = (uint16_t)res.out_len;
     p->size_bytes = res.out_len + payload;
+    if (!p->tm_ce && ecn_before != PKT_ECN_CE && pkt_ecn(p) == PKT_ECN_CE)
+        sw->tm.ports[port].p4_marks++;
     /* the traffic manager's CE mark is on the wire whatever the program deparsed (a program
      * that rewrites the ECN field itself still sees the header as parsed at ingress) */
     if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
         pkt_set_ecn(p, PKT_ECN_CE);
     if (res.recirculate) {
         if (++st->passes > P4SW_MAX_PASSES) {
-            ps->pass_drops++;
+            sw->p4_limit_drops++;
             pkt_free(sim, p);
             return NULL;
         }

@@ -98,7 +98,10 @@ struct sw {
     uint32_t salt;           /* ECMP hash salt */
     uint64_t rx_pkts;
     uint64_t no_route_drops; /* no route, or a port the switch does not have */
+    uint64_t ingress_drops;  /* dropped by the ingress stage (P4 mark_to_drop, no egress) */
     uint64_t egress_drops;   /* dropped by the egress stage (P4) */
+    uint64_t p4_limit_drops; /* P4: deparsed headers too large for a packet, or too many
+                              * resubmits / recirculations */
 };
 
 extern const struct node_ops switch_node_ops;
