@@ -3,6 +3,7 @@
 #   make test    unit, scenario, STF and bad-input tests
 #   make asan    the whole suite under AddressSanitizer + UBSan
 #   make bench   benchmarks (not part of test)
+#   make bench-scale  time per event and peak RSS of fat trees k = 8..32 (scripts/bench-scale.sh)
 #   make figures regenerate every figure into results/; figures-update refreshes the references
 
 BUILD ?= build
@@ -65,7 +66,7 @@ else
 Q := @
 endif
 
-.PHONY: all demo test unit asan bench clean golden-update fuzz figures figures-update
+.PHONY: all demo test unit asan bench bench-scale clean golden-update fuzz figures figures-update
 all: $(BUILD)/ddlsim
 
 $(BUILD)/%.o: %.c
@@ -136,6 +137,12 @@ asan:
 
 bench: $(BUILD)/ddlsim $(BENCH_BINS)
 	BUILD=$(BUILD) scripts/run-bench.sh
+
+# Fat trees of k = 8, 16, 32 at a fixed load per host: wall time, events/s, ns per event, peak
+# RSS into $(BUILD)/bench-scale/bench-scale.csv and .png; BENCH_SCALE_LONG=1 adds the 128-worker
+# ring all-reduce iteration and k = 64.
+bench-scale: $(BUILD)/ddlsim
+	BUILD=$(BUILD) scripts/bench-scale.sh
 
 # Every figure of configs/figures/: results/NAME.csv, .png, .svg (full sweeps).
 figures: $(BUILD)/ddlsim

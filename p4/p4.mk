@@ -1,6 +1,7 @@
 # P4 engine extras, included by the top-level Makefile.
 #   make fuzz    libFuzzer (clang) on the P4 front end and the STF runner, bounded time,
-#                seeded with the .p4/.stf files of the tree. FUZZ_SECONDS per target.
+#                seeded with the .p4/.stf files of the tree. FUZZ_SECONDS per target (the STF
+#                runner: per program of p4/programs).
 
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
@@ -27,5 +28,6 @@ $(FUZZ_DIR)/corpus-p4stf:
 fuzz: $(FUZZ_TARGETS) $(FUZZ_DIR)/corpus-p4front $(FUZZ_DIR)/corpus-p4stf
 	$(FUZZ_DIR)/fuzz_p4front -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 		-timeout=10 $(FUZZ_DIR)/corpus-p4front
-	$(FUZZ_DIR)/fuzz_p4stf -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
-		$(FUZZ_DIR)/corpus-p4stf
+	@for p in p4/programs/*.p4; do echo "fuzz_p4stf: $$p"; \
+		DDLSIM_FUZZ_PROGRAM=$$p $(FUZZ_DIR)/fuzz_p4stf -max_total_time=$(FUZZ_SECONDS) \
+			-max_len=8192 -timeout=10 $(FUZZ_DIR)/corpus-p4stf || exit 1; done

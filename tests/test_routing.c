@@ -75,6 +75,42 @@ static void test_routing_fat_tree(void **state)
     scenario_destroy(sc);
 }
 
+/* Route state per destination switch, not per host: in a k = 8 fat tree (32 edge switches with
+ * 4 hosts each, 128 hosts) every switch keeps 32 destinations. An edge switch reaches each of
+ * the 31 other edge switches through the same 4 uplinks, stored once: 4 next hops in all. A
+ * core switch has one way down to each of the 32 edge switches, through its 8 ports (one per
+ * pod): the 4 edge switches of a pod follow one another with the same port, so 8 lists of one
+ * port. Doubling
+ * the hosts of a leaf-spine leaf leaves the routes as they are. */
+static void test_routing_state_per_destination_switch(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: fat_tree, k: 8, switch: {program: none}}\n");
+    const struct route_set *edge = routes_of(sc, "edge3_2");
+    assert_int_equal(route_set_nhosts(edge), 128);
+    assert_int_equal(edge->ndsts, 32);
+    assert_int_equal(edge->nnexthops, 4);
+    assert_int_equal(route_set_reachable(edge), 128);
+    const struct route_set *core = routes_of(sc, "core5");
+    assert_int_equal(core->ndsts, 32);
+    assert_int_equal(core->nnexthops, 8);
+    scenario_destroy(sc);
+    uint32_t stored[2];
+    for (int i = 0; i < 2; i++) {
+        char yaml[160];
+        snprintf(yaml, sizeof(yaml),
+                 "topology: {kind: leaf_spine, leaves: 3, spines: 2, hosts_per_leaf: %d, "
+                 "switch: {program: none}}\n",
+                 8 << i);
+        sc = load(yaml);
+        const struct route_set *rs = routes_of(sc, "spine1");
+        assert_int_equal(rs->ndsts, 3);
+        stored[i] = rs->nnexthops;
+        scenario_destroy(sc);
+    }
+    assert_int_equal(stored[0], stored[1]);
+}
+
 /* leaf-spine with 4 spines: a remote host is reached through every spine; a spine has one way
  * down to each host. */
 static void test_routing_leaf_spine(void **state)
@@ -147,6 +183,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routing_fat_tree),
         cmocka_unit_test(test_routing_leaf_spine),
+        cmocka_unit_test(test_routing_state_per_destination_switch),
         cmocka_unit_test(test_routing_pick_spreads),
         cmocka_unit_test(test_routing_unreachable),
     };

@@ -1,7 +1,7 @@
 /* TCP NewReno / DCTCP transport: header codec, receiver (out-of-order ranges, ACK rules, ECN
  * echo), sender (slow start, fast retransmit/recovery, RTO, DCTCP α), and scenario checks
  * against the DCTCP paper's steady-state analysis and analytic completion-time bounds. */
-#include "tests/testscenario.h"
+#include "tests/testtcp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,112 +16,6 @@
 #include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-/* ------------------------------------------------------------ helpers */
-
-static struct tcp_flow *tcp_of(struct scenario *sc, const char *name)
-{
-    struct flow *f = scenario_flow(sc, name);
-    assert_non_null(f);
-    assert_ptr_equal(f->ops, &tcp_flow_ops);
-    return container_of(f, struct tcp_flow, base);
-}
-
-/* One flow h0 -> h1 that starts late, so the test drives both ends by hand. */
-static struct scenario *load_pair(const char *flow_extra)
-{
-    char yaml[1024];
-    snprintf(yaml, sizeof(yaml),
-             "topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-             "flows:\n"
-             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 100000, mss: 1000,\n"
-             "     start: 1s, %s}\n",
-             flow_extra);
-    struct scenario *sc = load(yaml);
-    /* as if started: the tests below play the network's part by hand */
-    tcp_of(sc, "f0")->state = TCP_STATE_ESTABLISHED;
-    return sc;
-}
-
-/* Delivers a data segment [off, off+len) to the receiver of f. */
-static void inject_data(struct tcp_flow *f, uint64_t off, uint32_t len, uint8_t ecn, uint8_t flags)
-{
-    struct sim *sim = f->base.src->node.sim;
-    struct pkt *p = pkt_alloc(sim);
-    struct tcp_seg s = {
-        .src_ip = f->base.src->ip,
-        .dst_ip = f->base.dst->ip,
-        .src_port = f->snd_port,
-        .dst_port = f->rcv_port,
-        .seq = f->snd_isn + 1 + (uint32_t)off, /* the SYN took the ISN */
-        .ack = f->rcv_isn + 1,
-        .flags = (uint8_t)(TCP_ACK | flags),
-        .window = 100,
-        .ecn = ecn,
-        .payload_bytes = len,
-    };
-    tcp_hdr_build(p, &s);
-    f->rcv_ep.recv(&f->rcv_ep, f->base.dst, p);
-}
-
-/* Delivers an ACK for offset `off` to the sender of f. */
-static void inject_ack(struct tcp_flow *f, uint64_t off, bool ece)
-{
-    struct sim *sim = f->base.src->node.sim;
-    struct pkt *p = pkt_alloc(sim);
-    struct tcp_seg s = {
-        .src_ip = f->base.dst->ip,
-        .dst_ip = f->base.src->ip,
-        .src_port = f->rcv_port,
-        .dst_port = f->snd_port,
-        .seq = f->rcv_isn + 1,
-        .ack = f->snd_isn + 1 + (uint32_t)off,
-        .flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0)),
-        .window = 100,
-    };
-    tcp_hdr_build(p, &s);
-    f->snd_ep.recv(&f->snd_ep, f->base.src, p);
-}
-
-/* Packets a host has sent while the simulation is not running: the one its link took
- * (the link stays "busy" afterwards, so later ones wait in the NIC queue) and the queued
- * ones, in order. Frees them; decodes up to `max` into out. */
-static int drain_host(struct host *h, struct tcp_seg *out, int max)
-{
-    struct sim *sim = h->node.sim;
-    struct link *l = &h->node.ports[0]->tx;
-    int n = 0;
-    struct pkt *p = l->serializing;
-    l->serializing = NULL;
-    if (!p)
-        p = pq_dequeue(&h->nic, PQ_ALL);
-    while (p) {
-        if (n < max) {
-            assert_true(tcp_hdr_parse(p, &out[n]));
-            n++;
-        }
-        pkt_free(sim, p);
-        p = pq_dequeue(&h->nic, PQ_ALL);
-    }
-    return n;
-}
-
-static uint64_t ack_off(const struct tcp_flow *f, const struct tcp_seg *s)
-{
-    return (uint32_t)(s->ack - f->snd_isn - 1);
-}
-
-/* Pulls every segment the window allows, as the NIC would; returns how many. */
-static int pull_all(struct tcp_flow *f)
-{
-    int n = 0;
-    struct pkt *p;
-    while ((p = f->source.next_pkt(&f->source, f->base.src)) != NULL) {
-        pkt_free(f->base.src->node.sim, p);
-        n++;
-    }
-    return n;
-}
 
 /* -------------------------------------------------------- header codec */
 
@@ -165,11 +59,13 @@ static void test_tcp_hdr_roundtrip(void **state)
     assert_true(tcp_hdr_parse(p, &r));
     assert_int_equal(r.ecn, PKT_ECN_CE);
     assert_int_equal(pkt_csum16(p->hdr + ETH_HDR_LEN, IPV4_HDR_LEN), 0);
-    /* a pure ACK is padded to the Ethernet minimum on the wire only */
+    /* a pure ACK is 54 bytes: an Ethernet link pads it to 60, a PPP link sends IP + 2 */
     s.payload_bytes = 0;
     tcp_hdr_build(p, &s);
-    assert_int_equal(p->size_bytes, ETH_MIN_FRAME);
+    assert_int_equal(p->size_bytes, 54);
     assert_int_equal(p->hdr_len, 54);
+    assert_int_equal(link_dev_bytes(&(struct link_cfg){.framing = LINK_FRAMING_ETHERNET}, 54), 60);
+    assert_int_equal(link_dev_bytes(&(struct link_cfg){.framing = LINK_FRAMING_PPP}, 54), 42);
     assert_true(tcp_hdr_parse(p, &r));
     assert_int_equal(r.payload_bytes, 0);
     pkt_free(sim, p);

@@ -11,7 +11,7 @@
 #include "models/transport/transports.h"
 #include "sim/util.h"
 
-static const char *const arch_names[] = {"ps", "allreduce", NULL};
+static const char *const arch_names[] = {"ps", "allreduce", "inc", "libra", NULL};
 static const char *const sched_names[] = {"fifo", "priority", NULL};
 static const char *const shard_names[] = {"round_robin", "balanced", NULL};
 
@@ -19,11 +19,16 @@ static const char *const shard_names[] = {"round_robin", "balanced", NULL};
 const struct param_def ddl_job_params[] = {
     {"name", PARAM_STRING, JP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "job name"},
     {"arch", PARAM_ENUM, JP(arch), "ps", NULL, NULL, arch_names,
-     "ps: parameter servers; allreduce: ring all-reduce among the workers"},
+     "ps: parameter servers; allreduce: ring all-reduce among the workers; inc: in-network "
+     "aggregation in the switch (aggregation.p4, SwitchML/ATP) with the server as fallback; "
+     "libra: sparse model, hot rows aggregated in the switch, cold rows by the server"},
     {"model", PARAM_NODE, JP(model), NULL, NULL, NULL, NULL,
      "vgg16, resnet50, alexnet, inception_v3, a .yaml path, or an inline {name, layers}"},
     {"compute_scale", PARAM_DOUBLE, JP(compute_scale), "1", "0", "1000", NULL,
      "multiplies every compute time (e.g. 4 for a K80)"},
+    {"compute_jitter", PARAM_DOUBLE, JP(jitter), "0", "0", "0.9", NULL,
+     "each worker's compute time of each iteration is multiplied by a factor drawn uniformly "
+     "from [1 - j, 1 + j] (stream job.NAME.jitter): GPUs that do not finish in lockstep"},
     {"layers", PARAM_NODE, JP(layer_overrides), PARAM_OPTIONAL, NULL, NULL, NULL,
      "per-layer overrides {layer: {forward, backward, bytes}}"},
     {"batch", PARAM_INT, JP(batch), "0", "0", NULL, NULL,
@@ -81,11 +86,17 @@ const struct param_def ddl_job_params[] = {
     {"preset", PARAM_ENUM, JP(preset), "none", NULL, NULL, msg_preset_names,
      "host cost model (and transport) of a communication system"},
     MSG_COST_PARAMS(struct ddl_job_cfg, cost),
+    DDL_PCN_PARAMS(struct ddl_job_cfg, pcn),
+    {"inc", PARAM_NODE, JP(inc), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "arch inc and libra: in-network aggregation settings (ddlsim describe inc)"},
+    {"sparse", PARAM_NODE, JP(sparse), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "arch libra: the sparse workload and hot set (ddlsim describe sparse)"},
 };
 const size_t ddl_job_nparams = ARRAY_LEN(ddl_job_params);
 
 /* by enum ddl_arch */
-static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring};
+static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring, &ddl_arch_inc,
+                                                   &ddl_arch_libra};
 
 static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char *what,
                          struct host *(*find)(void *, const char *), void *ud, struct host ***out,
@@ -96,13 +107,15 @@ static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char
                                                               "hosts", what);
         return 1;
     }
-    if (list->n > 1023) {
-        diag_error(d, list->loc, "at most 1023 %s", what);
+    if (list->n > DDL_MAX_HOSTS) {
+        diag_error(d, list->loc, "at most %u %s", DDL_MAX_HOSTS, what);
         return 1;
     }
     *out = xcalloc(list->n, sizeof(**out));
     *n = (uint32_t)list->n;
     int errors = 0;
+    uint8_t *seen = NULL; /* by host index: listed already */
+    size_t nseen = 0;
     for (size_t i = 0; i < list->n; i++) {
         const struct cfg_node *v = list->items[i];
         struct host *h = v->kind == CFG_SCALAR ? find(ud, v->str) : NULL;
@@ -111,14 +124,21 @@ static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char
                        v->kind == CFG_SCALAR ? v->str : "?");
             errors++;
         }
-        for (size_t k = 0; h && k < i; k++) {
-            if ((*out)[k] == h) {
-                diag_error(d, v->loc, "%s: host '%s' is listed twice", what, v->str);
-                errors++;
-            }
+        if (h && h->index >= nseen) {
+            size_t grown = MAX(2 * nseen, (size_t)h->index + 1);
+            seen = xrealloc(seen, grown);
+            memset(seen + nseen, 0, grown - nseen);
+            nseen = grown;
         }
+        if (h && seen[h->index]) {
+            diag_error(d, v->loc, "%s: host '%s' is listed twice", what, v->str);
+            errors++;
+        }
+        if (h)
+            seen[h->index] = 1;
         (*out)[i] = h;
     }
+    free(seen);
     return errors;
 }
 
@@ -230,6 +250,11 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
         goto out_fail;
     }
     layout(job);
+    if (job->cfg.jitter > 0) {
+        char *stream = xasprintf("job.%s.jitter", job->name);
+        job->jitter_rng = sim_rng(sim, stream);
+        free(stream);
+    }
     job->workers = xcalloc(job->nworkers, sizeof(*job->workers));
     job->worker_bytes = xcalloc(job->nworkers, sizeof(*job->worker_bytes));
     for (uint32_t i = 0; i < job->nworkers; i++)
@@ -237,7 +262,7 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
     e = job->arch->init(job, wh, sh, d);
     free(wh);
     free(sh);
-    if (e)
+    if (e || ddl_pcn_init(job, m, d))
         goto out_fail;
     ddl_metrics_init(job);
     job->end_ps = -1;
@@ -253,6 +278,7 @@ void ddl_job_destroy(struct ddl_job *job)
     if (!job)
         return;
     evq_cancel(&job->sim->evq, &job->start);
+    ddl_pcn_fini(job);
     if (job->arch && job->workers)
         job->arch->fini(job);
     for (uint32_t i = 0; job->workers && i < job->nworkers; i++)

@@ -32,18 +32,27 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <gsl/gsl_rng.h>
 #include <jansson.h>
 
 #include "models/ddl/dnn.h"
+#include "models/ddl/pcn_signal.h"
 #include "models/net/host.h"
 #include "models/transport/msg.h"
 #include "sim/param.h"
 #include "sim/pool.h"
 #include "sim/stats.h"
 
+/* Workers (and servers) of a job: the shim's 16-bit worker field numbers 0..65535. A parameter
+ * server opens one connection per worker and a host has 256 DDL source ports, so parameter
+ * server jobs stop far below this (ddl_check_ports); a ring opens one per worker. */
+#define DDL_MAX_HOSTS 65536u
+
 enum ddl_arch {
     DDL_ARCH_PS = 0,
     DDL_ARCH_ALLREDUCE = 1,
+    DDL_ARCH_INC = 2,
+    DDL_ARCH_LIBRA = 3,
 };
 
 enum ddl_sched {
@@ -61,6 +70,7 @@ struct ddl_job_cfg {
     int arch;
     const struct cfg_node *model;
     double compute_scale;
+    double jitter;        /* a worker's compute time of an iteration x U[1 - jitter, 1 + jitter] */
     const struct cfg_node *layer_overrides;
     int64_t batch; /* 0 = the model's */
     const struct cfg_node *workers;
@@ -87,6 +97,9 @@ struct ddl_job_cfg {
     const struct cfg_node *transport_params;
     int preset;
     struct msg_cost cost;
+    struct ddl_pcn_cfg pcn;
+    const struct cfg_node *inc;    /* arch inc, libra: in-network aggregation (inc.h) */
+    const struct cfg_node *sparse; /* arch libra: the sparse workload (sparse.h) */
     int64_t id;
 };
 
@@ -121,6 +134,8 @@ struct ddl_arch_ops {
     void (*grad_ready)(struct ddl_worker *w, uint32_t layer);
     /* A chunk arrived at the other end of its connection. */
     void (*delivered)(struct ddl_job *job, struct ddl_item *it);
+    /* Optional: the architecture's own statistics in summary.json. */
+    void (*json)(const struct ddl_job *job, json_t *o);
 };
 
 /* One chunk on its way: a push (worker → server), a pull (server → worker) or a ring step. */
@@ -176,6 +191,7 @@ struct ddl_worker {
     double gpu_factor;      /* its current slowdown */
     bool done;         /* and every parameter of the last iteration arrived */
     struct evq_timer gpu;
+    double speed;           /* this iteration's compute time factor (compute_jitter) */
     uint32_t *params_iter;   /* [L]: forward of iteration t may use layer l when ≥ t */
     uint32_t *pull_left;     /* [L]: chunks of the outstanding pull still missing */
     uint32_t *push_left;     /* [L]: chunks of the outstanding push not yet at their server */
@@ -241,12 +257,16 @@ struct ddl_job {
     const struct flow_ops *tp;
     void *tp_cfg;
     struct pool items;
+    gsl_rng *jitter_rng; /* compute_jitter draws; NULL without jitter */
     struct pool aggs;
     struct evq_timer start;
     uint32_t workers_done;
     sim_time_t end_ps;
     struct ddl_out out;
     struct ddl_ring *ring; /* allreduce state (ring.c) */
+    struct ddl_pcn *pcn;   /* PCN signalling (pcn_signal.c), NULL without */
+    struct inc *inc;       /* in-network aggregation state (inc.c; libra.c) */
+    struct libra *libra;   /* libra's sparse model and cold path (libra.c) */
     /* summary statistics, seconds */
     struct stats iter_time;
     struct stats *push_lat; /* [L] */

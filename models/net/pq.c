@@ -40,9 +40,9 @@ void pq_enqueue(struct pq *q, struct pkt *p)
     else
         c->head = p;
     c->tail = p;
-    c->bytes += p->size_bytes;
+    c->bytes += pq_pkt_bytes(q, p);
     c->pkts++;
-    q->bytes += p->size_bytes;
+    q->bytes += pq_pkt_bytes(q, p);
     q->pkts++;
 }
 
@@ -53,9 +53,9 @@ static struct pkt *take(struct pq *q, struct pq_class *c)
     if (!c->head)
         c->tail = NULL;
     p->next = NULL;
-    c->bytes -= p->size_bytes;
+    c->bytes -= pq_pkt_bytes(q, p);
     c->pkts--;
-    q->bytes -= p->size_bytes;
+    q->bytes -= pq_pkt_bytes(q, p);
     q->pkts--;
     return p;
 }
@@ -72,9 +72,9 @@ static struct pkt *drr_dequeue(struct pq *q, uint8_t allowed)
     for (;;) {
         struct pq_class *c = &q->cls[q->drr_cur];
         bool ok = (allowed >> q->drr_cur) & 1u;
-        if (ok && c->head && c->deficit >= (int64_t)c->head->size_bytes) {
+        if (ok && c->head && c->deficit >= (int64_t)pq_pkt_bytes(q, c->head)) {
             struct pkt *p = take(q, c);
-            c->deficit -= p->size_bytes;
+            c->deficit -= pq_pkt_bytes(q, p);
             if (!c->head)
                 c->deficit = 0;
             return p;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/net/link.h"
 #include "models/net/pkt.h"
 
 #define PQ_MAX_PRIO 8
@@ -35,7 +36,15 @@ struct pq {
     uint32_t quantum_bytes;
     uint64_t bytes; /* all classes */
     uint32_t pkts;
+    const struct link_cfg *dev; /* the link it feeds: bytes count link_dev_bytes (NULL: the
+                                 * packet's size_bytes) */
 };
+
+/* Bytes a queued packet takes in q (what the device of q's link holds). */
+static inline uint32_t pq_pkt_bytes(const struct pq *q, const struct pkt *p)
+{
+    return q->dev ? link_dev_bytes(q->dev, p->size_bytes) : p->size_bytes;
+}
 
 void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_bytes);
 /* Frees every queued packet. */

@@ -10,30 +10,46 @@
 
 void route_set_fini(struct route_set *rs)
 {
-    free(rs->routes);
+    if (rs->hosts && --rs->hosts->refs == 0) {
+        free(rs->hosts->dst);
+        free(rs->hosts->port);
+        free(rs->hosts->dst_node);
+        free(rs->hosts);
+    }
+    free(rs->dsts);
     free(rs->nexthops);
     memset(rs, 0, sizeof(*rs));
+    rs->self = ROUTE_NONE;
 }
 
-void route_set_put(struct route_set *rs, uint32_t host, const uint32_t *ports, uint32_t n)
+/* Sets the next hops of destination `d`; a list equal to the end of the stored ones (the
+ * previous destination's, typically: every remote destination of an edge switch goes up) is
+ * shared. */
+static void route_set_put(struct route_set *rs, uint32_t d, const uint32_t *ports, uint32_t n)
 {
-    /* Routes arrive one host at a time: grow geometrically, or building a large fabric copies
-     * every table once per host. */
-    if (host >= rs->nroutes) {
-        if (host >= rs->routes_cap) {
-            rs->routes_cap = MAX(host + 1, 2 * rs->routes_cap);
-            rs->routes = xrealloc(rs->routes, rs->routes_cap * sizeof(*rs->routes));
-        }
-        memset(rs->routes + rs->nroutes, 0, (host + 1 - rs->nroutes) * sizeof(*rs->routes));
-        rs->nroutes = host + 1;
+    if (n == 0)
+        return;
+    if (rs->nnexthops >= n &&
+        memcmp(rs->nexthops + rs->nnexthops - n, ports, n * sizeof(*ports)) == 0) {
+        rs->dsts[d] = (struct route){rs->nnexthops - n, n};
+        return;
     }
     if (rs->nnexthops + n > rs->nexthops_cap) {
         rs->nexthops_cap = MAX(rs->nnexthops + n, 2 * rs->nexthops_cap);
         rs->nexthops = xrealloc(rs->nexthops, rs->nexthops_cap * sizeof(*rs->nexthops));
     }
     memcpy(rs->nexthops + rs->nnexthops, ports, n * sizeof(*ports));
-    rs->routes[host] = (struct route){rs->nnexthops, n};
+    rs->dsts[d] = (struct route){rs->nnexthops, n};
     rs->nnexthops += n;
+}
+
+uint32_t route_set_reachable(const struct route_set *rs)
+{
+    uint32_t n = 0;
+    const uint32_t *ports;
+    for (uint32_t h = 0; h < route_set_nhosts(rs); h++)
+        n += route_set_get(rs, h, &ports) > 0;
+    return n;
 }
 
 bool routing_pick(const struct route_set *rs, uint32_t host, uint32_t salt, uint32_t *port)
@@ -129,22 +145,62 @@ static void next_hops(const struct graph *g, uint32_t s, const uint32_t *dist, u
     }
 }
 
-/* Routes of every forwarding node toward the hosts attached to switch `s`. */
-static void routes_to_hosts_of(const struct graph *g, uint32_t s, const uint32_t *dist,
-                               const uint32_t *hops, const uint32_t *nhops)
+/* Routes of every other forwarding node toward destination node `s` (index `d`). */
+static void routes_to(const struct graph *g, uint32_t s, uint32_t d, const uint32_t *dist,
+                      const uint32_t *hops, const uint32_t *nhops)
 {
-    for (uint32_t e = g->adj_off[s]; e < g->adj_off[s + 1]; e++) {
-        int64_t hi = g->host_of[g->adj[e]];
-        if (hi < 0)
+    for (uint32_t t = 0; t < g->nn; t++) {
+        if (t != s && g->rs[t] && dist[t] != UINT32_MAX)
+            route_set_put(g->rs[t], d, hops + g->adj_off[t], nhops[t]);
+    }
+}
+
+static bool has_hosts(const struct graph *g, uint32_t s)
+{
+    for (uint32_t e = g->adj_off[s]; g->rs[s] && e < g->adj_off[s + 1]; e++) {
+        if (g->host_of[g->adj[e]] >= 0)
+            return true;
+    }
+    return false;
+}
+
+/* The destination nodes and where every host is attached; empty route sets sharing it. */
+static struct route_hosts *attach_hosts(const struct graph *g, uint32_t *didx)
+{
+    struct route_hosts *rh = xcalloc(1, sizeof(*rh));
+    for (uint32_t i = 0; i < g->nn; i++)
+        rh->nhosts = (uint32_t)MAX((int64_t)rh->nhosts, g->host_of[i] + 1);
+    rh->dst = xmalloc((rh->nhosts + 1) * sizeof(*rh->dst));
+    rh->port = xcalloc(rh->nhosts + 1, sizeof(*rh->port));
+    rh->dst_node = xmalloc((g->nn + 1) * sizeof(*rh->dst_node));
+    for (uint32_t h = 0; h < rh->nhosts; h++)
+        rh->dst[h] = ROUTE_NONE;
+    for (uint32_t s = 0; s < g->nn; s++) {
+        didx[s] = ROUTE_NONE;
+        if (!has_hosts(g, s))
             continue;
-        uint32_t port = e - g->adj_off[s];
-        for (uint32_t t = 0; t < g->nn; t++) {
-            if (t == s)
-                route_set_put(g->rs[t], (uint32_t)hi, &port, 1);
-            else if (g->rs[t] && dist[t] != UINT32_MAX)
-                route_set_put(g->rs[t], (uint32_t)hi, hops + g->adj_off[t], nhops[t]);
+        didx[s] = rh->ndsts;
+        rh->dst_node[rh->ndsts++] = s;
+        for (uint32_t e = g->adj_off[s]; e < g->adj_off[s + 1]; e++) {
+            int64_t hi = g->host_of[g->adj[e]];
+            if (hi >= 0) {
+                rh->dst[hi] = didx[s];
+                rh->port[hi] = e - g->adj_off[s];
+            }
         }
     }
+    for (uint32_t t = 0; t < g->nn; t++) {
+        struct route_set *rs = g->rs[t];
+        if (!rs)
+            continue;
+        route_set_fini(rs);
+        rs->hosts = rh;
+        rh->refs++;
+        rs->self = didx[t];
+        rs->ndsts = rh->ndsts;
+        rs->dsts = xcalloc(rh->ndsts + 1, sizeof(*rs->dsts));
+    }
+    return rh;
 }
 
 void routing_compute(struct node *const *nodes, uint32_t n)
@@ -155,16 +211,21 @@ void routing_compute(struct node *const *nodes, uint32_t n)
     uint32_t *queue = xmalloc((g.nn + 1) * sizeof(*queue));
     uint32_t *hops = xmalloc((g.adj_off[g.nn] + 1) * sizeof(*hops));
     uint32_t *nhops = xmalloc((g.nn + 1) * sizeof(*nhops));
-    for (uint32_t s = 0; s < g.nn; s++) {
-        bool has_hosts = false;
-        for (uint32_t e = g.adj_off[s]; g.rs[s] && e < g.adj_off[s + 1]; e++)
-            has_hosts |= g.host_of[g.adj[e]] >= 0;
-        if (!has_hosts)
-            continue;
+    uint32_t *didx = xmalloc((g.nn + 1) * sizeof(*didx));
+    struct route_hosts *rh = attach_hosts(&g, didx);
+    for (uint32_t d = 0; d < rh->ndsts; d++) {
+        uint32_t s = rh->dst_node[d];
         distances(&g, s, dist, queue);
         next_hops(&g, s, dist, hops, nhops);
-        routes_to_hosts_of(&g, s, dist, hops, nhops);
+        routes_to(&g, s, d, dist, hops, nhops);
     }
+    if (rh->refs == 0) { /* no forwarding node holds it */
+        free(rh->dst);
+        free(rh->port);
+        free(rh->dst_node);
+        free(rh);
+    }
+    free(didx);
     free(nhops);
     free(hops);
     free(queue);

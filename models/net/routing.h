@@ -1,11 +1,14 @@
 /* Routing: shortest paths over switches with equal-cost multipath. Hosts never forward and have
- * one link; each forwarding node (a switch) gets, per destination host, the list of its ports
- * that lie on a shortest path (its route set). The fixed forwarding stage hashes flows over
- * that list; a P4 program's route table gets one of them per destination (routing_pick),
- * because an lpm entry cannot hash flows.
+ * one link, so a host's routes are those of the forwarding node it hangs off (its destination
+ * node) except at that node, where the route is the port to the host. Each forwarding node
+ * therefore keeps one route per destination node: the list of its ports on a shortest path
+ * toward it (equal lists are stored once); a table shared by every route set maps a host to its
+ * destination node and port. State grows with forwarding nodes × destination nodes, not hosts.
  *
- * Cost: one breadth-first search over switches per switch that has hosts (every host behind the
- * same switch has the same routes except at that switch). */
+ * The fixed forwarding stage hashes flows over a route's list; a P4 program's route table gets
+ * one of them per destination host (routing_pick), because an lpm entry cannot hash flows.
+ *
+ * Cost: one breadth-first search over switches per switch that has hosts. */
 #ifndef SIM_MODELS_NET_ROUTING_H
 #define SIM_MODELS_NET_ROUTING_H
 
@@ -14,33 +17,59 @@
 
 struct node;
 
+#define ROUTE_NONE UINT32_MAX
+
+/* Shared by every route set of a topology (reference counted): where each host is attached. */
+struct route_hosts {
+    uint32_t refs;
+    uint32_t nhosts;
+    uint32_t ndsts;    /* destination nodes: forwarding nodes with hosts */
+    uint32_t *dst;     /* host index -> destination index, or ROUTE_NONE */
+    uint32_t *port;    /* host index -> the port of its destination node toward it */
+    uint32_t *dst_node; /* destination index -> node id */
+};
+
 struct route {
     uint32_t first; /* into the set's nexthops */
     uint32_t n;     /* equal-cost next hops; 0 = unreachable */
 };
 
-/* A forwarding node's routes, indexed by destination host index. */
+/* A forwarding node's routes, indexed by destination index (not host). */
 struct route_set {
-    struct route *routes;
-    uint32_t nroutes;
-    uint32_t routes_cap;
-    uint32_t *nexthops; /* port indexes */
+    struct route_hosts *hosts; /* NULL until routing_compute */
+    uint32_t self;             /* this node's destination index, or ROUTE_NONE */
+    struct route *dsts;
+    uint32_t ndsts;
+    uint32_t *nexthops; /* port indexes; equal consecutive lists shared */
     uint32_t nnexthops;
     uint32_t nexthops_cap;
 };
 
 void route_set_fini(struct route_set *rs);
-/* Sets the next hops (ports) of destination host `host`. */
-void route_set_put(struct route_set *rs, uint32_t host, const uint32_t *ports, uint32_t n);
+/* Number of hosts (valid host indexes are 0 .. route_set_nhosts - 1). */
+static inline uint32_t route_set_nhosts(const struct route_set *rs)
+{
+    return rs->hosts ? rs->hosts->nhosts : 0;
+}
 /* The next hops toward host `host`: their number (0: none) and *ports. */
 static inline uint32_t route_set_get(const struct route_set *rs, uint32_t host,
                                      const uint32_t **ports)
 {
-    if (host >= rs->nroutes || rs->routes[host].n == 0)
+    const struct route_hosts *rh = rs->hosts;
+    if (!rh || host >= rh->nhosts)
         return 0;
-    *ports = rs->nexthops + rs->routes[host].first;
-    return rs->routes[host].n;
+    uint32_t d = rh->dst[host];
+    if (d == rs->self && d != ROUTE_NONE) {
+        *ports = rh->port + host;
+        return 1;
+    }
+    if (d >= rs->ndsts || rs->dsts[d].n == 0)
+        return 0;
+    *ports = rs->nexthops + rs->dsts[d].first;
+    return rs->dsts[d].n;
 }
+/* Hosts with a route from this node. */
+uint32_t route_set_reachable(const struct route_set *rs);
 /* One next hop toward `host` for a table that cannot hash flows, chosen by a hash of the host
  * salted with the switch's `salt`, so the choices of successive levels are independent (a
  * plain host mod n at every level pairs them up and leaves most core paths unused). Returns

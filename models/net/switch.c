@@ -14,6 +14,8 @@ static const char *const ecn_names[] = {"none", "threshold", "red", NULL};
 static const char *const queue_by_names[] = {"class", "priority", NULL};
 static const char *const unit_names[] = {"bytes", "packets", NULL};
 static const char *const routes_names[] = {"auto", "on", "off", NULL};
+/* in the order of enum p4_exec */
+static const char *const p4_exec_names[] = {"auto", "compiled", "interp", NULL};
 static const char *const ts_names[] = {"us", "ns", NULL};
 
 static const struct param_def drr_weight = {"weight", PARAM_INT, 0, NULL, "1", "1000000"};
@@ -121,8 +123,15 @@ static const struct param_def switch_params[] = {
      "P4: the action parameter that gets the egress port"},
     {"route_mac_arg", PARAM_STRING, SWP(route_mac_arg), "dstAddr", NULL, NULL, NULL,
      "P4: the action parameter that gets the next hop MAC (\"\" for none)"},
+    {"p4_exec", PARAM_ENUM, SWP(p4_exec), "auto", NULL, NULL, p4_exec_names,
+     "P4: the engine (auto: the default, compiled; interp: the reference interpreter)"},
     {"timestamps", PARAM_ENUM, SWP(timestamps), "us", NULL, NULL, ts_names,
      "P4: unit of standard_metadata timestamps (us like bmv2, or ns)"},
+    {"sram_stages", PARAM_INT, SWP(sram_stages), "12", "1", "64", NULL,
+     "P4: pipeline stages whose SRAM holds the program's registers"},
+    {"sram_stage_bytes", PARAM_SIZE, SWP(sram_stage_bytes), "1MB", "0", NULL, NULL,
+     "P4: register memory per stage; a program whose registers (cells x element bytes) exceed "
+     "sram_stages x sram_stage_bytes is an error"},
 };
 static const size_t switch_nparams = ARRAY_LEN(switch_params);
 
@@ -287,8 +296,8 @@ static struct node *switch_create(const struct node_env *env, const char *name, 
 static uint64_t auto_headroom(const struct link_cfg *l)
 {
     unsigned __int128 bdp = (unsigned __int128)l->rate_bps * (uint64_t)l->delay_ps * 2;
-    return (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * (1514 + l->overhead_bytes) +
-           PFC_FRAME_BYTES + l->overhead_bytes;
+    return (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * link_wire_bytes(l, 1514) +
+           link_wire_bytes(l, PFC_FRAME_BYTES);
 }
 
 /* The traffic manager, once every link is connected. */
@@ -305,6 +314,7 @@ static int switch_connected(struct node *n, const struct node_env *env,
     for (uint32_t i = 0; i < n->nports; i++) {
         for (uint32_t c = 0; c < w->n; c++)
             sw->tm.ports[i].q.cls[c].weight = (uint32_t)param_vec_int(w, c);
+        sw->tm.ports[i].q.dev = &n->ports[i]->tx.cfg;
         uint64_t h = sw->cfg.tm.pfc_headroom_bytes;
         sw->tm.ports[i].headroom_bytes = h ? h : auto_headroom(&n->ports[i]->tx.cfg);
     }

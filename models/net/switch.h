@@ -72,6 +72,9 @@ struct switch_cfg {
     const char *route_port_arg;
     const char *route_mac_arg;
     int timestamps; /* 0: µs (bmv2), 1: ns */
+    int64_t sram_stages;      /* register memory: stages x sram_stage_bytes */
+    uint64_t sram_stage_bytes;
+    int p4_exec;    /* enum p4_exec */
 };
 
 /* The forwarding stage: fixed routing (shortest paths, ECMP) or a P4 pipeline (p4switch.h).

@@ -92,6 +92,8 @@ struct msg {
     sim_time_t t_delivered;
     bool tx_done;   /* sender CPU finished */
     bool in_stream; /* bytes pushed to the data flow */
+    sim_time_t blk_mark[8]; /* the sender NIC's blocking clocks (blocking.h) when the message
+                             * entered the stream, per priority */
     uint64_t rx_bytes; /* unordered transports: bytes of this message that arrived */
     bool rx_started;   /* the receiver CPU has it */
     bool acked;

@@ -1,5 +1,6 @@
-/* libFuzzer target: the STF runner on arbitrary scripts against p4/programs/basic.p4 (the
- * program is loaded once; every input gets a fresh pipeline). */
+/* libFuzzer target: the STF runner on arbitrary scripts against one program, $DDLSIM_FUZZ_PROGRAM
+ * (default p4/programs/basic.p4; `make fuzz` runs it for every program of p4/programs). The
+ * program is loaded once; every input gets a fresh pipeline. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct p4_prog *prog; /* libFuzzer harness state: loaded once per process */
     if (!prog) {
         int nerr;
-        prog = p4_prog_load("p4/programs/basic.p4", "p4/include", stderr, &nerr);
+        const char *path = getenv("DDLSIM_FUZZ_PROGRAM");
+        prog = p4_prog_load(path && *path ? path : "p4/programs/basic.p4", "p4/include", stderr,
+                            &nerr);
         if (!prog)
             abort();
     }
