@@ -148,6 +148,12 @@ static const struct cx *cexpr(struct p4cc *cc, const struct p4ir_expr *e)
         x->fn = cx_load;
         x->slot = e->slot;
         break;
+    case P4OP_LOADX: /* next/last stay with the interpreter (parser faults) */
+        if (e->idx == P4IDX_EXPR && narrow(e->a)) {
+            x->a = cexpr(cc, e->a);
+            x->fn = cx_loadx;
+        }
+        break;
     case P4OP_ISVALID:
         if (e->a->op == P4OP_LOAD) {
             x->fn = cx_load;
@@ -331,6 +337,21 @@ static void cbuiltin(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
             s->fn = st->aux == P4B_UPDATE_CKSUM ? cs_update_cksum : cs_verify_cksum;
         }
         return;
+    case P4B_REG_READ: /* (dst, index) */
+        if (cc->prog->externs[st->aux2].nw == 1 && a[0]->op == P4OP_LOAD && narrow(a[1])) {
+            s->a = cexpr(cc, a[1]);
+            s->slot = a[0]->slot;
+            s->fn = cs_reg_read;
+        }
+        return;
+    case P4B_REG_WRITE: /* (index, value) */
+        if (cc->prog->externs[st->aux2].nw == 1 && narrow(a[0]) && narrow(a[1])) {
+            s->a = cexpr(cc, a[0]);
+            s->b = cexpr(cc, a[1]);
+            s->k = p4util_mask64(cc->prog->externs[st->aux2].width);
+            s->fn = cs_reg_write;
+        }
+        return;
     case P4B_HASH:
         if (narrow(a[1]) && narrow(a[2]) && cpack(cc, a + 3, st->nargs - 3, &s->pack)) {
             s->a = cexpr(cc, a[1]);
@@ -370,6 +391,12 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
                 s->fn = cs_assign_const;
                 s->mask2 = st->b->k & ref->mask;
             }
+        } else if (ref && ref->op == P4OP_LOADX && ref->idx == P4IDX_EXPR && ref->nw == 1 &&
+                   narrow(ref->a) && narrow(st->b)) {
+            s->fn = cs_assign_x;
+            s->a = cexpr(cc, ref->a);
+            s->b = cexpr(cc, st->b);
+            s->k = ref->mask;
         }
         return;
     case P4ST_BLOCK:
@@ -417,6 +444,20 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
     case P4ST_EXIT:
         s->fn = cs_exit;
         return;
+    case P4ST_LOOP:
+        if (!st->b || narrow(st->b)) {
+            s->fn = cs_loop;
+            s->b = st->b ? cexpr(cc, st->b) : NULL;
+            s->body = cblock(cc, &st->body);
+            s->els = cblock(cc, &st->els);
+        }
+        return;
+    case P4ST_BREAK:
+        s->fn = cs_break;
+        return;
+    case P4ST_CONTINUE:
+        s->fn = cs_continue;
+        return;
     case P4ST_RETURN:
         if (!st->a)
             s->fn = cs_return;
@@ -425,8 +466,9 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
         cbuiltin(cc, st, s);
         return;
     case P4ST_EXTRACT:
-        if (load && !st->b && cfields(cc, st->type, &s->fields)) {
-            s->fn = cs_extract;
+        if ((load || (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)) && !st->b &&
+            cfields(cc, st->type, &s->fields)) {
+            s->fn = load ? cs_extract : cs_extract_next;
             s->slot = ref->slot;
             s->k = (uint64_t)st->type->width;
         }
@@ -435,6 +477,12 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
         if (load && cfields(cc, st->type, &s->fields)) {
             s->fn = cs_emit;
             s->slot = ref->slot;
+        } else if (load && st->type->kind == P4T_STACK &&
+                   cfields(cc, st->type->elem, &s->fields)) {
+            s->fn = cs_emit_stack;
+            s->slot = ref->slot;
+            s->k = (uint64_t)st->type->size;
+            s->mask2 = (uint64_t)st->type->elem->nslots;
         }
         return;
     default:

@@ -119,10 +119,11 @@ struct p4cc {
 /* ---- runners (p4ccrun.c) ---- */
 cx_fn cx_const, cx_load, cx_interp, cx_land, cx_lor, cx_cond, cx_add, cx_sub, cx_and, cx_or,
     cx_xor, cx_eq, cx_ne, cx_ult, cx_ule, cx_ugt, cx_uge, cx_binop, cx_unop, cx_call, cx_hit,
-    cx_add_sk, cx_sub_sk, cx_eq_sk, cx_ne_sk;
+    cx_add_sk, cx_sub_sk, cx_eq_sk, cx_ne_sk, cx_loadx;
 cs_fn cs_interp, cs_assign, cs_assign_load, cs_assign_const, cs_if_slot, cs_block, cs_if, cs_setvalid, cs_apply, cs_switch, cs_switchv,
     cs_call, cs_exit, cs_return, cs_extract, cs_emit, cs_update_cksum, cs_verify_cksum, cs_hash,
-    cs_drop;
+    cs_drop, cs_reg_read, cs_reg_write, cs_loop, cs_break, cs_continue, cs_assign_x,
+    cs_extract_next, cs_emit_stack;
 
 /* The same as p4vm's, on compiled records. */
 void p4cc_run_call(struct p4vm *vm, const struct ccall *c);

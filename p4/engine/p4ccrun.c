@@ -24,6 +24,16 @@ uint64_t cx_load(struct p4vm *vm, const struct cx *x)
     return vm->slots[x->slot];
 }
 
+/* s[i].f with a computed index (out of range reads 0, as the interpreter) */
+uint64_t cx_loadx(struct p4vm *vm, const struct cx *x)
+{
+    const struct p4ir_expr *e = x->e;
+    uint64_t idx = RUN(x->a);
+    if (idx >= (uint64_t)e->aux2)
+        return 0;
+    return vm->slots[e->slot + 1 + (int64_t)idx * e->aux + (int64_t)e->k];
+}
+
 uint64_t cx_interp(struct p4vm *vm, const struct cx *x)
 {
     return p4vm_eval(vm, x->e);
@@ -208,6 +218,16 @@ void cs_assign(struct p4vm *vm, const struct cs *s)
         vm->slots[s->slot] = v & s->k;
 }
 
+/* s[i].f = v: the location first, then the value (P4_16 8.2); out of range writes nothing */
+void cs_assign_x(struct p4vm *vm, const struct cs *s)
+{
+    const struct p4ir_expr *ref = s->st->a;
+    uint64_t idx = RUN(s->a);
+    uint64_t v = RUN(s->b);
+    if (idx < (uint64_t)ref->aux2 && !vm->flow)
+        vm->slots[ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k] = v & s->k;
+}
+
 /* dst = src (both of at most 64 bits): no flow change is possible */
 void cs_assign_load(struct p4vm *vm, const struct cs *s)
 {
@@ -277,6 +297,49 @@ void cs_switchv(struct p4vm *vm, const struct cs *s)
     p4cc_block(vm, &s->els);
 }
 
+/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
+static bool loop_continues(struct p4vm *vm)
+{
+    if (vm->flow == P4VM_BREAK) {
+        vm->flow = P4VM_NORMAL;
+        return false;
+    }
+    if (vm->flow == P4VM_CONTINUE)
+        vm->flow = P4VM_NORMAL;
+    return vm->flow == P4VM_NORMAL;
+}
+
+/* while (b or true) { body; els (the update) }, stopped after P4VM_LOOP_MAX iterations */
+void cs_loop(struct p4vm *vm, const struct cs *s)
+{
+    for (uint32_t n = 0; !s->b || RUN(s->b); n++) {
+        if (vm->flow)
+            return;
+        if (n == P4VM_LOOP_MAX) {
+            p4vm_fault(vm, s->st->loc, "loop stopped after 1048576 iterations");
+            return;
+        }
+        p4cc_block(vm, &s->body);
+        if (!loop_continues(vm))
+            return;
+        p4cc_block(vm, &s->els);
+        if (vm->flow)
+            return;
+    }
+}
+
+void cs_break(struct p4vm *vm, const struct cs *s)
+{
+    (void)s;
+    vm->flow = P4VM_BREAK;
+}
+
+void cs_continue(struct p4vm *vm, const struct cs *s)
+{
+    (void)s;
+    vm->flow = P4VM_CONTINUE;
+}
+
 void cs_call(struct p4vm *vm, const struct cs *s)
 {
     p4cc_run_call(vm, s->call);
@@ -301,6 +364,29 @@ static inline uint64_t load_be64(const uint8_t *p)
     return __builtin_bswap64(x);
 }
 
+/* Reads a fixed-layout header at slot h from the packet (the length was checked). */
+static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h)
+{
+    if (f->window && f->bytes && !(vm->in_bitpos & 7)) { /* one 64-bit load per field */
+        uint32_t at = vm->in_bitpos >> 3;
+        const uint8_t *p = vm->in + at;
+        uint8_t buf[CFIELDS_MAX_BYTES + 8];
+        if ((uint64_t)at + (uint64_t)f->bytes + 8 > vm->in_len) { /* near the end: a copy */
+            memcpy(buf, p, (size_t)f->bytes);
+            memset(buf + f->bytes, 0, 8);
+            p = buf;
+        }
+        for (int i = 0; i < f->n; i++)
+            h[f->off[i]] = load_be64(p + f->bo[i]) >> f->sh[i] & p4util_mask64(f->w[i]);
+    } else {
+        struct bitr r;
+        bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
+        for (int i = 0; i < f->n; i++)
+            h[f->off[i]] = bitr_get(&r, f->w[i]);
+    }
+    h[0] = 1;
+}
+
 /* A fixed-layout header from its flat field list. */
 void cs_extract(struct p4vm *vm, const struct cs *s)
 {
@@ -310,30 +396,36 @@ void cs_extract(struct p4vm *vm, const struct cs *s)
         vm->flow = P4VM_EXIT;
         return;
     }
-    uint64_t *h = vm->slots + s->slot;
-    const struct cfields *f = &s->fields;
-    if (f->window && !(vm->in_bitpos & 7)) { /* one load per field from a padded copy */
-        uint8_t buf[CFIELDS_MAX_BYTES + 8];
-        memcpy(buf, vm->in + (vm->in_bitpos >> 3), (size_t)f->bytes);
-        memset(buf + f->bytes, 0, 8);
-        for (int i = 0; i < f->n; i++)
-            h[f->off[i]] = load_be64(buf + f->bo[i]) >> f->sh[i] & p4util_mask64(f->w[i]);
-    } else {
-        struct bitr r;
-        bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
-        for (int i = 0; i < f->n; i++)
-            h[f->off[i]] = bitr_get(&r, f->w[i]);
-    }
-    h[0] = 1;
+    extract_fields(vm, &s->fields, vm->slots + s->slot);
     vm->in_bitpos += total;
 }
 
-void cs_emit(struct p4vm *vm, const struct cs *s)
+/* extract(s.next): beyond the stack the parser stops with StackOutOfBounds (P4_16 8.18) */
+void cs_extract_next(struct p4vm *vm, const struct cs *s)
 {
-    const uint64_t *h = vm->slots + s->slot;
+    const struct p4ir_expr *ref = s->st->a;
+    uint64_t idx = vm->slots[ref->slot];
+    if (idx >= (uint64_t)ref->aux2) {
+        vm->parser_error = ERR_STACK_OUT_OF_BOUNDS;
+        vm->flow = P4VM_EXIT;
+        return;
+    }
+    uint32_t total = (uint32_t)s->k;
+    if (vm->in_bitpos + (uint64_t)total > (uint64_t)vm->in_len * 8) {
+        vm->parser_error = ERR_PACKET_TOO_SHORT;
+        vm->flow = P4VM_EXIT;
+        return;
+    }
+    int64_t at = ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k;
+    extract_fields(vm, &s->fields, vm->slots + at);
+    vm->in_bitpos += total;
+    vm->slots[ref->slot]++;
+}
+
+static void emit_fields(struct p4vm *vm, const struct cfields *f, const uint64_t *h)
+{
     if (!h[0])
         return;
-    const struct cfields *f = &s->fields;
     uint32_t bytes = (uint32_t)f->bytes;
     if (vm->out_len + bytes > vm->out_cap) {
         vm->out_overflow = true;
@@ -344,6 +436,19 @@ void cs_emit(struct p4vm *vm, const struct cs *s)
         bitw_field(&b, h + f->off[i], f->w[i]);
     bitw_flush(&b);
     vm->out_len += bytes;
+}
+
+void cs_emit(struct p4vm *vm, const struct cs *s)
+{
+    emit_fields(vm, &s->fields, vm->slots + s->slot);
+}
+
+/* emit(stack): each element in order (s->k elements, s->mask2 slots apart) */
+void cs_emit_stack(struct p4vm *vm, const struct cs *s)
+{
+    const uint64_t *base = vm->slots + s->slot + 1;
+    for (uint64_t i = 0; i < s->k; i++)
+        emit_fields(vm, &s->fields, base + i * s->mask2);
 }
 
 /* Packs a flat data list into vm->buf (fields of invalid headers left out); byte length. */
@@ -360,9 +465,47 @@ static size_t pack_flat(struct p4vm *vm, const struct cpack *p)
     return b.n;
 }
 
+/* csum16 of a flat data list without writing its bytes: the stream's big-endian 64-bit words
+ * are summed and folded with end-around carry, which is the one's complement sum of its
+ * 16-bit words (RFC 1071); a last partial word is padded with zeros as bytes would be. */
+static uint64_t csum16_flat(struct p4vm *vm, const struct cpack *p)
+{
+    const uint64_t *sl = vm->slots;
+    unsigned __int128 sum = 0;
+    uint64_t acc = 0;
+    int bits = 0;
+    for (int i = 0; i < p->n; i++) {
+        if (p->hslot[i] >= 0 && !sl[p->hslot[i]])
+            continue;
+        int w = p->w[i];
+        uint64_t v = sl[p->slot[i]] & p4util_mask64(w);
+        int room = 64 - bits;
+        if (w < room) {
+            acc = acc << w | v;
+            bits += w;
+        } else if (w == room) {
+            sum += room == 64 ? v : acc << w | v;
+            acc = 0;
+            bits = 0;
+        } else {
+            int rest = w - room;
+            sum += acc << room | v >> rest;
+            acc = v & p4util_mask64(rest);
+            bits = rest;
+        }
+    }
+    if (bits)
+        sum += acc << (64 - bits);
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return (uint16_t)~(uint64_t)sum;
+}
+
 static uint64_t cksum(struct p4vm *vm, const struct cs *s)
 {
     const struct p4ir_stmt *st = s->st;
+    if (st->aux2 == P4HASH_CSUM16 && !st->flag)
+        return csum16_flat(vm, &s->pack);
     size_t len = pack_flat(vm, &s->pack);
     if (st->flag && vm->in) { /* _with_payload: append the unparsed bytes */
         uint32_t off = (uint32_t)vm->slots[0];
@@ -408,6 +551,24 @@ void cs_hash(struct p4vm *vm, const struct cs *s)
     else
         h = p4hash_compute(st->aux2, vm->buf, pack_flat(vm, &s->pack));
     p4vm_set_ref(vm, st->args[0], max ? base + h % max : base);
+}
+
+/* register.read(dst, index) into a slot, elements of at most 64 bits */
+void cs_reg_read(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t idx = RUN(s->a);
+    const struct p4ir_extern *x = &vm->prog->externs[s->st->aux2];
+    vm->slots[s->slot] = idx < (uint64_t)x->size ? vm->pipe->ext[s->st->aux2].vals[idx] : 0;
+}
+
+/* register.write(index, value), elements of at most 64 bits */
+void cs_reg_write(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t idx = RUN(s->a);
+    uint64_t v = RUN(s->b) & s->k;
+    const struct p4ir_extern *x = &vm->prog->externs[s->st->aux2];
+    if (idx < (uint64_t)x->size)
+        vm->pipe->ext[s->st->aux2].vals[idx] = v;
 }
 
 void cs_drop(struct p4vm *vm, const struct cs *s)
