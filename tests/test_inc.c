@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/ddl/inc.h"
+#include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
@@ -109,6 +110,54 @@ static void test_inc_pool_full(void **state)
     scenario_destroy(sc);
 }
 
+/* The deepest queue at s0's port to h0, and the job's statistics, with h0's downlink shared
+ * with a 9 Gb/s constant-rate UDP flow and results ECN-marked above 2 packets. */
+static uint64_t ecn_run(bool window, struct inc_stats *out)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof(yaml),
+             "topology: {kind: star, hosts: 4, link: {rate: 10Gbps, delay: 1us}, switch: "
+             "{program: aggregation, registers: [{register: agg_ecn_kmin, index: 0, value: "
+             "2}]}}\n"
+             "flows: [{name: bg, src: h3, dst: h0, pattern: cbr, rate: 9Gbps, stop: 3ms}]\n"
+             "jobs:\n"
+             "  - {arch: inc, model: " MODEL ", workers: [h0, h1], servers: [h2], iterations: 3, "
+             "inc: {slots: 64, ecn_window: %s}}\n",
+             window ? "true" : "false");
+    struct scenario *sc = load(yaml);
+    scenario_run(sc);
+    assert_true(sc->jobs[0]->workers_done == 2);
+    *out = sc->jobs[0]->inc->st;
+    struct host *h0 = NULL;
+    for (uint32_t i = 0; i < sc->nnodes && !h0; i++) {
+        if (strcmp(sc->nodes[i]->name, "h0") == 0)
+            h0 = host_of(sc->nodes[i]);
+    }
+    struct port *sp = h0->node.ports[0]->peer;
+    uint64_t q = switch_of(sp->node)->tm.ports[sp->index].max_bytes;
+    scenario_destroy(sc);
+    return q;
+}
+
+/* ATP's window: the results to h0 queue behind the background flow and come back marked; with
+ * ecn_window the workers halve their windows (64 blocks in flight at first), so fewer results
+ * wait in that queue at once and its peak is lower. Results stay exact either way. */
+static void test_inc_ecn_window(void **state)
+{
+    (void)state;
+    struct inc_stats off, on;
+    uint64_t q_off = ecn_run(false, &off);
+    uint64_t q_on = ecn_run(true, &on);
+    printf("  ECN: without the window %llu marked results, queue to h0 peaks at %llu B; with it "
+           "%llu marked, %llu cuts, window down to %.0f, peak %llu B\n",
+           (unsigned long long)off.ce, (unsigned long long)q_off, (unsigned long long)on.ce,
+           (unsigned long long)on.cuts, on.cwnd_min, (unsigned long long)q_on);
+    assert_true(off.ce > 0 && off.cuts == 0);
+    assert_true(on.cuts > 0 && on.cwnd_min < 64);
+    assert_true(q_on < q_off);
+    assert_true(off.wrong == 0 && on.wrong == 0);
+}
+
 static double iteration(const char *arch, const char *servers)
 {
     char yaml[1024];
@@ -157,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_inc_exact_with_loss),
         cmocka_unit_test(test_inc_collision_fallback),
         cmocka_unit_test(test_inc_pool_full),
+        cmocka_unit_test(test_inc_ecn_window),
         cmocka_unit_test(test_inc_beats_ps_and_ring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

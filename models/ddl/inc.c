@@ -28,6 +28,10 @@ const struct param_def inc_params[] = {
     {"verify", PARAM_BOOL, IP(verify), "true", NULL, NULL, NULL,
      "check every result a worker receives against the exact sum of the workers' quantised "
      "values (summary: inc.values_wrong)"},
+    {"ecn_window", PARAM_BOOL, IP(ecn_window), "false", NULL, NULL, NULL,
+     "ATP's congestion control: a worker halves its window of blocks in flight when a result "
+     "arrives ECN-marked (at most once per window of results) and widens it by one per unmarked "
+     "result, up to `slots` (the switch marks results once register agg_ecn_kmin is set)"},
 };
 const size_t inc_nparams = ARRAY_LEN(inc_params);
 
@@ -69,7 +73,9 @@ static void send_block(struct inc *inc, struct inc_worker *w, uint64_t k)
 
 static void try_send(struct inc *inc, struct inc_worker *w)
 {
-    while (w->next < w->ready && w->slots[w->next % inc->W].k == IDLE) {
+    while (w->next < w->ready && w->slots[w->next % inc->W].k == IDLE &&
+           (!inc->cfg.ecn_window || w->inflight < (uint32_t)w->cwnd)) {
+        w->inflight++;
         w->slots[w->next % inc->W].k = w->next;
         inc->st.sent++;
         send_block(inc, w, w->next);
@@ -120,6 +126,22 @@ static void layer_complete(struct inc *inc, struct inc_worker *w, uint32_t l, ui
     ddl_worker_params_ready(dw, l, iter);
 }
 
+/* ATP's window: halve on a marked result (once per window of results), else one more. */
+static void window(struct inc *inc, struct inc_worker *w, bool ce)
+{
+    w->since_cut++;
+    if (!ce) {
+        w->cwnd = MIN(w->cwnd + 1, (double)inc->W);
+        return;
+    }
+    if (w->since_cut < (uint32_t)w->cwnd)
+        return;
+    w->cwnd = MAX(1.0, w->cwnd / 2);
+    w->since_cut = 0;
+    inc->st.cuts++;
+    inc->st.cwnd_min = MIN(inc->st.cwnd_min, w->cwnd);
+}
+
 static uint64_t layer_blocks(const struct inc *inc, uint32_t l)
 {
     return inc->layer_end[l] - (l + 1 < inc->job->L ? inc->layer_end[l + 1] : 0);
@@ -146,7 +168,11 @@ static void worker_recv(struct endpoint *ep, struct host *h, struct pkt *p)
         return;
     }
     uint64_t k = sl->k;
-    inc->st.ce += pkt_ecn(p) == PKT_ECN_CE;
+    bool ce = pkt_ecn(p) == PKT_ECN_CE;
+    inc->st.ce += ce;
+    w->inflight--;
+    if (inc->cfg.ecn_window)
+        window(inc, w, ce);
     if (hd.flags & INC_F_FROM_PS)
         inc->st.results_ps++;
     else
@@ -185,6 +211,7 @@ static int setup_workers(struct inc *inc, struct host **wh, struct diag *d)
         w->dw = &job->workers[i];
         w->inc = inc;
         w->sport = (uint16_t)(0xA600 | (i & 0xff));
+        w->cwnd = inc->W;
         w->ep.recv = worker_recv;
         w->slots = xcalloc(inc->W, sizeof(*w->slots));
         for (uint32_t s = 0; s < inc->W; s++) {
@@ -238,6 +265,7 @@ int inc_setup(struct inc *inc, struct ddl_job *job, const struct cfg_node *m,
     snprintf(name, sizeof(name), "job.%s.inc.loss", job->name);
     inc->rng = sim_rng(job->sim, name);
     inc->seed = job->sim->seed ^ ((uint64_t)job->cfg.id << 48);
+    inc->st.cwnd_min = inc->W;
     inc->cells = xcalloc(2 * (size_t)inc->W, sizeof(*inc->cells));
     inc->expect = xcalloc(2 * (size_t)inc->W * INC_NVALS, sizeof(*inc->expect));
     inc->expect_k = xmalloc(2 * (size_t)inc->W * sizeof(*inc->expect_k));
@@ -288,6 +316,10 @@ void inc_stats_json(const struct inc *inc, json_t *o)
     json_object_set_new(j, "results_ce", json_integer((json_int_t)s->ce));
     json_object_set_new(j, "values_checked", json_integer((json_int_t)s->checked));
     json_object_set_new(j, "values_wrong", json_integer((json_int_t)s->wrong));
+    if (inc->cfg.ecn_window) {
+        json_object_set_new(j, "window_cuts", json_integer((json_int_t)s->cuts));
+        json_object_set_new(j, "window_min", json_real(s->cwnd_min));
+    }
     json_object_set_new(o, "inc", j);
 }
 

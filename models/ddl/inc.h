@@ -32,6 +32,7 @@ struct inc_cfg {
     sim_time_t timeout;
     double loss;       /* probability that a packet a worker sends or receives is lost */
     bool verify;
+    bool ecn_window;   /* ATP: the window of blocks in flight reacts to ECN-marked results */
 };
 extern const struct param_def inc_params[];
 extern const size_t inc_nparams;
@@ -70,6 +71,9 @@ struct inc_worker {
     uint64_t ready;         /* blocks whose gradient is ready */
     uint32_t *left;         /* [L]: blocks of the layer still to come back this iteration */
     uint16_t sport;
+    double cwnd;            /* ecn_window: blocks this worker may have in flight */
+    uint32_t inflight;
+    uint32_t since_cut;     /* results since the window was last halved */
 };
 
 /* The parameter server's copy of a slot (software aggregation of fallback packets). */
@@ -91,6 +95,8 @@ struct inc_stats {
     uint64_t ce;          /* results that arrived ECN-marked */
     uint64_t checked;     /* values compared with the exact sum */
     uint64_t wrong;       /* values that differed */
+    uint64_t cuts;        /* ecn_window: times a worker halved its window */
+    double cwnd_min;      /* ecn_window: the smallest window any worker had */
 };
 
 struct inc {
