@@ -11,6 +11,12 @@
 
 #define CFG_MAX_DEPTH 64
 #define CFG_MAX_FILE_BYTES (64L << 20)
+/* Aliases share nodes, so a small file can stand for an exponential tree ("billion laughs":
+ * 24 levels of [*a, *a] are 16 million nodes), which a copy (--set, sweeps) or a walk over a
+ * list would expand. A loaded tree may stand for at most this many nodes; an explicit list of
+ * a million hosts is about three million. */
+#define CFG_MAX_EXPANDED 4000000ULL
+
 
 struct anchor {
     char *name;
@@ -55,6 +61,7 @@ struct cfg_node *cfg_new(struct cfg_doc *doc, enum cfg_kind kind, struct src_loc
     struct cfg_node *n = xcalloc(1, sizeof(*n));
     n->kind = kind;
     n->loc = loc;
+    n->expanded = 1;
     if (doc->narena == doc->cap_arena) {
         doc->cap_arena = doc->cap_arena ? 2 * doc->cap_arena : 64;
         doc->arena = xrealloc(doc->arena, doc->cap_arena * sizeof(*doc->arena));
@@ -132,6 +139,26 @@ static int next_event(struct loader *L, yaml_event_t *ev)
     return 0;
 }
 
+/* Sets n->expanded from its items; reports an error when the limit is passed. */
+static bool expanded_ok(struct loader *L, struct cfg_node *n)
+{
+    uint64_t sum = 1;
+    for (size_t i = 0; i < n->n; i++) {
+        sum += n->items[i]->expanded;
+        if (sum > CFG_MAX_EXPANDED)
+            break;
+    }
+    n->expanded = sum;
+    if (sum <= CFG_MAX_EXPANDED)
+        return true;
+    diag_error(L->d, n->loc,
+               "YAML aliases make this stand for more than %llu values; write it out or use "
+               "fewer aliases of aliases",
+               CFG_MAX_EXPANDED);
+    L->failed = 1;
+    return false;
+}
+
 static struct cfg_node *load_node(struct loader *L, yaml_event_t *ev, int depth);
 
 static struct cfg_node *load_map(struct loader *L, yaml_event_t *start, int depth)
@@ -144,7 +171,7 @@ static struct cfg_node *load_map(struct loader *L, yaml_event_t *start, int dept
             return NULL;
         if (ev.type == YAML_MAPPING_END_EVENT) {
             yaml_event_delete(&ev);
-            return map;
+            return expanded_ok(L, map) ? map : NULL;
         }
         struct src_loc kloc = mark_loc(L, ev.start_mark);
         if (ev.type != YAML_SCALAR_EVENT) {
@@ -186,7 +213,7 @@ static struct cfg_node *load_seq(struct loader *L, yaml_event_t *start, int dept
             return NULL;
         if (ev.type == YAML_SEQUENCE_END_EVENT) {
             yaml_event_delete(&ev);
-            return seq;
+            return expanded_ok(L, seq) ? seq : NULL;
         }
         struct cfg_node *v = load_node(L, &ev, depth + 1);
         yaml_event_delete(&ev);

@@ -160,7 +160,7 @@ void diag_release(struct diag *d)
             }
         }
     }
-    if (d->nheld) /* qsort of no elements must not get a NULL array (UBSan) */
+    if (d->nheld > 1)
         qsort(d->held, d->nheld, sizeof(*d->held), msg_cmp);
     int shown = 0;
     for (size_t i = 0; i < d->nheld; i++) {

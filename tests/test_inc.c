@@ -56,7 +56,9 @@ static void test_inc_exact_with_loss(void **state)
 /* Two jobs share slots 0..15 of the pool. Job x starts first and takes every slot (its first
  * iteration has 161 > 16 blocks); job y starts 1 ms later, when x is done (x's three iterations
  * take well under 1 ms at 10 Gb/s), but the slots stay x's: every block of y is aggregated by
- * its server, and each of its workers gets each result from there. Both are exact. */
+ * its server, and each of its workers gets each result from there. y's workers lose 5% of their
+ * packets, so its server also sees retransmissions (counted once) and resends lost results.
+ * Both are exact. */
 static void test_inc_collision_fallback(void **state)
 {
     (void)state;
@@ -66,21 +68,25 @@ static void test_inc_collision_fallback(void **state)
                                "  - {name: x, arch: inc, model: " MODEL ", workers: [h0, h1], "
                                "servers: [h2], iterations: 3, inc: {slots: 16}}\n"
                                "  - {name: y, arch: inc, model: " MODEL ", workers: [h3, h4], "
-                               "servers: [h5], iterations: 3, start: 1ms, inc: {slots: 16}}\n");
+                               "servers: [h5], iterations: 3, start: 1ms, inc: {slots: 16, loss: 0.05, "
+                               "timeout: 50us}}\n");
     scenario_run(sc);
     const struct inc_stats *x = &sc->jobs[0]->inc->st;
     const struct inc_stats *y = &sc->jobs[1]->inc->st;
     printf("  collision: x %llu results from the switch, %llu from its server; y %llu from the "
-           "switch, %llu from its server (%llu contributions there); wrong values %llu, %llu\n",
+           "switch, %llu from its server (%llu contributions there; %llu lost, %llu resent); "
+           "wrong values %llu, %llu\n",
            (unsigned long long)x->results_sw, (unsigned long long)x->results_ps,
            (unsigned long long)y->results_sw, (unsigned long long)y->results_ps,
-           (unsigned long long)y->ps_contrib, (unsigned long long)x->wrong,
+           (unsigned long long)y->ps_contrib, (unsigned long long)y->lost,
+           (unsigned long long)y->retx, (unsigned long long)x->wrong,
            (unsigned long long)y->wrong);
     assert_true(sc->jobs[0]->workers_done == 2 && sc->jobs[1]->workers_done == 2);
     assert_true(sc->jobs[0]->end_ps < SIM_MS(1));
     assert_true(x->results_sw == 2ull * 3 * BLOCKS && x->results_ps == 0);
     assert_true(y->results_sw == 0 && y->results_ps == 2ull * 3 * BLOCKS);
     assert_true(y->ps_contrib == 2ull * 3 * BLOCKS);
+    assert_true(y->lost > 0 && y->retx > 0);
     assert_true(x->wrong == 0 && y->wrong == 0);
     assert_true(x->checked == 2ull * 3 * BLOCKS * INC_NVALS && y->checked == x->checked);
     scenario_destroy(sc);

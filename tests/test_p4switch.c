@@ -10,6 +10,7 @@
 #include "p4/engine/p4rt.h"
 #include "models/net/p4switch.h"
 #include "models/net/switch.h"
+#include "models/net/switch_report.h"
 #include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
@@ -30,7 +31,8 @@ static char *incast(const char *sw, int n, const char *bytes)
 
 /* The program marks CE when enq_qdepth >= 100 (set in a register from the scenario). As in the
  * fixed-function test (test_scenario.c), the arrivals of each instant find 15k + j packets
- * waiting, so exactly 106 packets escape the mark; the program's counter agrees. */
+ * waiting, so exactly 106 packets escape the mark; the program's counter and the port's count
+ * of marks made by P4 agree. */
 static void test_p4switch_ecn_from_enq_qdepth(void **state)
 {
     (void)state;
@@ -54,6 +56,7 @@ static void test_p4switch_ecn_from_enq_qdepth(void **state)
                      0);
     assert_true(pkts == ce);
     assert_true(s->tm.ports[16].cls[0].mark_pkts == 0); /* the traffic manager did not mark */
+    assert_true(s->tm.ports[16].p4_marks == ce);        /* the port counts the program's marks */
     scenario_destroy(sc);
     free(y);
 }
@@ -139,6 +142,69 @@ static void test_p4switch_explicit_entry_wins(void **state)
     scenario_destroy(sc);
 }
 
+/* A star of 600 hosts with the default program: basic.p4's 9-bit ports end at 510 (511 is the
+ * drop port), so the switch runs basic_wide.p4 (its table holds 2^20 routes) and numbers its
+ * port p >= 511 as P4 port p + 1. Traffic reaches h511 (port 511, P4 port 512) and comes from
+ * and goes to ports above it. */
+static void test_p4switch_wide_ports(void **state)
+{
+    (void)state;
+    assert_int_equal(p4switch_port(510), 510);
+    assert_int_equal(p4switch_port(511), 512);
+    assert_int_equal(p4switch_port_of(512), 511);
+    assert_int_equal(p4switch_port_of(p4switch_port(599)), 599);
+    struct scenario *sc = load("topology: {kind: star, hosts: 600}\n"
+                               "flows: [{src: h0, dst: h511, bytes: 14720},\n"
+                               "  {src: h512, dst: h599, bytes: 14720},\n"
+                               "  {src: h599, dst: h3, bytes: 14720}]\n");
+    struct sw *sw = switch_of(scenario_node(sc, "s0"));
+    assert_true(switch_is_p4(sw));
+    assert_int_equal(p4rt_table_size(p4switch_pipe(sw), "ipv4_lpm"), 1 << 20);
+    scenario_run(sc);
+    for (uint32_t i = 0; i < sc->nflows; i++)
+        assert_true(sc->flows[i]->st.rx_bytes == 14720);
+    scenario_destroy(sc);
+}
+
+/* 3 leaves of 400 hosts: every switch needs 1200 routes, more than basic.p4's 1024 entries, so
+ * `program: basic` runs basic_wide.p4 (2^20 entries) on each, and traffic between leaves flows;
+ * basic.p4 named by path is taken as it is (tests/bad/routes_table_full.yaml). */
+static void test_p4switch_wide_routes(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 1, "
+                               "hosts_per_leaf: 400, switch: {program: basic}}\n"
+                               "flows: [{src: h0, dst: h1199, bytes: 14720}]\n");
+    const char *sws[] = {"leaf0", "leaf2", "spine0"};
+    for (int i = 0; i < 3; i++) {
+        struct sw *sw = switch_of(scenario_node(sc, sws[i]));
+        assert_int_equal(p4rt_table_size(p4switch_pipe(sw), "ipv4_lpm"), 1 << 20);
+    }
+    scenario_run(sc);
+    assert_true(sc->flows[0]->st.rx_bytes == 14720);
+    scenario_destroy(sc);
+}
+
+/* An entry sends h1's traffic to the program's drop action: the switch counts each packet as a
+ * P4 ingress drop, and the total of drops includes them. */
+static void test_p4switch_drops_by_reason(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
+                               "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
+                               "   action: drop}]}}\n"
+                               "flows: [{src: h0, dst: h1, bytes: 14720}, {src: h0, dst: h2, bytes: 1472}]\n");
+    scenario_run(sc);
+    struct node *n = scenario_node(sc, "s0");
+    struct sw *s = switch_of(n);
+    assert_int_equal(sc->flows[0]->st.rx_bytes, 0);
+    assert_int_equal(sc->flows[1]->st.rx_bytes, 1472);
+    assert_int_equal(s->ingress_drops, 10);
+    assert_int_equal(s->egress_drops + s->p4_limit_drops + s->no_route_drops, 0);
+    assert_int_equal(switch_drops(n), 10);
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +213,9 @@ int main(void)
         cmocka_unit_test(test_p4switch_same_timing_as_fixed),
         cmocka_unit_test(test_p4switch_routes_fat_tree),
         cmocka_unit_test(test_p4switch_explicit_entry_wins),
+        cmocka_unit_test(test_p4switch_wide_ports),
+        cmocka_unit_test(test_p4switch_wide_routes),
+        cmocka_unit_test(test_p4switch_drops_by_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

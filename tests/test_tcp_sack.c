@@ -282,6 +282,94 @@ static void test_handshake_third_ack(void **state)
     scenario_destroy(sc);
 }
 
+/* nic_queue: the flow's one window (20 segments of 1514-byte frames) goes into the NIC queue at
+ * once; a 10-frame nic_buffer holds ten (one more is on the wire at once), so nine are NIC
+ * drops, which the timer repairs (slow start from one segment does not fill the queue again).
+ * Without nic_queue the NIC takes a segment only when its wire is free and nothing is dropped.
+ * Both deliver every byte. */
+static void test_tcp_nic_queue(void **state)
+{
+    (void)state;
+    for (int q = 0; q <= 1; q++) {
+        char y[512];
+        snprintf(y, sizeof(y),
+                 "topology: {kind: star, hosts: 2}\n"
+                 "defaults: {host: {nic_buffer: 15140B}}\n"
+                 "flows: [{type: tcp, src: h0, dst: h1, bytes: 29200, init_cwnd: 20,\n"
+                 "         rto_min: 1ms, rto_init: 1ms, nic_queue: %s}]\n",
+                 q ? "true" : "false");
+        struct scenario *sc = load(y);
+        scenario_run(sc);
+        const struct host *h0 = host_of(scenario_node(sc, "h0"));
+        assert_int_equal(sc->flows[0]->st.rx_bytes, 29200);
+        if (q)
+            assert_int_equal(h0->nic_drops, 20 - 10 - 1);
+        else
+            assert_int_equal(h0->nic_drops, 0);
+        scenario_destroy(sc);
+    }
+}
+
+/* send_buffer: at most 10 segments outstanding, so over a 100 us link each round trip carries
+ * 14600 bytes: 1 MB takes ceil(1e6 / 14600) = 69 round trips of at least 200 us. */
+static void test_tcp_send_buffer(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {delay: 50us}}\n"
+                               "flows: [{type: tcp, src: h0, dst: h1, bytes: 1MB, init_cwnd: 100,\n"
+                               "         send_buffer: 14600B}]\n");
+    scenario_run(sc);
+    const struct tcp_flow *f = tcp_of(sc, "f0");
+    assert_int_equal(f->base.st.rx_bytes, 1000000);
+    double fct = flow_fct_s(&f->base);
+    assert_true(fct > 68 * 200e-6);
+    assert_true(fct < 70 * 215e-6);
+    scenario_destroy(sc);
+}
+
+/* RFC 7323: the timestamps option (NOP NOP 8 10 TSval TSecr) round-trips and lengthens the
+ * header by 12 bytes. In a transfer every ACK of new data gives an RTT sample (70 segments of
+ * 1460 - 12 bytes, one ACK each), where without the option one segment is timed per round
+ * trip; a full data frame stays mss + 54 bytes. */
+static void test_tcp_timestamps(void **state)
+{
+    (void)state;
+    struct sim *sim = sim_create(1, NULL);
+    struct pkt *p = pkt_alloc(sim);
+    struct tcp_seg s = {.flags = TCP_ACK, .ts = true, .tsval = 0x12345678u, .tsecr = 7,
+                        .payload_bytes = 100};
+    tcp_hdr_build(p, &s);
+    struct tcp_seg r;
+    assert_true(tcp_hdr_parse(p, &r));
+    assert_true(r.ts);
+    assert_int_equal(r.tsval, 0x12345678u);
+    assert_int_equal(r.tsecr, 7);
+    assert_int_equal(r.hdr_bytes, TCP_HEADERS + TCP_TS_OPT_BYTES);
+    assert_int_equal(r.payload_bytes, 100);
+    pkt_free(sim, p);
+    sim_destroy(sim);
+    uint64_t samples[2];
+    for (int ts = 0; ts <= 1; ts++) {
+        char y[256];
+        snprintf(y, sizeof(y),
+                 "topology: {kind: star, hosts: 2}\n"
+                 "flows: [{type: tcp, src: h0, dst: h1, bytes: 101360, timestamps: %s}]\n",
+                 ts ? "true" : "false");
+        struct scenario *sc = load(y);
+        scenario_run(sc);
+        const struct tcp_flow *f = tcp_of(sc, "f0");
+        assert_int_equal(f->base.st.rx_bytes, 101360);
+        assert_int_equal(f->base.st.tx_pkts, ts ? 70 : (101360 + 1459) / 1460);
+        samples[ts] = f->rtt_samples;
+        struct link *l = &scenario_node(sc, "h0")->ports[0]->tx;
+        assert_int_equal(l->tx_bytes, ts ? 70 * 1514 : 69 * 1514 + (101360 - 69 * 1460) + 54);
+        assert_true(f->srtt_ps > SIM_US(6));
+        scenario_destroy(sc);
+    }
+    assert_int_equal(samples[1], 70);
+    assert_true(samples[0] < 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +379,9 @@ int main(void)
         cmocka_unit_test(test_sack_sender_recovery),
         cmocka_unit_test(test_sack_incast_retransmits_drops),
         cmocka_unit_test(test_handshake_third_ack),
+        cmocka_unit_test(test_tcp_nic_queue),
+        cmocka_unit_test(test_tcp_send_buffer),
+        cmocka_unit_test(test_tcp_timestamps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,28 @@ const struct param_def ddl_job_params[] = {
     {"iterations", PARAM_INT, JP(iterations), "3", "1", "10000000", NULL, "training iterations"},
     {"start", PARAM_TIME, JP(start_ps), "0", "0", NULL, NULL, "when the workers start"},
     {"chunk", PARAM_SIZE, JP(chunk_bytes), "4MB", "0", NULL, NULL,
-     "tensors are cut into chunks of at most this (0 = whole tensors)"},
+     "tensors are cut into chunks of at most this (0 = whole tensors); allreduce: a ring step's "
+     "segment per piece of N x chunk"},
+    {"slice", PARAM_SIZE, JP(slice_bytes), "512KB", "0", NULL, NULL,
+     "allreduce: a ring step's segment travels in slices of at most this, each forwarded as soon "
+     "as it arrived (0 = whole segments); default NCCL's step, its 4 MiB buffer / 8 steps"},
+    {"cycle", PARAM_TIME, JP(cycle_ps), "0", "0", "10s", NULL,
+     "allreduce: negotiation cycle: a tensor is launched at the first tick after its gradient "
+     "is ready at every worker (0 = no negotiation; Horovod's default was 5ms, 1ms since 0.21)"},
+    {"fusion", PARAM_SIZE, JP(fusion_bytes), "0", "0", NULL, NULL,
+     "allreduce: tensors launched at one tick are fused into buffers of at most this, one "
+     "collective each, whose tensors arrive together (0 = none; Horovod's default 64MB, "
+     "128MB since 0.21)"},
+    {"launch", PARAM_TIME, JP(launch_ps), "0", "0", "1s", NULL,
+     "allreduce: latency of each collective before its first step (negotiation, kernel launch); "
+     "with cycle or fusion, collectives run one at a time, each `launch` after the previous one "
+     "completed everywhere"},
+    {"step_latency", PARAM_TIME, JP(step_latency_ps), "0", "0", "1s", NULL,
+     "allreduce: a ring message is usable at its receiver this long after its last byte "
+     "(the library's per-step hand-off)"},
+    {"contention", PARAM_DOUBLE, JP(contention), "0", "0", "100", NULL,
+     "allreduce: compute steps take (1 + contention) times longer while the worker has an "
+     "all-reduce in flight (communication kernels share the GPU)"},
     {"scheduler", PARAM_ENUM, JP(sched), "fifo", NULL, NULL, sched_names,
      "host-side order of chunks: ready order, or by layer with a credit window"},
     {"credit", PARAM_SIZE, JP(credit_bytes), "8MB", "0", NULL, NULL,

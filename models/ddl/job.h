@@ -78,6 +78,13 @@ struct ddl_job_cfg {
     int64_t iterations;
     sim_time_t start_ps;
     uint64_t chunk_bytes; /* 0 = whole tensors */
+    uint64_t slice_bytes; /* allreduce: pipelining unit of a ring step; 0 = whole segments */
+    /* allreduce collective costs (collective.h) */
+    sim_time_t cycle_ps;   /* negotiation cycle; 0 = none */
+    uint64_t fusion_bytes; /* fusion buffer; 0 = one collective per tensor */
+    sim_time_t launch_ps;  /* per collective */
+    sim_time_t step_latency_ps; /* per ring message, before the successor may use it */
+    double contention;     /* compute slowdown while communicating: x (1 + contention) */
     int sched;
     uint64_t credit_bytes; /* priority: bytes in flight per sender; 0 = unlimited */
     int64_t levels;        /* priority levels layers map onto */
@@ -178,6 +185,10 @@ struct ddl_worker {
     bool backward;
     bool computing;
     bool compute_done; /* all iterations computed */
+    uint32_t comm_active; /* all-reduces of this worker in flight (compute contention) */
+    sim_time_t gpu_left_ps; /* the compute step's work left at gpu_mark_ps, uncontended */
+    sim_time_t gpu_mark_ps;
+    double gpu_factor;      /* its current slowdown */
     bool done;         /* and every parameter of the last iteration arrived */
     struct evq_timer gpu;
     double speed;           /* this iteration's compute time factor (compute_jitter) */

@@ -76,7 +76,28 @@ static void worker_step(struct ddl_worker *w)
     w->computing = true;
     if (!w->backward)
         ddl_pcn_forward(w);
-    evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + dur);
+    w->gpu_left_ps = dur;
+    w->gpu_mark_ps = job->sim->now;
+    w->gpu_factor = w->comm_active ? 1.0 + job->cfg.contention : 1.0;
+    sim_time_t t = (sim_time_t)((double)w->gpu_left_ps * w->gpu_factor + 0.5);
+    evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + t);
+}
+
+void ddl_worker_comm_changed(struct ddl_worker *w)
+{
+    struct ddl_job *job = w->job;
+    double factor = w->comm_active ? 1.0 + job->cfg.contention : 1.0;
+    if (!w->computing || factor == w->gpu_factor)
+        return;
+    /* the work done so far at the old speed; the rest at the new one */
+    sim_time_t now = job->sim->now;
+    sim_time_t done = (sim_time_t)((double)(now - w->gpu_mark_ps) / w->gpu_factor + 0.5);
+    w->gpu_left_ps = done < w->gpu_left_ps ? w->gpu_left_ps - done : 0;
+    w->gpu_mark_ps = now;
+    w->gpu_factor = factor;
+    evq_cancel(&job->sim->evq, &w->gpu);
+    evq_schedule(&job->sim->evq, &w->gpu,
+                 now + (sim_time_t)((double)w->gpu_left_ps * factor + 0.5));
 }
 
 void ddl_worker_params_ready(struct ddl_worker *w, uint32_t layer, uint32_t iter)

@@ -7,8 +7,11 @@
 #define HP(field) offsetof(struct host_cfg, field)
 static const struct param_def host_params[] = {
     {"name", PARAM_STRING, HP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "host name (unique)"},
-    {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "0", NULL, NULL, NULL,
-     "NIC transmit queue limit, bytes (0 = unlimited)"},
+    {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "64MB", NULL, NULL, NULL,
+     "NIC transmit queue limit in bytes the link's device holds (0 = unlimited: an overloaded "
+     "open-loop flow then grows it until memory runs out); packets queued at the NIC: UDP "
+     "patterns, RDMA, retransmissions, TCP with nic_queue (TCP otherwise hands the NIC a segment "
+     "only when the wire frees)"},
     {"nic_priorities", PARAM_INT, HP(nic_prio), "8", "1", "8", NULL,
      "NIC transmit queues, strict priority by packet priority"},
     {"cpu_cores", PARAM_INT, HP(cpu_cores), "1", "1", "64", NULL,
@@ -58,7 +61,8 @@ static void nic_attach(struct host *h)
 void host_send(struct host *h, struct pkt *p)
 {
     nic_attach(h);
-    if (h->cfg.nic_buffer_bytes && h->nic.bytes + pq_pkt_bytes(&h->nic, p) > h->cfg.nic_buffer_bytes) {
+    uint64_t limit = h->cfg.nic_buffer_bytes;
+    if (limit && h->nic.bytes + pq_pkt_bytes(&h->nic, p) > limit) {
         h->nic_drops++;
         pkt_free(h->node.sim, p);
         return;

@@ -27,8 +27,6 @@ struct p4switch {
     struct p4_pipe *pipe;
     struct pool states;
     uint8_t out[PKT_HDR_MAX];
-    uint64_t overflow_drops; /* deparsed headers larger than a packet holds */
-    uint64_t pass_drops;     /* too many resubmits/recirculations */
 };
 
 /* --- programs --- */
@@ -153,7 +151,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
         .bytes = p->hdr,
         .len = p->hdr_len,
         .packet_length = p->size_bytes,
-        .ingress_port = again ? 0 : p->in_port,
+        .ingress_port = again ? 0 : p4switch_port(p->in_port),
         .instance_type = again ? p->instance : P4_INSTANCE_NORMAL,
         .preserve_from = again && prev ? prev->state : NULL,
         .preserve_fl = again && prev ? prev->fl : -1,
@@ -174,7 +172,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
             p4_pipe_clone_i2e(ps->pipe, cs->state, &cin, st->state, res.clone_fl);
             struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_INGRESS_CLONE, 0);
             c->qclass = (uint8_t)res.priority;
-            switch_enqueue(sw, (uint32_t)mp, c);
+            switch_enqueue(sw, p4switch_port_of((uint32_t)mp), c);
         }
     }
     switch (res.fwd) {
@@ -182,7 +180,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
         p->ext = &st->ext;
         p->instance = P4_INSTANCE_NORMAL;
         p->qclass = (uint8_t)res.priority;
-        switch_enqueue(sw, res.egress_port, p);
+        switch_enqueue(sw, p4switch_port_of(res.egress_port), p);
         return;
     case P4_FWD_MULTICAST: {
         const struct p4_mc_member *m;
@@ -192,13 +190,13 @@ static void run_ingress(struct sw *sw, struct pkt *p)
             p4_pipe_state_copy(ps->pipe, cs->state, st->state);
             struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_REPLICATION, (uint16_t)m[i].rid);
             c->qclass = (uint8_t)res.priority;
-            switch_enqueue(sw, m[i].port, c);
+            switch_enqueue(sw, p4switch_port_of(m[i].port), c);
         }
         break;
     }
     case P4_FWD_RESUBMIT:
         if (++st->passes > P4SW_MAX_PASSES) {
-            ps->pass_drops++;
+            sw->p4_limit_drops++;
             break;
         }
         p->ext = &st->ext;
@@ -207,6 +205,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
         switch_reinject(sw, p);
         return;
     case P4_FWD_DROP:
+        sw->ingress_drops++;
         break;
     }
     pool_put(&ps->states, st);
@@ -226,7 +225,7 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
     struct p4st *st = container_of(p->ext, struct p4st, ext);
     const struct pq *q = &sw->tm.ports[port].q;
     struct p4_egress_in in = {
-        .egress_port = port,
+        .egress_port = p4switch_port(port),
         .egress_rid = p->rid,
         .instance_type = p->instance,
         .enq_qdepth = p->enq_qdepth,
@@ -246,29 +245,34 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
             struct p4st *cs = state_new(ps);
             p4_pipe_clone_e2e(ps->pipe, cs->state, st->state, res.clone_fl);
             struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_EGRESS_CLONE, 0);
-            switch_enqueue(sw, (uint32_t)mp, c);
+            switch_enqueue(sw, p4switch_port_of((uint32_t)mp), c);
         }
     }
     if (res.drop || res.overflow) {
         if (res.overflow)
-            ps->overflow_drops++;
+            sw->p4_limit_drops++;
         else
             sw->egress_drops++;
         pkt_free(sim, p);
         return NULL;
     }
-    /* the deparsed headers replace the header bytes; the virtual payload stays */
+    /* the deparsed headers replace the header bytes; the virtual payload stays. CE that the
+     * program set on a packet that arrived without it, unless the traffic manager marked it,
+     * is the program's mark. */
+    uint8_t ecn_before = pkt_ecn(p);
     uint32_t payload = p->size_bytes - p->hdr_len;
     memcpy(p->hdr, ps->out, res.out_len);
     p->hdr_len = (uint16_t)res.out_len;
     p->size_bytes = res.out_len + payload;
+    if (!p->tm_ce && ecn_before != PKT_ECN_CE && pkt_ecn(p) == PKT_ECN_CE)
+        sw->tm.ports[port].p4_marks++;
     /* the traffic manager's CE mark is on the wire whatever the program deparsed (a program
      * that rewrites the ECN field itself still sees the header as parsed at ingress) */
     if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
         pkt_set_ecn(p, PKT_ECN_CE);
     if (res.recirculate) {
         if (++st->passes > P4SW_MAX_PASSES) {
-            ps->pass_drops++;
+            sw->p4_limit_drops++;
             pkt_free(sim, p);
             return NULL;
         }
@@ -394,7 +398,7 @@ static int apply_multicast(struct p4switch *ps, const struct param_vec *v, struc
         for (uint32_t k = 0; k < m->ports.n; k++) {
             int64_t port = param_vec_int(&m->ports, k);
             if (port_ok(ps, port, m->ports.locs[k], d))
-                p4rt_mc_add_member(ps->pipe, (uint32_t)m->group, (uint32_t)port,
+                p4rt_mc_add_member(ps->pipe, (uint32_t)m->group, p4switch_port((uint32_t)port),
                                    (uint32_t)m->rid);
             else
                 errors++;
@@ -411,7 +415,8 @@ static int apply_mirror(struct p4switch *ps, const struct param_vec *v, struct d
         char err[512];
         if (!port_ok(ps, m->port, v->locs[i], d)) {
             errors++;
-        } else if (p4rt_mirror_add(ps->pipe, (uint32_t)m->session, (uint32_t)m->port, err,
+        } else if (p4rt_mirror_add(ps->pipe, (uint32_t)m->session,
+                                   p4switch_port((uint32_t)m->port), err,
                                    sizeof(err)) < 0) {
             diag_error(d, v->locs[i], "switch '%s': %s", ps->sw->node.name, err);
             errors++;
@@ -513,7 +518,7 @@ static int install_route_entries(struct p4switch *ps, uint32_t need, struct diag
         uint8_t m[6];
         pkt_host_mac(h, m);
         uint64_t ip = pkt_host_ip(h);
-        uint64_t portv = port;
+        uint64_t portv = p4switch_port(port);
         uint64_t mac = 0;
         for (int i = 0; i < 6; i++)
             mac = mac << 8 | m[i];
@@ -584,6 +589,51 @@ void p4switch_shared_inputs(const void *shared,
     }
 }
 
+/* The size of basic.p4's route table (BASIC_LPM_SIZE there). */
+#define BASIC_ROUTES 1024
+/* Route entries the switches of a scenario may hold together when basic_wide.p4 replaces
+ * basic.p4: one entry per destination host costs about 260 B (a k = 32 fat tree, 10.5 M
+ * entries: 2.8 GiB), so this keeps them near 4 GiB. */
+#define WIDE_ROUTE_BUDGET (16u << 20)
+
+/* basic.p4 for a switch it cannot serve — more than 511 ports (P4 ports above 511 need more
+ * than 9 bits) or more routes than its table holds — is basic_wide.p4 (16-bit ports, 2^20
+ * routes), with one note per scenario. NULL when the topology's routes could exceed
+ * WIDE_ROUTE_BUDGET (reported once: the scenario fails). */
+static const char *wide_variant(struct sw *sw, struct p4switch_programs *shared,
+                                struct src_loc loc, struct diag *d)
+{
+    if (strcmp(sw->cfg.program, "basic") != 0)
+        return sw->cfg.program;
+    bool ports = sw->node.nports > P4_DROP_PORT;
+    uint32_t routes = sw->cfg.routes == SWITCH_ROUTES_OFF ? 0 : route_set_reachable(&sw->routes);
+    if (!ports && routes <= BASIC_ROUTES)
+        return sw->cfg.program;
+    /* every switch may need a route per host: refuse before installing any */
+    const struct route_hosts *rh = sw->routes.hosts;
+    uint64_t bound = rh ? (uint64_t)rh->refs * rh->nhosts : 0;
+    if (bound > WIDE_ROUTE_BUDGET) {
+        if (!shared->wide_refused)
+            diag_error(d, loc,
+                       "switch '%s': the P4 route tables of this topology would hold up to "
+                       "%llu entries (%u switches x %u hosts, about 260 B each), more than %u; "
+                       "use program: none (fixed routing) for a fabric this large",
+                       sw->node.name, (unsigned long long)bound, rh->refs, rh->nhosts,
+                       WIDE_ROUTE_BUDGET);
+        shared->wide_refused = true;
+        return NULL;
+    }
+    if (!shared->wide_noted) {
+        fprintf(stderr,
+                "note: switch '%s' (and any other like it) runs basic_wide.p4 instead of "
+                "basic.p4: it has %s\n",
+                sw->node.name,
+                ports ? "more than 511 ports" : "more routes than basic.p4's table holds (1024)");
+        shared->wide_noted = true;
+    }
+    return "basic_wide";
+}
+
 int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where)
 {
     struct sw *sw = switch_of(n);
@@ -594,8 +644,10 @@ int p4switch_setup(struct node *n, const struct node_env *env, const struct para
     struct p4switch_programs *progs = env->shared;
     if (!progs->n)
         progs->cache = env->p4_cache;
-    const struct p4_prog *prog =
-        p4switch_program(progs, sw->cfg.program, env->scenario_file, loc, env->d);
+    const char *program = wide_variant(sw, progs, loc, env->d);
+    if (!program)
+        return 0; /* reported once by the first switch */
+    const struct p4_prog *prog = p4switch_program(progs, program, env->scenario_file, loc, env->d);
     if (!prog)
         return 1;
     int errors = p4switch_attach(sw, prog, env->d);

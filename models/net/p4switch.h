@@ -13,6 +13,7 @@
 #ifndef SIM_MODELS_NET_P4SWITCH_H
 #define SIM_MODELS_NET_P4SWITCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/net/switch.h"
@@ -27,7 +28,23 @@ struct p4switch_programs {
     const struct p4_prog **progs;
     size_t n;
     struct p4_cache *cache; /* where they come from (the caller's), NULL: loaded and owned here */
+    bool wide_noted; /* the note that basic_wide replaces basic was printed */
+    bool wide_refused;    /* the topology is too large for basic_wide's routes (reported) */
 };
+
+/* P4 port numbers. bmv2's drop port 511 is no port, so the switch's port p from 511 on is P4
+ * port p + 1: a program with 9-bit ports (basic.p4) reaches ports 0..510, one with 16-bit ports
+ * (basic_wide.p4) 65,534 ports. Below 511 the numbers are the same. Everything given to the
+ * program (ingress port, egress port, multicast and mirror ports, route entries) goes through
+ * p4switch_port, every port it names through p4switch_port_of. */
+static inline uint32_t p4switch_port(uint32_t port)
+{
+    return port < P4_DROP_PORT ? port : port + 1;
+}
+static inline uint32_t p4switch_port_of(uint32_t p4port)
+{
+    return p4port < P4_DROP_PORT ? p4port : p4port - 1;
+}
 
 void p4switch_programs_free(struct p4switch_programs *ps);
 /* The program `spec` names: "basic" / "tensorexpress" (p4/programs/NAME.p4 in ddlsim's data

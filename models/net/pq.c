@@ -100,3 +100,14 @@ struct pkt *pq_dequeue(struct pq *q, uint8_t allowed)
     }
     return NULL;
 }
+
+uint8_t pq_queues_allowed(const struct pq *q, uint8_t tc_allowed)
+{
+    uint8_t m = 0;
+    for (uint8_t i = 0; i < q->nprio; i++) {
+        const struct pkt *h = q->cls[i].head;
+        if (!h || ((tc_allowed >> (h->tc & 7)) & 1u))
+            m |= (uint8_t)(1u << i);
+    }
+    return m;
+}

@@ -57,6 +57,10 @@ void pq_enqueue(struct pq *q, struct pkt *p);
  * class; PFC clears the bits of paused classes), or returns NULL when they are all empty. */
 struct pkt *pq_dequeue(struct pq *q, uint8_t allowed);
 /* Class a packet goes to. */
+/* The queues that may send when only the traffic classes in `tc_allowed` may (PFC): a queue
+ * whose head packet's class is paused is held, whatever queue it sits in (head-of-line). */
+uint8_t pq_queues_allowed(const struct pq *q, uint8_t tc_allowed);
+
 static inline uint8_t pq_class_of(const struct pq *q, const struct pkt *p)
 {
     uint8_t c = q->by_tc ? p->tc : p->qclass;

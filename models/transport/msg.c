@@ -6,7 +6,8 @@
 #include "models/transport/udp.h"
 #include "sim/util.h"
 
-const char *const msg_preset_names[] = {"none", "grpc-tcp", "rpc-rdma", "rdma-zero-copy", NULL};
+const char *const msg_preset_names[] = {"none",           "grpc-tcp",    "rpc-rdma",
+                                        "rdma-zero-copy", "nccl-socket", "nccl-gdr", NULL};
 
 /* Preset values are ddlsim's reading of the RDMA-for-TensorFlow paper (Xue et al., EuroSys'19),
  * which gives their shape, not numbers: gRPC over TCP pays tens of µs per message and 2–3 copies
@@ -32,6 +33,22 @@ const char *msg_preset(enum msg_preset p, struct msg_cost *c)
         return "rdma";
     case MSG_PRESET_RDMA_ZERO_COPY:
         c->tx_fixed_ps = SIM_US(1); /* post the work request */
+        c->poll_ps = SIM_NS(1500);
+        return "rdma";
+    /* NCCL's socket transport stages each slice in pinned host memory (the GPU writes it there
+     * over PCIe) and its proxy thread moves it through the kernel socket: one CPU copy at the
+     * sender (user to socket buffer) and one at the receiver, both on the host's CPU at the
+     * single-core memcpy rate above. A host of a ring sends and receives at once, so it
+     * carries at most copy_bw / 2 = 20 Gb/s each way; NCCL issue 209 measured at most 60% of a
+     * 32 Gb/s wire over TCP (19.2 Gb/s each way: 38.4 Gb/s of copies, matching 5 GB/s). */
+    case MSG_PRESET_NCCL_SOCKET:
+        c->tx_copies = 1;
+        c->rx_copies = 1;
+        return "tcp";
+    /* GPUDirect RDMA: the NIC reads and writes GPU memory; the proxy posts a work request and
+     * polls its completion per slice, as the zero-copy device does. */
+    case MSG_PRESET_NCCL_GDR:
+        c->tx_fixed_ps = SIM_US(1);
         c->poll_ps = SIM_NS(1500);
         return "rdma";
     default:

@@ -39,7 +39,15 @@ static const struct param_def tcp_params[] = {
      "exchange SYN / SYN-ACK before data (else the connection starts established)"},
     {"limited_transmit", PARAM_BOOL, FP(limited_transmit), "true", NULL, NULL, NULL,
      "send a new segment on each of the first two duplicate ACKs (RFC 3042)"},
-    {"sack", PARAM_BOOL, FP(sack), "false", NULL, NULL, NULL,
+    {"nic_queue", PARAM_BOOL, FP(nic_queue), "false", NULL, NULL, NULL,
+     "queue every segment the window allows in the sender's NIC (nic_buffer applies) instead "
+     "of handing the NIC one segment whenever the wire frees"},
+    {"send_buffer", PARAM_SIZE, FP(send_buffer_bytes), "0", "0", "1GB", NULL,
+     "socket send buffer: bytes sent and not yet acknowledged (0 = no limit)"},
+    {"timestamps", PARAM_BOOL, FP(timestamps), "false", NULL, NULL, NULL,
+     "timestamps option (RFC 7323): an RTT sample from every ACK of new data, retransmissions "
+     "included; the option takes 12 of a segment's mss bytes"},
+    {"sack", PARAM_BOOL, FP(sack), "true", NULL, NULL, NULL,
      "selective acknowledgments (RFC 2018) and SACK-based loss recovery (RFC 6675)"},
     {"cwnd_interval", PARAM_TIME, FP(cwnd_interval_ps), "0", "0", NULL, NULL,
      "sample cwnd, flight and alpha this often into summary.json (0 = off)"},
@@ -85,6 +93,12 @@ static void timer_arm(struct sim *sim, struct evq_timer *t, sim_time_t *at, sim_
 
 /* ---------------------------------------------------------------- sender */
 
+/* The timestamps clock: nanoseconds, + 1 so that 0 means "nothing to echo". */
+static uint32_t ts_now(const struct tcp_flow *f)
+{
+    return (uint32_t)(flow_sim(f)->now / 1000 + 1);
+}
+
 static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, bool retx)
 {
     struct sim *sim = flow_sim(f);
@@ -118,6 +132,9 @@ static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, 
         .dscp = (uint8_t)c->dscp,
         .ecn = (ecn_on(f) && !retx) ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT,
         .payload_bytes = len + tag,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+        .tsecr = f->ts_peer,
     };
     tcp_hdr_build(p, &s);
     /* A stream's tag (the DDL shim) follows the TCP header in every segment; it is carried
@@ -130,7 +147,7 @@ static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, 
     if (retx) {
         st->retx_pkts++;
         f->rtt_timing = false; /* Karn: no sample across a retransmission */
-    } else if (!f->rtt_timing) {
+    } else if (!f->rtt_timing && !f->cfg.timestamps) {
         f->rtt_timing = true;
         f->rtt_seq = seq + len;
         f->rtt_sent_ps = sim->now;
@@ -151,15 +168,24 @@ static void check_stop(struct tcp_flow *f)
         f->total_bytes = f->snd_max;
 }
 
-static uint64_t send_window(const struct tcp_flow *f)
+/* What the receiver window and the send buffer allow outstanding. */
+static uint64_t window_cap(const struct tcp_flow *f)
 {
-    return MIN(f->cwnd_bytes, f->cfg.rcv_wnd_bytes);
+    uint64_t sb = f->cfg.send_buffer_bytes ? f->cfg.send_buffer_bytes : UINT64_MAX;
+    return MIN(f->cfg.rcv_wnd_bytes, sb);
 }
 
-/* Data bytes per segment: the MSS less a stream's per-segment tag. */
+static uint64_t send_window(const struct tcp_flow *f)
+{
+    return MIN(f->cwnd_bytes, window_cap(f));
+}
+
+/* Data bytes per segment: the MSS less a stream's per-segment tag and the timestamps option
+ * (as Linux sends mss - 12 with timestamps). */
 static uint64_t seg_max(const struct tcp_flow *f)
 {
-    return f->cfg.mss_bytes - flow_tag_bytes(&f->base);
+    uint64_t ts = f->cfg.timestamps ? TCP_TS_OPT_BYTES : 0;
+    return f->cfg.mss_bytes - flow_tag_bytes(&f->base) - ts;
 }
 
 /* Length of the next segment at snd_nxt if the window allows it, else 0. */
@@ -180,7 +206,7 @@ static uint32_t next_len(struct tcp_flow *f)
         len = MIN(len, MIN(f->snd_max, tcp_sack_next_block(&f->sb, f->snd_nxt)) - f->snd_nxt);
     uint64_t limit = f->snd_una + send_window(f);
     if (f->lt_bytes && f->snd_nxt >= f->snd_max) /* RFC 3042: new data only */
-        limit = f->snd_una + MIN(f->cwnd_bytes + f->lt_bytes, f->cfg.rcv_wnd_bytes);
+        limit = f->snd_una + MIN(f->cwnd_bytes + f->lt_bytes, window_cap(f));
     if (f->snd_nxt + len > limit)
         return 0;
     return (uint32_t)len;
@@ -205,6 +231,12 @@ static struct pkt *source_next(struct nic_source *s, struct host *h)
 
 static void maybe_activate(struct tcp_flow *f)
 {
+    if (f->cfg.nic_queue) { /* everything the window allows, into the NIC queue */
+        struct pkt *p;
+        while ((p = source_next(&f->source, f->base.src)) != NULL)
+            host_send(f->base.src, p);
+        return;
+    }
     if (!f->source.active && next_len(f) > 0)
         host_activate(f->base.src, &f->source);
 }
@@ -227,6 +259,7 @@ static uint64_t min_cwnd(const struct tcp_flow *f)
 /* RFC 6298 §2.2–2.4, in integer picoseconds. */
 static void rtt_sample(struct tcp_flow *f, sim_time_t r)
 {
+    f->rtt_samples++;
     if (f->srtt_ps == 0) {
         f->srtt_ps = r > 0 ? r : 1;
         f->rttvar_ps = r / 2;
@@ -293,7 +326,7 @@ static void sack_send(struct tcp_flow *f)
             return;
         len = MIN(seg_max(f), f->total_bytes - f->snd_max);
         len = flow_segment_limit(&f->base, f->snd_max, len);
-        if (len == 0 || f->snd_max + len > f->snd_una + f->cfg.rcv_wnd_bytes)
+        if (len == 0 || f->snd_max + len > f->snd_una + window_cap(f))
             return;
         host_send(f->base.src, make_segment(f, f->snd_max, (uint32_t)len, false));
         f->snd_max += len;
@@ -406,6 +439,8 @@ static void on_new_ack(struct tcp_flow *f, uint64_t ack, bool ece)
     if (f->rtt_timing && ack >= f->rtt_seq) {
         f->rtt_timing = false;
         rtt_sample(f, sim->now - f->rtt_sent_ps);
+    } else if (f->ts_rtt_ps >= 0) { /* RFC 7323 §4: every ACK of new data is a sample */
+        rtt_sample(f, f->ts_rtt_ps);
     }
     f->win_acked_bytes += acked;
     if (ece)
@@ -517,6 +552,9 @@ static void send_syn(struct tcp_flow *f, bool synack)
         .dscp = (uint8_t)f->cfg.common.dscp,
         .ecn = PKT_ECN_NOT_ECT,
         .sack_perm = f->cfg.sack,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+        .tsecr = synack ? f->ts_recent : 0,
     };
     if (ecn_on(f))
         s.flags |= (uint8_t)(synack ? TCP_ECE : TCP_ECE | TCP_CWR);
@@ -544,6 +582,9 @@ static void send_handshake_ack(struct tcp_flow *f)
         .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes >> f->wscale, 0xffff),
         .dscp = (uint8_t)f->cfg.common.dscp,
         .ecn = PKT_ECN_NOT_ECT,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+        .tsecr = f->ts_peer,
     };
     tcp_hdr_build(p, &s);
     host_send(f->base.src, p);
@@ -612,6 +653,12 @@ static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     uint64_t ack = unwrap(s.ack - wire_seq(f->snd_isn, 0), f->snd_una);
     if (ack > f->snd_max || ack < f->snd_una)
         return; /* acknowledges nothing we sent, or old */
+    f->ts_rtt_ps = -1;
+    if (f->cfg.timestamps && s.ts) {
+        f->ts_peer = s.tsval;
+        if (s.tsecr != 0)
+            f->ts_rtt_ps = (sim_time_t)(uint32_t)(ts_now(f) - s.tsecr) * 1000;
+    }
     if (f->cfg.sack)
         sack_update(f, &s, ack);
     if (ack > f->snd_una)
@@ -713,7 +760,11 @@ static void send_ack(struct tcp_flow *f, bool ece)
         .dscp = (uint8_t)f->cfg.common.dscp,
         .ecn = PKT_ECN_NOT_ECT, /* RFC 3168 §6.1.4: pure ACKs are not ECT */
         .payload_bytes = 0,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+        .tsecr = f->ts_recent,
     };
+    f->last_ack_sent = f->rcv_nxt;
     if (f->cfg.sack && f->rx.n > 0) {
         uint64_t b[TCP_SACK_MAX_BLOCKS][2];
         s.nsack = tcp_sack_rcv_blocks(&f->sack_rcv, &f->rx, b);
@@ -752,11 +803,17 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
         flow_note_rx(&f->base, p, sim->now);
         uint64_t pseq = unwrap(s.seq - wire_seq(f->snd_isn, 0), f->rcv_nxt);
         if (pseq + s.payload_bytes > f->rcv_nxt) /* new data: the tag is seen once */
-            flow_rx_packet(&f->base, p, TCP_HEADERS);
+            flow_rx_packet(&f->base, p, s.hdr_bytes);
     }
     pkt_free(sim, p);
     if (!ok)
         return;
+    if (f->cfg.timestamps && s.ts) { /* RFC 7323 §4.3: echo the segment that last advanced */
+        uint64_t sseq = unwrap(s.seq - wire_seq(f->snd_isn, 0), f->rcv_nxt);
+        bool syn = (s.flags & TCP_SYN) != 0;
+        if (syn || (sseq <= f->last_ack_sent && (int32_t)(s.tsval - f->ts_recent) >= 0))
+            f->ts_recent = s.tsval;
+    }
     if (s.flags & TCP_SYN) {
         /* answer every SYN: a repeated one means our SYN-ACK was lost */
         f->syns_rx++;
@@ -887,6 +944,7 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     f->ssthresh_bytes = UINT64_MAX;
     f->rto_ps = cfg->rto_init_ps;
     f->rto_deadline_ps = SIM_TIME_NEVER;
+    f->ts_rtt_ps = -1;
     f->delack_deadline_ps = SIM_TIME_NEVER;
     f->alpha = cfg->dctcp_alpha_init;
     evq_timer_init(&f->start, start_fire, EVQ_PHASE_DEFAULT);
@@ -939,6 +997,7 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
     json_object_set_new(o, "ece_acks", json_integer((json_int_t)f->ece_acks));
     json_object_set_new(o, "ecn_cuts", json_integer((json_int_t)f->ecn_cuts));
     json_object_set_new(o, "srtt_us", json_real((double)f->srtt_ps / 1e6));
+    json_object_set_new(o, "rtt_samples", json_integer((json_int_t)f->rtt_samples));
     json_object_set_new(o, "rto_us", json_real((double)f->rto_ps / 1e6));
     json_object_set_new(o, "acks_sent", json_integer((json_int_t)f->acks_sent));
     json_object_set_new(o, "syns_rx", json_integer((json_int_t)f->syns_rx));
@@ -974,7 +1033,8 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
 
 const struct flow_ops tcp_flow_ops = {
     .type = "tcp",
-    .summary = "TCP NewReno (RFC 5681/6582/6298) with ECN, delayed ACKs and DCTCP as an option",
+    .summary = "TCP NewReno (RFC 5681/6298) with SACK recovery (RFC 2018/6675) or RFC 6582, ECN, "
+               "delayed ACKs and DCTCP as an option",
     .params = tcp_params,
     .nparams = &tcp_nparams,
     .cfg_size = sizeof(struct tcp_flow_cfg),

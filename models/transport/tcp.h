@@ -11,7 +11,11 @@
  *
  * The sender keeps no packets: a (re)transmission is rebuilt from its byte range. New data is
  * pulled by the NIC (struct nic_source) when the link is idle and the window allows, so nothing
- * waits in the NIC queue; retransmissions are queued on the NIC ahead of new data. The receiver
+ * waits in the NIC queue (as Linux's TCP small queues keep it short); with `nic_queue` every
+ * segment the window allows goes into the NIC queue at once, where `nic_buffer` can drop it (as
+ * ns-3's stack and a NIC without such limits). Retransmissions are queued on the NIC ahead of
+ * new data. `send_buffer` caps the bytes sent and not yet acknowledged, as a socket's send
+ * buffer does. The receiver
  * keeps out-of-order data as a sorted list of byte ranges; bytes are counted delivered once,
  * when rcv_nxt passes them. With `sack` the receiver reports those ranges in SACK blocks and
  * the sender recovers by RFC 6675 (tcp_sack.h): in recovery cwnd stays at ssthresh and every
@@ -60,6 +64,9 @@ struct tcp_flow_cfg {
     bool handshake;              /* SYN / SYN-ACK before data */
     bool limited_transmit;       /* RFC 3042 */
     bool sack;                   /* SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) */
+    bool nic_queue;              /* new data queued in the NIC (under nic_buffer) when allowed */
+    uint64_t send_buffer_bytes;  /* at most this many bytes sent and unacknowledged (0: any) */
+    bool timestamps;             /* RFC 7323 timestamps: an RTT sample from every new ACK */
 };
 
 /* One sample of the sender's state (cwnd_interval). */
@@ -113,6 +120,9 @@ struct tcp_flow {
     sim_time_t rto_ps;          /* current, backoff included */
     sim_time_t rto_deadline_ps; /* SIM_TIME_NEVER = timer stopped */
     sim_time_t rto_timer_at_ps; /* where the heap entry sits while pending */
+    sim_time_t ts_rtt_ps;       /* timestamps: the sample the ACK being handled gives, or -1 */
+    uint32_t ts_peer;           /* timestamps, sender: the receiver's latest TSval, echoed */
+    uint64_t rtt_samples;
     /* DCTCP sender */
     double alpha;
     uint64_t win_end; /* α is updated when snd_una passes this */
@@ -123,6 +133,8 @@ struct tcp_flow {
     uint64_t rcv_nxt;
     struct ranges rx; /* out-of-order data above rcv_nxt (rx.prefix == rcv_nxt) */
     struct tcp_sack_rcv sack_rcv;  /* with sack: the blocks in the order they are reported */
+    uint32_t ts_recent;            /* timestamps: TSval the ACKs echo (RFC 7323 §4.3) */
+    uint64_t last_ack_sent;        /* rcv_nxt in the last ACK sent */
     uint32_t unacked_segs;         /* delayed ACK: in-order segments not yet acknowledged */
     bool ce_state;                 /* DCTCP receiver: CE of the last data segment */
     bool ece_latched;              /* RFC 3168 receiver: echo ECE until CWR arrives */

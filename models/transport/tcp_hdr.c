@@ -8,6 +8,8 @@
 static uint32_t opt_len(const struct tcp_seg *s)
 {
     uint32_t n = s->sack_perm ? 4 : 0;
+    if (s->ts)
+        n += TCP_TS_OPT_BYTES;
     if (s->nsack)
         n += 4 + 8u * s->nsack;
     return n;
@@ -21,6 +23,15 @@ static void write_opts(uint8_t *o, const struct tcp_seg *s)
         o[2] = TCP_OPT_SACK_PERM;
         o[3] = 2;
         o += 4;
+    }
+    if (s->ts) {
+        o[0] = 1;
+        o[1] = 1;
+        o[2] = TCP_OPT_TS;
+        o[3] = 10;
+        pkt_wr32(o + 4, s->tsval);
+        pkt_wr32(o + 8, s->tsecr);
+        o += TCP_TS_OPT_BYTES;
     }
     if (s->nsack) {
         o[0] = 1;
@@ -60,6 +71,7 @@ static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
 {
     s->sack_perm = false;
     s->nsack = 0;
+    s->ts = false;
     for (uint32_t i = 0; i < n;) {
         uint8_t kind = o[i];
         if (kind == 0)
@@ -73,6 +85,10 @@ static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
         uint8_t len = o[i + 1];
         if (kind == TCP_OPT_SACK_PERM) {
             s->sack_perm = true;
+        } else if (kind == TCP_OPT_TS && len == 10) {
+            s->ts = true;
+            s->tsval = pkt_rd32(o + i + 2);
+            s->tsecr = pkt_rd32(o + i + 6);
         } else if (kind == TCP_OPT_SACK) {
             for (uint32_t b = 0; b + 8 <= (uint32_t)len - 2 && s->nsack < TCP_SACK_MAX_BLOCKS;
                  b += 8) {
@@ -108,6 +124,7 @@ bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
     s->flags = t[13];
     s->window = pkt_rd16(t + 14);
     s->payload_bytes = ip_len - IPV4_HDR_LEN - doff;
+    s->hdr_bytes = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN + doff);
     parse_opts(t + TCP_HDR_LEN, MIN(doff, (uint32_t)(p->hdr_len - TCP_HEADERS + TCP_HDR_LEN)) -
                                     TCP_HDR_LEN, s);
     return true;

@@ -1,6 +1,6 @@
 /* TCP/IPv4 segments as wire bytes: Ethernet + IPv4 (protocol 6, ECN bits in the TOS byte) +
  * a 20-byte TCP header (RFC 9293 §3.1; ECE/CWR flags per RFC 3168 §6.1) plus the SACK options
- * when a flow uses them (RFC 2018).
+ * (RFC 2018) and the timestamps option (RFC 7323) when a flow uses them.
  * The payload is only a length: it sets the IPv4 total length and the frame size. The IPv4
  * checksum is valid; the TCP checksum is left 0 because the payload bytes do not exist.
  * A pure ACK is 54 bytes; an Ethernet link pads it to the 60-byte minimum as a NIC would
@@ -32,6 +32,8 @@ enum tcp_flag {
 #define TCP_SACK_MAX_BLOCKS 4 /* RFC 2018 §3: at most 4 blocks in the 40 option bytes */
 #define TCP_OPT_SACK_PERM 4
 #define TCP_OPT_SACK 5
+#define TCP_OPT_TS 8
+#define TCP_TS_OPT_BYTES 12 /* NOP, NOP, kind 8, length 10, TSval, TSecr (RFC 7323 §3) */
 
 struct tcp_seg {
     uint32_t src_ip;
@@ -48,6 +50,10 @@ struct tcp_seg {
     bool sack_perm;  /* SYN / SYN-ACK: SACK-permitted option (RFC 2018 §2) */
     uint8_t nsack;   /* SACK blocks (RFC 2018 §3), wire sequence numbers [left, right) */
     uint32_t sack[TCP_SACK_MAX_BLOCKS][2];
+    bool ts;         /* timestamps option (RFC 7323 §3): TSval, TSecr */
+    uint32_t tsval;
+    uint32_t tsecr;
+    uint16_t hdr_bytes; /* parsed: Ethernet + IPv4 + TCP header with options */
 };
 
 /* Writes the headers of s into p (hdr, hdr_len, size_bytes). Options (SACK-permitted, SACK

@@ -179,6 +179,8 @@ char *p4cpp_run(const char *path, const char *include_dir, FILE *diag_out, size_
         close(err[0]);
         run_cpp(path, include_dir, out[1], err[1]);
     }
+    if (pid > 0)
+        setpgid(pid, pid); /* also here: the child may not have run yet when it is killed */
     close(out[1]);
     close(err[1]);
     if (pid < 0) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define STF_MAX_PORTS 512
 #define STF_MAX_JOBS 4096 /* per input packet: bounds recirculation loops */
@@ -1053,8 +1054,15 @@ static void compare(struct stf *s)
 int p4stf_run(const struct p4_prog *prog, const char *stf_path, FILE *out, FILE *err)
 {
     FILE *f = fopen(stf_path, "r");
-    if (!f) {
-        fprintf(err, "%s: error: cannot open file\n", stf_path);
+    struct stat st;
+    const char *why = !f ? strerror(errno)
+                      : fstat(fileno(f), &st) != 0 ? strerror(errno)
+                      : S_ISDIR(st.st_mode) ? "is a folder, not an STF script"
+                      : NULL;
+    if (why) {
+        fprintf(err, "%s: error: cannot open file: %s\n", stf_path, why);
+        if (f)
+            fclose(f);
         return 2;
     }
     struct stf *s = p4util_calloc(1, sizeof(*s));

@@ -19,11 +19,12 @@ match_kind {
 
 const bit<32> __v1model_version = V1MODEL_VERSION;
 
-#if V1MODEL_VERSION >= 20200408
-typedef bit<9>  PortId_t;
-#else
-typedef bit<9>  PortId_t;
+/* ddlsim: the width of port numbers; 9 as in bmv2 unless a program defines it before including
+ * this file (basic_wide.p4: 16). Port 511 is the drop port whatever the width. */
+#ifndef V1MODEL_PORT_BITS
+#define V1MODEL_PORT_BITS 9
 #endif
+typedef bit<V1MODEL_PORT_BITS> PortId_t;
 
 @metadata @name("standard_metadata")
 struct standard_metadata_t {

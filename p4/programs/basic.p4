@@ -1,12 +1,17 @@
 /* basic.p4: L3 forwarding. Parses Ethernet/IPv4, looks the destination up in the lpm table
  * ipv4_lpm (filled by the scenario builder or STF), rewrites MACs, decrements the TTL and
- * recomputes the IPv4 header checksum. Packets that miss are dropped. */
+ * recomputes the IPv4 header checksum. Packets that miss are dropped. basic_wide.p4 is this
+ * program with wider ports and a larger table (V1MODEL_PORT_BITS, BASIC_LPM_SIZE). */
 #include <core.p4>
 #include <v1model.p4>
 
+#ifndef BASIC_LPM_SIZE
+#define BASIC_LPM_SIZE 1024
+#endif
+
 const bit<16> TYPE_IPV4 = 0x800;
 
-typedef bit<9>  egressSpec_t;
+typedef PortId_t egressSpec_t;
 typedef bit<48> macAddr_t;
 typedef bit<32> ip4Addr_t;
 
@@ -88,7 +93,7 @@ control MyIngress(inout headers hdr,
             drop;
             NoAction;
         }
-        size = 1024;
+        size = BASIC_LPM_SIZE;
         default_action = drop();
     }
 

@@ -21,6 +21,7 @@ struct builder {
     size_t *kind_of;       /* declaration index → registry node kind */
     struct param_layers *where; /* declaration index → its configuration layers */
     const struct cfg_node *def[BUILD_NSECTIONS]; /* defaults.link, ... */
+    uint64_t max_memory; /* scenario_opts.max_memory */
     int errors;
 };
 

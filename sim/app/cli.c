@@ -16,6 +16,7 @@
 #include "sim/app/report.h"
 #include "sim/app/scenario.h"
 #include "sim/app/sweep_run.h"
+#include "sim/units.h"
 #include "sim/util.h"
 
 #define EXIT_BAD_INPUT 2
@@ -26,9 +27,10 @@ static const char usage[] =
     "  run FILE.yaml [--out DIR] [--seed N] [--set KEY=VALUE]... [--pcap NODE:PORT,...] [--quiet]\n"
     "      [--p4-exec=compiled|interp]  the engine of P4 switches (default compiled; interp:\n"
     "                         the reference interpreter, same results)\n"
+    "      [--max-memory SIZE]\n"
     "      [--plot]           run a scenario; results go to DIR (default out/<file name>);\n"
     "                         --plot draws them into DIR/plots/\n"
-    "  check FILE.yaml [--set KEY=VALUE]...\n"
+    "  check FILE.yaml [--set KEY=VALUE]... [--max-memory SIZE]\n"
     "                         validate a scenario; every error as file:line:col\n"
     "  sweep FILE.yaml [--out DIR] [-j N] [--resume] [--keep] [--quiet] ...\n"
     "                         run a scenario over parameter axes into one CSV\n"
@@ -87,6 +89,7 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         {"set", required_argument, NULL, 'S'},  {"pcap", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
         {"plot", no_argument, NULL, 'P'},       {"p4-exec", required_argument, NULL, 'X'},
+        {"max-memory", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
@@ -102,8 +105,12 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         case 'q':
         case 'P':
             if (!run) {
-                fprintf(stderr, "ddlsim: error: option '%s' applies to run only\n",
-                        argv[optind - 1]);
+                const char *name = "?";
+                for (const struct option *lo = longopts; lo->name; lo++) {
+                    if (lo->val == c)
+                        name = lo->name;
+                }
+                fprintf(stderr, "ddlsim: error: option '--%s' applies to run only\n", name);
                 return EXIT_BAD_INPUT;
             }
             if (c == 'o')
@@ -140,6 +147,16 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
                 strcmp(optarg, "interp") ? "defaults.switch.p4_exec=compiled"
                                          : "defaults.switch.p4_exec=interp";
             break;
+        case 'M': {
+            char err[256] = "";
+            int urc = units_parse_size(optarg, &a->opts.max_memory, err, sizeof(err));
+            if (urc < 0 || a->opts.max_memory == 0) {
+                fprintf(stderr, "ddlsim: error: --max-memory: %s\n",
+                        urc < 0 ? err : "must be more than 0");
+                return EXIT_BAD_INPUT;
+            }
+            break;
+        }
         case 'h':
             fputs(usage, stdout);
             exit(0);

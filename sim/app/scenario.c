@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/app/build.h"
+#include "sim/app/estimate.h"
 #include "sim/app/registry.h"
 #include "sim/util.h"
 
@@ -49,6 +50,11 @@ static void build_all(struct builder *b)
     build_check_defaults(b);
     int topo_errors = topo_collect(&b->topo, b->sc->doc->root, b->d);
     b->errors += topo_errors;
+    if (topo_errors == 0 &&
+        estimate_check(&b->topo, b->sc->doc->root, estimate_limit(b->max_memory), b->d) < 0) {
+        b->errors++;
+        return;
+    }
     if (topo_errors == 0) {
         build_nodes(b);
         build_links(b);
@@ -72,7 +78,7 @@ static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o
     sc->doc = doc;
     sc->diag = d;
     sc->p4_cache = o ? o->p4_cache : NULL;
-    struct builder b = {.sc = sc, .d = d};
+    struct builder b = {.sc = sc, .d = d, .max_memory = o ? o->max_memory : 0};
     diag_hold(d);
     for (int i = 0; o && i < o->nsets; i++) {
         if (cfg_set(doc, o->sets[i], d) < 0)

@@ -80,6 +80,7 @@ struct scenario_opts {
     int nassigns;
     bool seed_given;
     uint64_t seed;
+    uint64_t max_memory; /* bytes a build may need (estimate.h); 0: the machine's */
     /* Loaded P4 programs to take programs from and add them to (p4/engine/p4cache.h), owned
      * by the caller and kept across scenarios (sweep workers); NULL: loaded per scenario. */
     struct p4_cache *p4_cache;
