@@ -173,10 +173,11 @@ $(BUILD)/fuzz/fuzz_scenario: fuzz/fuzz_scenario.c $(FUZZ_YAML_SRCS)
 $(BUILD)/fuzz/corpus-scenario:
 	@mkdir -p $@
 	@cp configs/*.yaml tests/bad/*.yaml $@/
+	@for f in tests/hostile/*/*.yaml; do cp $$f $@/hostile-$$(basename $$f); done
 
 fuzz-yaml: $(BUILD)/fuzz/fuzz_scenario $(BUILD)/fuzz/corpus-scenario
-	$(BUILD)/fuzz/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
-		$(BUILD)/fuzz/corpus-scenario
+	$(BUILD)/fuzz/fuzz_scenario -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=20 \
+		-rss_limit_mb=2048 -malloc_limit_mb=1024 $(BUILD)/fuzz/corpus-scenario
 
 fuzz: fuzz-yaml
 .PHONY: fuzz-yaml

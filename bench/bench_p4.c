@@ -1,6 +1,9 @@
 /* Per-packet cost of the P4 engine: one full pass (parser, verify, ingress, egress,
  * checksum, deparser) through basic.p4 with one lpm lookup, and through a program with
- * three tables and a register read-modify-write. Run from the repository root. */
+ * three tables and a register read-modify-write, on the compiled engine and on the
+ * interpreter. Times are CPU time of this thread (the best of 5 rounds), so other load on the
+ * machine inflates them less than wall time would. Run from the repository root. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +65,7 @@ static const uint8_t packet[] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
 static double now_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -94,6 +97,55 @@ static double run(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
     return (t1 - t0) / (double)n;
 }
 
+/* aggregation.p4: contributions (64 int32 values) of 32 workers over 2048 slots; packet i
+ * is worker (i / 2048) % 32's block for slot i % 2048, so most passes add into a slot and
+ * one in 32 completes it (multicast to the group). */
+static double run_agg(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
+{
+    enum { LEN = 14 + 20 + 8 + 16 + 256 };
+    uint8_t pkt[LEN] = {0};
+    static const uint8_t head[] = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+                                   0x45, 0x02, 0x01, 0x2c, 0, 0, 0, 0, 0x40, 0x11, 0, 0,
+                                   0x0a, 0, 0, 0x01, 0x0a, 0, 0, 0x09,
+                                   0xa6, 0x01, 0xa6, 0x6a, 0x01, 0x18, 0, 0};
+    memcpy(pkt, head, sizeof(head));
+    uint8_t *agg = pkt + sizeof(head);
+    agg[1] = 5;   /* job */
+    agg[9] = 32;  /* fan-in */
+    for (int i = 0; i < 256; i++)
+        agg[16 + i] = (uint8_t)(i * 7);
+    uint64_t *state = calloc(1, p4_prog_state_bytes(prog) + 8);
+    uint8_t out[512];
+    struct p4_ingress_in in = {pkt, LEN, LEN, 1, 0, NULL, -1};
+    struct p4_ingress_out io;
+    struct p4_egress_in ein;
+    memset(&ein, 0, sizeof(ein));
+    ein.bytes = pkt;
+    ein.len = LEN;
+    ein.out = out;
+    ein.out_cap = sizeof(out);
+    struct p4_egress_out eo;
+    unsigned sink = 0;
+    double t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        uint32_t slot = (uint32_t)(i % 2048);
+        agg[4] = (uint8_t)(slot >> 24);
+        agg[5] = (uint8_t)(slot >> 16);
+        agg[6] = (uint8_t)(slot >> 8);
+        agg[7] = (uint8_t)slot;
+        agg[8] = (uint8_t)((i / 2048) % 32);
+        p4_pipe_ingress(pipe, state, &in, &io);
+        ein.egress_port = io.egress_port;
+        p4_pipe_egress(pipe, state, &ein, &eo);
+        sink += eo.out_len + io.fwd;
+    }
+    double t1 = now_ns();
+    if (sink == 42)
+        printf(" ");
+    free(state);
+    return (t1 - t0) / (double)n;
+}
+
 static int add(struct p4_pipe *pipe, const char *table, const char *key, const char *kval,
                const char *action, const char *arg, const char *aval, int prio)
 {
@@ -107,19 +159,21 @@ static int add(struct p4_pipe *pipe, const char *table, const char *key, const c
     return 0;
 }
 
-int main(void)
+/* The pipelines of both programs on one engine, with the same entries. */
+struct pipes {
+    struct p4_pipe *basic;
+    struct p4_pipe *three;
+};
+
+static void setup(struct pipes *p, const struct p4_prog *basic, const struct p4_prog *three,
+                  enum p4_exec exec)
 {
-    const char *inc = getenv("DDLSIM_P4_INCLUDE") ? getenv("DDLSIM_P4_INCLUDE") : "p4/include";
-    int nerr;
-    struct p4_prog *basic = p4_prog_load("p4/programs/basic.p4", inc, stderr, &nerr);
-    struct p4_prog *three =
-        p4_prog_load_text("three_tables.p4", three_tables, inc, true, stderr, &nerr);
-    if (!basic || !three) {
-        fprintf(stderr, "bench_p4: cannot load programs (run from the repository root)\n");
-        return 1;
-    }
-    struct p4_pipe *pb = p4_pipe_create(basic, NULL);
-    struct p4_pipe *pt = p4_pipe_create(three, NULL);
+    struct p4_host host = {0};
+    host.exec = exec;
+    p->basic = p4_pipe_create(basic, &host);
+    p->three = p4_pipe_create(three, &host);
+    struct p4_pipe *pb = p->basic;
+    struct p4_pipe *pt = p->three;
     char route[64];
     char err[256];
     for (int i = 0; i < 64; i++) {
@@ -135,19 +189,73 @@ int main(void)
     add(pt, "acl", "h.ip.src", "0x0a0000**", "set_cls", "c", "3", 10);
     add(pt, "route", "h.ip.dst", "0x0a000100/24", "fwd", "port", "1", 0);
     add(pt, "qos", "m.cls", "3", "set_prio", "p", "5", 0);
-    long n = getenv("BENCH_P4_N") ? atol(getenv("BENCH_P4_N")) : 2000000;
+}
+
+/* The best of 5 rounds of n passes. */
+static double best(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
+{
+    double b = 0;
+    for (int r = 0; r < 5; r++) {
+        double t = run(pipe, prog, n);
+        if (r == 0 || t < b)
+            b = t;
+    }
+    return b;
+}
+
+int main(void)
+{
+    const char *inc = getenv("DDLSIM_P4_INCLUDE") ? getenv("DDLSIM_P4_INCLUDE") : "p4/include";
+    int nerr;
+    struct p4_prog *basic = p4_prog_load("p4/programs/basic.p4", inc, stderr, &nerr);
+    struct p4_prog *three =
+        p4_prog_load_text("three_tables.p4", three_tables, inc, true, stderr, &nerr);
+    if (!basic || !three) {
+        fprintf(stderr, "bench_p4: cannot load programs (run from the repository root)\n");
+        return 1;
+    }
+    long n = getenv("BENCH_P4_N") ? atol(getenv("BENCH_P4_N")) : 400000;
     if (n < 10)
         n = 10;
-    run(pb, basic, n / 10); /* warm up */
-    double b = run(pb, basic, n);
-    double t = run(pt, three, n);
+    struct pipes c;
+    struct pipes i;
+    setup(&c, basic, three, P4_EXEC_COMPILED);
+    setup(&i, basic, three, P4_EXEC_INTERP);
+    /* BENCH_P4_ENGINE=compiled or interp runs only that engine (for profilers) */
+    const char *only = getenv("BENCH_P4_ENGINE") ? getenv("BENCH_P4_ENGINE") : "";
+    bool rc = strcmp(only, "interp") != 0;
+    bool ri = strcmp(only, "compiled") != 0;
+    run(c.basic, basic, n / 10); /* warm up */
+    double cb = rc ? best(c.basic, basic, n) : 0;
+    double ct = rc ? best(c.three, three, n) : 0;
+    double ib = ri ? best(i.basic, basic, n) : 0;
+    double it = ri ? best(i.three, three, n) : 0;
     printf("bench_p4: basic.p4 (parse Eth/IPv4, lpm over 65 routes, checksum, deparse): "
-           "%.1f ns/packet\n",
-           b);
-    printf("bench_p4: three tables + register read-modify-write: %.1f ns/packet\n", t);
-    printf("bench_p4: target <= 300 ns/packet: %s\n", b <= 300 && t <= 300 ? "met" : "MISSED");
-    p4_pipe_destroy(pb);
-    p4_pipe_destroy(pt);
+           "%.1f ns/pass compiled, %.1f ns/pass interpreted\n",
+           cb, ib);
+    printf("bench_p4: three tables + register read-modify-write: %.1f ns/pass compiled, "
+           "%.1f ns/pass interpreted\n",
+           ct, it);
+    printf("bench_p4: targets (compiled) basic.p4 <= 80 ns: %s, three tables <= 120 ns: %s\n",
+           cb <= 80 ? "met" : "MISSED", ct <= 120 ? "met" : "MISSED");
+    struct p4_prog *agg = p4_prog_load("p4/programs/aggregation.p4", inc, stderr, &nerr);
+    if (!agg) {
+        fprintf(stderr, "bench_p4: cannot load p4/programs/aggregation.p4\n");
+        return 1;
+    }
+    struct p4_host host = {0};
+    host.exec = P4_EXEC_COMPILED;
+    struct p4_pipe *pa = p4_pipe_create(agg, &host);
+    p4rt_mc_add_member(pa, 6, 1, 0);
+    double g = run_agg(pa, agg, n / 4);
+    printf("bench_p4: aggregation.p4 (a contribution of 64 int32 values: slot registers, 64 "
+           "register adds, completion every 32nd): %.1f ns/pass compiled\n",
+           g);
+    p4_pipe_destroy(pa);
+    p4_prog_free(agg);
+    struct p4_pipe *all[4] = {c.basic, c.three, i.basic, i.three};
+    for (int k = 0; k < 4; k++)
+        p4_pipe_destroy(all[k]);
     p4_prog_free(basic);
     p4_prog_free(three);
     return 0;

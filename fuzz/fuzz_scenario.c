@@ -1,6 +1,8 @@
-/* libFuzzer target for the scenario front end: YAML parsing, parameter decoding, validation and
- * building. Bad input must end in located errors (never a crash, leak or hang); a scenario that
- * loads is destroyed without running (a random scenario could run for a long simulated time). */
+/* libFuzzer target for scenarios: YAML parsing, parameter decoding, validation, the memory
+ * estimate, building, and then the simulation itself for a bounded number of events. Bad input
+ * must end in located errors, and a scenario that loads must run without a crash, a leak, an
+ * overflow (UBSan) or unbounded memory: the build may need at most FUZZ_MAX_MEMORY by the
+ * estimate, and libFuzzer's -rss_limit_mb bounds the rest (make fuzz-yaml). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,8 +10,19 @@
 #include <string.h>
 
 #include "sim/app/scenario.h"
+#include "sim/sim.h"
+
+#define FUZZ_MAX_MEMORY (256ULL << 20)
+#define FUZZ_MAX_EVENTS 20000
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void stop_now(struct sim *sim, uint64_t events, void *ud)
+{
+    (void)events;
+    (void)ud;
+    sim_stop(sim);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,9 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *sink = fopen("/dev/null", "w");
     struct diag d;
     diag_init(&d, sink);
-    struct scenario *sc = scenario_load_string("fuzz.yaml", text, NULL, &d);
-    if (sc)
+    struct scenario_opts o = {.max_memory = FUZZ_MAX_MEMORY};
+    struct scenario *sc = scenario_load_string("fuzz.yaml", text, &o, &d);
+    if (sc) {
+        sc->sim->hook = (struct sim_hook){stop_now, NULL, FUZZ_MAX_EVENTS};
+        scenario_run(sc);
         scenario_destroy(sc);
+    }
     fclose(sink);
     free(text);
     return 0;

@@ -1,6 +1,9 @@
 # P4 engine extras, included by the top-level Makefile.
-#   make fuzz    libFuzzer (clang) on the P4 front end and the STF runner, bounded time,
-#                seeded with the .p4/.stf files of the tree. FUZZ_SECONDS per target.
+#   make fuzz    libFuzzer (clang) on the P4 front end (fuzz_p4front: parser to IR, no cpp;
+#                fuzz_p4cpp: the whole load path through the bounded preprocessor), on inputs
+#                up to 256 KB, and the STF runner (fuzz_p4stf: every program of p4/programs,
+#                picked by the first byte of an input); bounded time, seeded with the .p4/.stf
+#                files of the tree and tests/hostile. FUZZ_SECONDS per target.
 
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 60
@@ -20,12 +23,25 @@ $(FUZZ_DIR)/corpus-p4front:
 		cpp -C -undef -nostdinc -x assembler-with-cpp -D__TARGET_BMV2__ -I p4/include $$f \
 			> $@/$$(basename $$f).pp 2>/dev/null || true; done
 
+$(FUZZ_DIR)/corpus-p4cpp:
+	@mkdir -p $@
+	@cp tests/p4/*.p4 p4/programs/*.p4 $@/
+	@for f in tests/hostile/p4/*.p4; do cp $$f $@/hostile-$$(basename $$f); done
+
+# an STF seed is one byte (the program: its index in p4/programs) and a script
 $(FUZZ_DIR)/corpus-p4stf:
 	@mkdir -p $@
-	@cp tests/p4/*.stf $@/
+	@for f in tests/p4/*.stf; do for i in 0 1 2 3; do \
+		{ printf "\\$$(printf %o $$i)"; cat $$f; } >$@/$$i-$$(basename $$f); done; done
 
-fuzz: $(FUZZ_TARGETS) $(FUZZ_DIR)/corpus-p4front $(FUZZ_DIR)/corpus-p4stf
-	$(FUZZ_DIR)/fuzz_p4front -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		-timeout=10 $(FUZZ_DIR)/corpus-p4front
-	$(FUZZ_DIR)/fuzz_p4stf -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
-		$(FUZZ_DIR)/corpus-p4stf
+fuzz: fuzz-p4front fuzz-p4cpp fuzz-p4stf
+fuzz-p4front: $(FUZZ_DIR)/fuzz_p4front $(FUZZ_DIR)/corpus-p4front
+	$(FUZZ_DIR)/fuzz_p4front -max_total_time=$(FUZZ_SECONDS) -max_len=262144 \
+		-timeout=10 -rss_limit_mb=2048 $(FUZZ_DIR)/corpus-p4front
+fuzz-p4cpp: $(FUZZ_DIR)/fuzz_p4cpp $(FUZZ_DIR)/corpus-p4cpp
+	$(FUZZ_DIR)/fuzz_p4cpp -max_total_time=$(FUZZ_SECONDS) -max_len=262144 \
+		-timeout=30 -rss_limit_mb=2048 $(FUZZ_DIR)/corpus-p4cpp
+fuzz-p4stf: $(FUZZ_DIR)/fuzz_p4stf $(FUZZ_DIR)/corpus-p4stf
+	$(FUZZ_DIR)/fuzz_p4stf -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-rss_limit_mb=2048 $(FUZZ_DIR)/corpus-p4stf
+.PHONY: fuzz-p4front fuzz-p4cpp fuzz-p4stf

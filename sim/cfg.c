@@ -4,11 +4,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "sim/util.h"
 
 #define CFG_MAX_DEPTH 64
+#define CFG_MAX_FILE_BYTES (64L << 20)
+/* Aliases share nodes, so a small file can stand for an exponential tree ("billion laughs":
+ * 24 levels of [*a, *a] are 16 million nodes), which a copy (--set, sweeps) or a walk over a
+ * list would expand. A loaded tree may stand for at most this many nodes; an explicit list of
+ * a million hosts is about three million. */
+#define CFG_MAX_EXPANDED 4000000ULL
+
 
 struct anchor {
     char *name;
@@ -17,6 +25,8 @@ struct anchor {
 
 struct loader {
     struct cfg_doc *doc;
+    const char *file; /* the name locations carry (the document's, or a --set source) */
+    int end_col;      /* a --set value: one line; a mark past it is at this column */
     struct diag *d;
     yaml_parser_t parser;
     struct anchor *anchors;
@@ -51,6 +61,7 @@ struct cfg_node *cfg_new(struct cfg_doc *doc, enum cfg_kind kind, struct src_loc
     struct cfg_node *n = xcalloc(1, sizeof(*n));
     n->kind = kind;
     n->loc = loc;
+    n->expanded = 1;
     if (doc->narena == doc->cap_arena) {
         doc->cap_arena = doc->cap_arena ? 2 * doc->cap_arena : 64;
         doc->arena = xrealloc(doc->arena, doc->cap_arena * sizeof(*doc->arena));
@@ -100,7 +111,9 @@ void cfg_seq_push(struct cfg_doc *doc, struct cfg_node *seq, struct cfg_node *v)
 
 static struct src_loc mark_loc(struct loader *L, yaml_mark_t m)
 {
-    return (struct src_loc){L->doc->file, (int)m.line + 1, (int)m.column + 1};
+    if (L->end_col && m.line > 0)
+        return (struct src_loc){L->file, 1, L->end_col};
+    return (struct src_loc){L->file ? L->file : L->doc->file, (int)m.line + 1, (int)m.column + 1};
 }
 
 static void add_anchor(struct loader *L, const yaml_char_t *name, struct cfg_node *n)
@@ -126,6 +139,26 @@ static int next_event(struct loader *L, yaml_event_t *ev)
     return 0;
 }
 
+/* Sets n->expanded from its items; reports an error when the limit is passed. */
+static bool expanded_ok(struct loader *L, struct cfg_node *n)
+{
+    uint64_t sum = 1;
+    for (size_t i = 0; i < n->n; i++) {
+        sum += n->items[i]->expanded;
+        if (sum > CFG_MAX_EXPANDED)
+            break;
+    }
+    n->expanded = sum;
+    if (sum <= CFG_MAX_EXPANDED)
+        return true;
+    diag_error(L->d, n->loc,
+               "YAML aliases make this stand for more than %llu values; write it out or use "
+               "fewer aliases of aliases",
+               CFG_MAX_EXPANDED);
+    L->failed = 1;
+    return false;
+}
+
 static struct cfg_node *load_node(struct loader *L, yaml_event_t *ev, int depth);
 
 static struct cfg_node *load_map(struct loader *L, yaml_event_t *start, int depth)
@@ -138,7 +171,7 @@ static struct cfg_node *load_map(struct loader *L, yaml_event_t *start, int dept
             return NULL;
         if (ev.type == YAML_MAPPING_END_EVENT) {
             yaml_event_delete(&ev);
-            return map;
+            return expanded_ok(L, map) ? map : NULL;
         }
         struct src_loc kloc = mark_loc(L, ev.start_mark);
         if (ev.type != YAML_SCALAR_EVENT) {
@@ -180,7 +213,7 @@ static struct cfg_node *load_seq(struct loader *L, yaml_event_t *start, int dept
             return NULL;
         if (ev.type == YAML_SEQUENCE_END_EVENT) {
             yaml_event_delete(&ev);
-            return seq;
+            return expanded_ok(L, seq) ? seq : NULL;
         }
         struct cfg_node *v = load_node(L, &ev, depth + 1);
         yaml_event_delete(&ev);
@@ -235,18 +268,29 @@ static struct cfg_node *load_node(struct loader *L, yaml_event_t *ev, int depth)
     }
 }
 
-static struct cfg_doc *load(struct loader *L)
+/* Reads one YAML document's root node into L->doc's arena; NULL (and L->failed) on error, a
+ * null node for an empty document. Frees the parser. */
+static struct cfg_node *load_root(struct loader *L)
 {
-    struct cfg_doc *doc = L->doc;
     yaml_event_t ev;
     struct cfg_node *root = NULL;
     bool done = false;
+    bool ended = false; /* the first document ended: only the end of the stream may follow */
     while (!done && next_event(L, &ev) == 0) {
         switch (ev.type) {
         case YAML_STREAM_START_EVENT:
+            break;
         case YAML_DOCUMENT_START_EVENT:
+            if (ended) {
+                diag_error(L->d, mark_loc(L, ev.start_mark),
+                           "a second YAML document starts here; a scenario file holds one");
+                L->failed = 1;
+                done = true;
+            }
             break;
         case YAML_DOCUMENT_END_EVENT:
+            ended = true;
+            break;
         case YAML_STREAM_END_EVENT:
             done = true;
             break;
@@ -262,7 +306,17 @@ static struct cfg_doc *load(struct loader *L)
         free(L->anchors[i].name);
     free(L->anchors);
     yaml_parser_delete(&L->parser);
-    if (L->failed || diag_count(L->d) > 0) {
+    if (!root && !L->failed)
+        root = cfg_new(L->doc, CFG_NULL, (struct src_loc){L->doc->file, 1, 1});
+    return L->failed ? NULL : root;
+}
+
+static struct cfg_doc *load(struct loader *L)
+{
+    struct cfg_doc *doc = L->doc;
+    int before = diag_count(L->d);
+    struct cfg_node *root = load_root(L);
+    if (!root || diag_count(L->d) > before) {
         cfg_free(doc);
         return NULL;
     }
@@ -305,6 +359,21 @@ struct cfg_doc *cfg_load_file(const char *path, struct diag *d)
     FILE *f = fopen(path, "rb");
     if (!f) {
         diag_error(d, (struct src_loc){path, 0, 0}, "cannot open scenario: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    const char *why = NULL;
+    if (fstat(fileno(f), &st) != 0)
+        why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        why = "it is a folder, not a scenario file";
+    else if (!S_ISREG(st.st_mode))
+        why = "it is not a regular file";
+    else if (st.st_size > CFG_MAX_FILE_BYTES)
+        why = "it is larger than the limit of 64 MB";
+    if (why) {
+        diag_error(d, (struct src_loc){path, 0, 0}, "cannot read scenario: %s", why);
+        fclose(f);
         return NULL;
     }
     struct loader L = {.doc = doc_new(path), .d = d};
@@ -432,22 +501,63 @@ static int place(struct cfg_doc *doc, char *path, struct cfg_node *v, struct src
     return -1;
 }
 
+/* Parses the value of a --set as YAML (a scalar, or a list or map in flow style) into `doc`.
+ * The text is indented to its column in `src`, so locations point into the assignment. */
+static struct cfg_node *set_value(struct cfg_doc *doc, const char *src, const char *text, int col,
+                                  struct diag *d)
+{
+    if (text[0] == '\0') { /* an empty value is an empty string, as it always was */
+        struct cfg_node *v = cfg_new(doc, CFG_SCALAR, (struct src_loc){src, 1, col});
+        v->str = xstrdup("");
+        v->plain = true;
+        return v;
+    }
+    char *padded = xasprintf("%*s%s", col - 1, "", text);
+    struct loader L = {.doc = doc, .file = src, .end_col = (int)strlen(src) + 1, .d = d};
+    yaml_parser_initialize(&L.parser);
+    yaml_parser_set_input_string(&L.parser, (const unsigned char *)padded, strlen(padded));
+    struct cfg_node *v = load_root(&L);
+    free(padded);
+    return v;
+}
+
+/* The column of the first empty segment of a key path (1-based in `path`), or 0. */
+static int empty_segment(const char *path)
+{
+    const char *seg = path;
+    for (const char *p = path;; p++) {
+        if (*p == '.' || *p == '\0') {
+            if (p == seg)
+                return (int)(seg - path) + 1;
+            if (*p == '\0')
+                return 0;
+            seg = p + 1;
+        }
+    }
+}
+
 int cfg_set(struct cfg_doc *doc, const char *assignment, struct diag *d)
 {
     char *src = doc_keep(doc, xasprintf("--set %s", assignment));
     const char *eq = strchr(assignment, '=');
-    struct src_loc loc = {src, 1, 1};
+    struct src_loc loc = {src, 1, 7}; /* after "--set " */
     if (!eq || eq == assignment) {
-        diag_error(d, loc, "expected --set key.path=value");
+        diag_error(d, loc, "expected --set key.path=value (e.g. --set flows.f0.bytes=8MB)");
         return -1;
     }
     char *path = xstrdup(assignment);
     path[eq - assignment] = '\0';
-    struct src_loc vloc = {src, 1, (int)(eq - assignment) + 8}; /* after "--set " and "=" */
-    struct cfg_node *v = cfg_new(doc, CFG_SCALAR, vloc);
-    v->str = xstrdup(eq + 1);
-    v->plain = true;
-    int rc = place(doc, path, v, loc, d);
+    int empty = empty_segment(path);
+    if (empty) {
+        diag_error(d, (struct src_loc){src, 1, 6 + empty},
+                   "empty key in the path '%s' (expected keys separated by '.', e.g. "
+                   "flows.f0.bytes)", path);
+        free(path);
+        return -1;
+    }
+    int vcol = (int)(eq - assignment) + 8; /* after "--set " and "=" */
+    struct cfg_node *v = set_value(doc, src, eq + 1, vcol, d);
+    int rc = v ? place(doc, path, v, loc, d) : -1;
     free(path);
     return rc;
 }

@@ -6,6 +6,7 @@
 #define SIM_SIM_CFG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "sim/diag.h"
@@ -27,6 +28,7 @@ struct cfg_node {
     struct cfg_node **items;  /* sequence items, or map values */
     char **keys;              /* map keys */
     struct src_loc *key_locs; /* map key locations */
+    uint64_t expanded;        /* loaded nodes: the tree's size with aliases expanded */
 };
 
 struct cfg_doc {

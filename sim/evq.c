@@ -84,6 +84,12 @@ void evq_schedule(struct evq *q, struct evq_timer *t, sim_time_t at)
 {
     SIM_ASSERT(t->heap_idx == EVQ_IDLE);
     SIM_ASSERT(at >= 0);
+    if (at > SIM_TIME_HORIZON) {
+        /* kept in the queue (its owner expects it scheduled); the run loop stops first */
+        if (!q->past_horizon)
+            q->past_horizon = at;
+        at = SIM_TIME_NEVER;
+    }
     if (q->len == q->cap) {
         q->cap *= 2;
         q->heap = xrealloc(q->heap, sizeof(*q->heap) * q->cap);

@@ -47,6 +47,7 @@ struct evq {
     uint32_t cap;
     uint64_t counter; /* insertion counter, low 56 bits of the key */
     uint64_t fired;   /* events executed, for statistics */
+    sim_time_t past_horizon; /* first time asked for beyond SIM_TIME_HORIZON, or 0 */
 };
 
 void evq_init(struct evq *q);

@@ -457,6 +457,21 @@ int param_require(struct diag *d, const struct param_def *defs, size_t ndefs,
     return errors;
 }
 
+int param_require_layers(struct diag *d, const struct param_def *defs, size_t ndefs,
+                         const struct cfg_node *own, const struct cfg_node *defaults,
+                         const char *what)
+{
+    int errors = 0;
+    for (size_t i = 0; i < ndefs; i++) {
+        if (defs[i].def == NULL && !cfg_get(own, defs[i].name) &&
+            !cfg_get(defaults, defs[i].name)) {
+            diag_error(d, own->loc, "%s: missing required key '%s'", what, defs[i].name);
+            errors++;
+        }
+    }
+    return errors;
+}
+
 int param_decode(struct diag *d, const struct param_def *defs, size_t ndefs,
                  const struct cfg_node *map, void *out, const char *what)
 {

@@ -99,6 +99,11 @@ int param_apply(struct diag *d, const struct param_def *defs, size_t ndefs,
 /* Reports required keys (def == NULL) absent from `map`, at the map (or `loc`). */
 int param_require(struct diag *d, const struct param_def *defs, size_t ndefs,
                   const struct cfg_node *map, struct src_loc loc, const char *what);
+/* Like param_require for an element whose keys may also come from a `defaults:` map: a
+ * required key missing from both `own` and `defaults` is reported at `own`. */
+int param_require_layers(struct diag *d, const struct param_def *defs, size_t ndefs,
+                         const struct cfg_node *own, const struct cfg_node *defaults,
+                         const char *what);
 
 /* Parses one scalar of a type into `dst` (for values that are not in a table). */
 int param_parse_value(struct diag *d, const struct param_def *def, const struct cfg_node *v,

@@ -53,7 +53,7 @@ uint64_t sim_run(struct sim *sim, sim_time_t until)
     uint64_t n = 0;
     uint64_t budget = sim->hook.fn ? sim->hook.every : UINT64_MAX;
     sim->stopping = false;
-    while (!sim->stopping) {
+    while (!sim->stopping && !sim->evq.past_horizon) {
         if (evq_next_time(&sim->evq) > until) {
             if (until != SIM_TIME_NEVER && evq_len(&sim->evq) > 0)
                 sim->now = until;

@@ -58,10 +58,11 @@ static inline void sim_at(struct sim *sim, struct evq_timer *t, sim_time_t at)
 
 static inline void sim_after(struct sim *sim, struct evq_timer *t, sim_time_t delay)
 {
-    evq_schedule(&sim->evq, t, sim->now + delay);
+    evq_schedule(&sim->evq, t, simtime_add(sim->now, delay));
 }
 
-/* Runs events until the queue is empty, time would pass `until`, or sim_stop is called.
+/* Runs events until the queue is empty, time would pass `until`, an event was scheduled past
+ * SIM_TIME_HORIZON (evq.past_horizon is set), or sim_stop is called.
  * Returns the number of events executed. The clock ends at the last event run (or `until` when
  * events remain beyond it). */
 uint64_t sim_run(struct sim *sim, sim_time_t until);

@@ -1,6 +1,7 @@
 #include "sim/units.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -32,7 +33,39 @@ static const struct unit size_units[] = {
     {"GiB", 1ULL << 30},
 };
 
-/* Splits "12.5us" into an exact fraction num/den and the unit suffix. */
+#define UNITS_NUM_MAX ((unsigned __int128)1 << 100)
+
+/* Applies a decimal exponent ("e9", "E-3") to num/den exactly; -2 when it is out of range. */
+static int apply_exponent(const char **pp, unsigned __int128 *n, unsigned __int128 *d)
+{
+    const char *p = *pp + 1;
+    bool neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return 0; /* not an exponent: the unit starts here */
+    int e = 0;
+    while (isdigit((unsigned char)*p)) {
+        if (e < 1000)
+            e = e * 10 + (*p - '0');
+        p++;
+    }
+    *pp = p;
+    if (e > 30)
+        return -2;
+    for (int i = 0; i < e; i++) {
+        if (neg && *d < (unsigned __int128)1000000000000000000ULL * 1000000000000000000ULL)
+            *d *= 10;
+        else if (neg)
+            *n /= 10; /* far below one base unit: the value rounds to zero anyway */
+        else if ((*n *= 10) > UNITS_NUM_MAX)
+            return -2;
+    }
+    return 0;
+}
+
+/* Splits "12.5us" (or "1.25e1us") into an exact fraction num/den and the unit suffix. Returns
+ * -1 when there is no number, -2 when it is too large to represent. */
 static int parse_decimal(const char *s, unsigned __int128 *num, unsigned __int128 *den,
                          const char **suffix)
 {
@@ -42,8 +75,8 @@ static int parse_decimal(const char *s, unsigned __int128 *num, unsigned __int12
     int digits = 0;
     while (isdigit((unsigned char)*p)) {
         n = n * 10 + (unsigned)(*p - '0');
-        if (n > ((unsigned __int128)1 << 100))
-            return -1;
+        if (n > UNITS_NUM_MAX)
+            return -2;
         p++;
         digits++;
     }
@@ -60,6 +93,8 @@ static int parse_decimal(const char *s, unsigned __int128 *num, unsigned __int12
     }
     if (digits == 0)
         return -1;
+    if ((*p == 'e' || *p == 'E') && apply_exponent(&p, &n, &d) < 0)
+        return -2;
     *num = n;
     *den = d;
     *suffix = p;
@@ -81,7 +116,12 @@ static int parse_with_units(const char *s, const struct unit *units, size_t nuni
     unsigned __int128 num;
     unsigned __int128 den;
     const char *suf;
-    if (parse_decimal(s, &num, &den, &suf) < 0) {
+    int rc = parse_decimal(s, &num, &den, &suf);
+    if (rc == -2) {
+        snprintf(err, errn, "%s '%s' is too large", what, s);
+        return -1;
+    }
+    if (rc < 0) {
         snprintf(err, errn, "bad %s '%s' (expected a number with a unit, e.g. %s)", what, s, hint);
         return -1;
     }
@@ -100,12 +140,17 @@ static int parse_with_units(const char *s, const struct unit *units, size_t nuni
                 (strcasecmp(suf, units[i].name) == 0 && units != size_units))
                 mult = units[i].mult;
         }
+        size_t sl = strlen(suf);
+        if (units == rate_units && sl >= 3 && strcmp(suf + sl - 3, "Bps") == 0)
+            mult = 0; /* bytes per second: off by 8 if read as bits */
         if (mult == 0) {
-            snprintf(err, errn, "unknown unit '%s' in %s '%s' (e.g. %s)", suf, what, s, hint);
+            snprintf(err, errn, "unknown unit '%s' in %s '%s' (e.g. %s%s)", suf, what, s, hint,
+                     units == rate_units ? "; rates are in bits per second" : "");
             return -1;
         }
     }
-    unsigned __int128 v = (num * mult + den / 2) / den;
+    unsigned __int128 v = num > ~(unsigned __int128)0 / 2 / mult ? ~(unsigned __int128)0
+                                                                  : (num * mult + den / 2) / den;
     if (v > max) {
         snprintf(err, errn, "%s '%s' is too large", what, s);
         return -1;

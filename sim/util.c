@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Out of memory is a runtime failure, not a crash: exit 1 with a message (README: exit codes).
+ * The resource estimate (sim/app/estimate.c) refuses most such inputs before they are built. */
 static _Noreturn void oom(size_t n)
 {
-    fprintf(stderr, "ddlsim: out of memory allocating %zu bytes\n", n);
-    abort();
+    fprintf(stderr, "ddlsim: error: out of memory (allocating %zu bytes)\n", n);
+    exit(1);
 }
 
 void *xmalloc(size_t n)

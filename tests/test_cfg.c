@@ -123,8 +123,73 @@ static void test_cfg_set(void **state)
     assert_int_equal(cfg_set(doc, "flows.f9.bytes=1", &c.d), -1);
     assert_int_equal(cfg_set(doc, "nonsense", &c.d), -1);
     assert_int_equal(diag_count(&c.d), 2);
-    assert_non_null(strstr(cap_text(&c), "--set nonsense:1:1: error: expected --set key.path=value"));
+    assert_non_null(strstr(cap_text(&c), "--set nonsense:1:7: error: expected --set key.path=value"));
     cfg_free(doc);
+    cap_close(&c);
+}
+
+/* A --set value is YAML: flow lists and maps become trees located in the assignment (column of
+ * the value in "--set PATH=VALUE"), quoting is kept, an empty value stays an empty string, and
+ * a syntax error or an empty key segment is a located error that changes nothing. */
+static void test_cfg_set_yaml(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    struct cfg_doc *doc = cfg_load_string("s.yaml", "jobs:\n  - {name: vgg, servers: [h4]}\n",
+                                          &c.d);
+    assert_non_null(doc);
+    assert_int_equal(cfg_set(doc, "jobs.vgg.servers=[h8, h9]", &c.d), 0);
+    const struct cfg_node *sv = cfg_get(cfg_get(doc->root, "jobs")->items[0], "servers");
+    assert_int_equal(sv->kind, CFG_SEQ);
+    assert_int_equal(sv->n, 2);
+    assert_string_equal(sv->items[1]->str, "h9");
+    assert_int_equal(sv->loc.line, 1);
+    assert_int_equal(sv->loc.col, 24); /* "--set jobs.vgg.servers=" is 23 characters */
+    assert_int_equal(sv->items[1]->loc.col, 29);
+    assert_int_equal(cfg_set(doc, "defaults.link={rate: 1Gbps, delay: 2us}", &c.d), 0);
+    const struct cfg_node *l = cfg_get(cfg_get(doc->root, "defaults"), "link");
+    assert_int_equal(l->kind, CFG_MAP);
+    assert_string_equal(cfg_get(l, "delay")->str, "2us");
+    assert_int_equal(cfg_set(doc, "name='a b'", &c.d), 0);
+    assert_false(cfg_get(doc->root, "name")->plain);
+    assert_int_equal(cfg_set(doc, "name=", &c.d), 0);
+    assert_string_equal(cfg_get(doc->root, "name")->str, "");
+    assert_int_equal(cfg_set(doc, "jobs.vgg.servers=[h1", &c.d), -1);
+    assert_int_equal(cfg_set(doc, "defaults..link=1", &c.d), -1);
+    assert_int_equal(sv, cfg_get(cfg_get(doc->root, "jobs")->items[0], "servers"));
+    assert_string_equal(cap_text(&c),
+                        "--set jobs.vgg.servers=[h1:1:27: error: YAML syntax error: did not "
+                        "find expected ',' or ']' while parsing a flow sequence\n"
+                        "--set defaults..link=1:1:16: error: empty key in the path "
+                        "'defaults..link' (expected keys separated by '.', e.g. "
+                        "flows.f0.bytes)\n");
+    cfg_free(doc);
+    cap_close(&c);
+}
+
+/* Held messages come out once each, sorted by file (in order of first message), line and
+ * column, unlocated ones last; duplicates are not counted; nothing prints before the release. */
+static void test_diag_hold(void **state)
+{
+    (void)state;
+    struct capture c;
+    cap_open(&c);
+    diag_hold(&c.d);
+    diag_error(&c.d, (struct src_loc){"b.yaml", 9, 2}, "late");
+    diag_error(&c.d, (struct src_loc){NULL, 0, 0}, "nowhere");
+    diag_error(&c.d, (struct src_loc){"b.yaml", 3, 5}, "early");
+    diag_error(&c.d, (struct src_loc){"b.yaml", 9, 2}, "late");
+    diag_warning(&c.d, (struct src_loc){"b.yaml", 3, 1}, "first column");
+    diag_error(&c.d, (struct src_loc){"a.yaml", 1, 1}, "other file");
+    assert_int_equal(diag_count(&c.d), 4);
+    assert_string_equal(cap_text(&c) ? cap_text(&c) : "", "");
+    diag_release(&c.d);
+    assert_string_equal(cap_text(&c), "b.yaml:3:1: warning: first column\n"
+                                      "b.yaml:3:5: error: early\n"
+                                      "b.yaml:9:2: error: late\n"
+                                      "a.yaml:1:1: error: other file\n"
+                                      "ddlsim: error: nowhere\n");
     cap_close(&c);
 }
 
@@ -172,7 +237,8 @@ static void test_cfg_set_node(void **state)
     cfg_free(sw); /* the copy is independent of its source */
     assert_string_equal(cfg_get(cfg_get(doc->root, "flows")->items[0], "name")->str, "a");
     assert_int_equal(cfg_set(doc, ".=1", &c.d), -1);
-    assert_non_null(strstr(cap_text(&c), "error: expected a key path such as a.b.c"));
+    assert_non_null(strstr(cap_text(&c), "--set .=1:1:7: error: empty key in the path '.' "
+                                         "(expected keys separated by '.', e.g. flows.f0.bytes)\n"));
     cfg_free(doc);
     cap_close(&c);
 }
@@ -355,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_cfg_tree_locations), cmocka_unit_test(test_cfg_syntax_error),
         cmocka_unit_test(test_cfg_duplicate_key),  cmocka_unit_test(test_cfg_alias),
         cmocka_unit_test(test_cfg_set), cmocka_unit_test(test_cfg_set_node),
+        cmocka_unit_test(test_cfg_set_yaml), cmocka_unit_test(test_diag_hold),
         cmocka_unit_test(test_cfg_canonical),            cmocka_unit_test(test_param_decode),
         cmocka_unit_test(test_param_errors),       cmocka_unit_test(test_param_suggest),
         cmocka_unit_test(test_param_lists),        cmocka_unit_test(test_param_list_errors),

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "models/ddl/shim.h"
+#include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
@@ -190,8 +191,9 @@ static double blocking(int levels, const char *program)
              "    servers: [h3]\n"
              "    iterations: 2\n"
              "    chunk: 500KB\n"
-             "    priorities: %d\n",
-             program, levels);
+             "    priorities: %d\n"
+             "    priority_groups: %d\n",
+             program, levels, levels);
     struct scenario *sc = load(y);
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[0];
@@ -206,7 +208,9 @@ static double blocking(int levels, const char *program)
 static void test_ddl_blocking_time(void **state)
 {
     (void)state;
-    /* basic.p4 serves everything from one queue; tensorexpress.p4 by the shim's priority */
+    /* basic.p4 serves everything from one queue; tensorexpress.p4 by the shim's priority. A
+     * connection per priority level (priority_groups) keeps the hosts' NICs from inverting
+     * priorities, so what differs is the switch. */
     assert_true(blocking(1, "basic") == 0.0);
     assert_true(blocking(1, "tensorexpress") == 0.0);
     double fifo = blocking(8, "basic");
@@ -266,11 +270,13 @@ static void test_ddl_critical_blocking(void **state)
 
 /* Blocking at a host NIC. One worker host sends a 4 MB low-priority push (job `low`, to h2)
  * and, from 500 us, a 100 KB push of job `high` (to h3); only the NIC is shared. In one traffic
- * class the NIC alternates between the two connections, so each of high's 69 packets (1456 B of
- * payload after the 16 B shim) waits for one 1538 B low-priority frame on the wire (1.2304 us at
- * 10 Gb/s): a per-packet sum of 69 x 1.2304 us (within 5%). With high's connection in class 7
+ * class the NIC alternates between the two connections, so the k-th of high's 69 packets (1456 B
+ * of payload after the 16 B shim) has waited, since its message entered the stream, for k
+ * 1538 B low-priority frames on the wire (1.2304 us each at 10 Gb/s): the last packet (the
+ * tensor's critical path) 69 frames, the per-packet sum 69 x 70 / 2 frames (each within 5%: the
+ * frame on the wire when the message arrived counts in part). With high's connection in class 7
  * the NIC serves it first: at most the frame on the wire when it became ready (under 1.5 us). */
-static double nic_blocking_sum(int cls)
+static void nic_blocking(int cls, double *crit, double *sum)
 {
     char y[1024];
     snprintf(y, sizeof(y),
@@ -285,26 +291,29 @@ static double nic_blocking_sum(int cls)
              cls);
     struct scenario *sc = load(y);
     scenario_run(sc);
-    double sum = sc->jobs[1]->push_blk_sum[0].sum;
+    *crit = sc->jobs[1]->push_blk[0].sum;
+    *sum = sc->jobs[1]->push_blk_sum[0].sum;
     scenario_destroy(sc);
-    return sum;
 }
 
 static void test_ddl_nic_blocking(void **state)
 {
     (void)state;
     double frame = 1538 * 8 / 10e9;
-    double shared = nic_blocking_sum(0);
-    double strict = nic_blocking_sum(7);
-    print_message("  NIC blocking: one class %.6f s (69 frames %.6f s), strict %.6f s\n", shared,
-                  69 * frame, strict);
-    assert_true(fabs(shared - 69 * frame) < 0.05 * 69 * frame);
-    assert_true(strict < 1.5e-6);
+    double crit, sum, crit7, sum7;
+    nic_blocking(0, &crit, &sum);
+    nic_blocking(7, &crit7, &sum7);
+    print_message("  NIC blocking: one class: last packet %.6f s (69 frames %.6f s), sum %.6f s "
+                  "(2415 frames %.6f s); class 7: last %.9f s, sum %.9f s\n",
+                  crit, 69 * frame, sum, 2415 * frame, crit7, sum7);
+    assert_true(fabs(crit - 69 * frame) < 0.05 * 69 * frame);
+    assert_true(fabs(sum - 2415 * frame) < 0.05 * 2415 * frame);
+    assert_true(crit7 < 1.5e-6);
 }
 
-/* Ring all-reduce of S bytes over N workers: each worker sends 2(N-1)/N S, and with no compute
- * the iteration is 2(N-1) steps of one segment over two hops, which is within the latency terms
- * of the bandwidth-optimal 2(N-1)/N S / rate. */
+/* Ring all-reduce of S bytes over N workers in whole segments (slice: 0): each worker sends
+ * 2(N-1)/N S, and with no compute the iteration is 2(N-1) steps of one segment over two hops,
+ * which is within the latency terms of the bandwidth-optimal 2(N-1)/N S / rate. */
 static void test_ddl_ring_allreduce(void **state)
 {
     (void)state;
@@ -316,7 +325,8 @@ static void test_ddl_ring_allreduce(void **state)
                                "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
                                "    workers: [h0, h1, h2, h3]\n"
                                "    iterations: 2\n"
-                               "    chunk: 0\n");
+                               "    chunk: 0\n"
+                               "    slice: 0\n");
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->workers_done == (uint32_t)N);
@@ -368,6 +378,292 @@ static void test_ddl_ring_many_workers(void **state)
     assert_null(scenario_load_string("test.yaml", y, NULL, &d));
     assert_int_equal(diag_count(&d), 1);
     free(y);
+}
+
+/* One ring all-reduce of 64 MB over 4 workers, one iteration, no compute. */
+static double ring64(const char *extra)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 4}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: one, layers: [{name: t, bytes: 64MB}]}\n"
+             "    workers: [h0, h1, h2, h3]\n"
+             "    iterations: 1\n"
+             "%s",
+             extra);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    assert_true(sc->jobs[0]->workers_done == 4);
+    double it = stats_mean(&sc->jobs[0]->iter_time);
+    scenario_destroy(sc);
+    return it;
+}
+
+/* Wire time of a segment of `seg` bytes sent as messages of at most `slice` bytes. */
+static sim_time_t ser_sliced(uint64_t seg, uint64_t slice)
+{
+    sim_time_t t = 0;
+    for (uint64_t left = seg; left > 0; left -= MIN(left, slice))
+        t += ser(MIN(left, slice));
+    return t;
+}
+
+/* Slices pipeline a ring step. The bandwidth-optimal bound of a 64 MB all-reduce over N = 4 is
+ * each worker's link busy with its 2(N-1) segments of S/N: 2(N-1) x their wire time (payload
+ * and per-packet headers at line rate). (a) The defaults (4 MB chunks, 512 KB slices) reach
+ * >= 95% of it. (b) With a receive copy of every message at 40 Gb/s (faster than the 10 Gb/s
+ * link) and one piece (chunk 16 MB), whole segments serialize the copy with the transfer: each
+ * of the 2(N-1) steps takes a segment's wire time plus its copy, so the iteration is at least
+ * 2(N-1) (ser(S/N) + copy(S/N)): 13.5 + 3.2 ms per step, about 81% of the bound's speed. (c) Slices overlap the copy
+ * of one slice with the transfer of the next: >= 95% of the bound again. */
+static void test_ddl_ring_slices(void **state)
+{
+    (void)state;
+    const int N = 4;
+    const uint64_t S = 64000000, seg = S / N, slice = 512000;
+    double bound = simtime_sec(2 * (N - 1) * ser_sliced(seg, slice));
+    double raw = 2.0 * (N - 1) / N * (double)S * 8 / (double)RATE;
+    double def = ring64("");
+    double copy_whole = ring64("    chunk: 16MB\n    slice: 0\n    rx_copies: 1\n"
+                               "    copy_bw: 40Gbps\n");
+    double copy_sliced = ring64("    chunk: 16MB\n    rx_copies: 1\n    copy_bw: 40Gbps\n");
+    double serial = simtime_sec(2 * (N - 1) * (ser(seg) + simtime_tx_ps(seg, 40000000000ULL)));
+    printf("  ring 64 MB: bound %.6f s (raw %.6f s); defaults %.6f s (%.1f%%); copies: whole "
+           "segments %.6f s (%.1f%%, serial bound %.6f s), sliced %.6f s (%.1f%%)\n",
+           bound, raw, def, 100 * bound / def, copy_whole, 100 * bound / copy_whole, serial,
+           copy_sliced, 100 * bound / copy_sliced);
+    assert_true(def >= bound && bound / def >= 0.95);
+    assert_true(copy_whole >= serial && bound / copy_whole < 0.85);
+    assert_true(copy_sliced >= bound && bound / copy_sliced >= 0.95);
+}
+
+/* One iteration time of a 4-worker PS job over TCP whose layers span 8 priority levels, under a
+ * switch stage and queue choice; the switch's queue use is returned in *queues (bit q: queue q
+ * of the server's port took packets). */
+static double fifo_iteration(const char *switch_map, int levels, uint32_t *queues)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 5, switch: %s}\n"
+             "jobs:\n"
+             "  - model: {name: m, layers: [{name: a, bytes: 1MB, forward: 10us, backward: 10us},\n"
+             "                              {name: b, bytes: 3MB, forward: 10us, backward: 10us},\n"
+             "                              {name: c, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: d, bytes: 4MB, forward: 10us, backward: 10us}]}\n"
+             "    workers: [h0, h1, h2, h3]\n"
+             "    servers: [h4]\n"
+             "    iterations: 2\n"
+             "    chunk: 1MB\n"
+             "    scheduler: fifo\n"
+             "    priorities: %d\n"
+             "    transport: tcp\n",
+             switch_map, levels);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    assert_true(sc->jobs[0]->workers_done == 4);
+    double it = stats_mean(&sc->jobs[0]->iter_time);
+    const struct sw *s0 = (const struct sw *)scenario_node(sc, "s0");
+    *queues = 0;
+    for (uint32_t q = 0; q < 8; q++) {
+        if (s0->tm.ports[4].cls[q].enq_pkts)
+            *queues |= 1u << q;
+    }
+    scenario_destroy(sc);
+    return it;
+}
+
+/* `scheduler: fifo` is FIFO end to end: with the fixed stage's default queue choice (the
+ * traffic class) a job's 8 tensor priority levels do not reorder its packets in the switch, so
+ * every packet (data and ACKs) of the server's port goes through queue 0 and the run is
+ * identical to one with a single priority level and to one under basic.p4 (one queue). With
+ * `queue_by: priority` the fixed stage serves tensors by layer priority above the ACKs, uses
+ * several queues, and the iteration time differs. */
+static void test_ddl_fifo_end_to_end(void **state)
+{
+    (void)state;
+    uint32_t q1, q2, q3, q4;
+    double none8 = fifo_iteration("{program: none}", 8, &q1);
+    double none1 = fifo_iteration("{program: none}", 1, &q2);
+    double basic8 = fifo_iteration("{program: basic}", 8, &q3);
+    double prio8 = fifo_iteration("{program: none, queue_by: priority}", 8, &q4);
+    printf("  fifo iteration: none/8 levels %.6f s, none/1 %.6f s, basic/8 %.6f s, "
+           "none queue_by priority/8 %.6f s (queues %#x)\n", none8, none1, basic8, prio8, q4);
+    assert_int_equal(q1, 1);
+    assert_int_equal(q2, 1);
+    assert_int_equal(q3, 1);
+    assert_true(none8 == none1);
+    assert_true(none8 == basic8);
+    assert_true(q4 != 1);
+    assert_true(prio8 != none8);
+}
+
+/* Two workers all-reduce three 1 MB layers (forward 100 us, backward 200 us each), one
+ * iteration. Gradients are ready at 500, 700 and 900 us (layers c, b, a). Returns each
+ * layer's completion time at worker 0 (its gradient's ready time plus its tensor latency) and
+ * worker 0's gradient ready times. */
+static void collective_run(const char *extra, double done[3], double ready[3])
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 2}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: m, layers: [{name: a, bytes: 1MB, forward: 100us, backward: 200us},\n"
+             "                              {name: b, bytes: 1MB, forward: 100us, backward: 200us},\n"
+             "                              {name: c, bytes: 1MB, forward: 100us, backward: 200us}]}\n"
+             "    workers: [h0, h1]\n"
+             "    iterations: 1\n"
+             "%s",
+             extra);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->workers_done == 2);
+    for (int l = 0; l < 3; l++) {
+        ready[l] = simtime_sec(job->workers[0].push_ready[l]);
+        done[l] = ready[l] + job->push_lat[l].min;
+    }
+    scenario_destroy(sc);
+}
+
+/* The collective cost model (collective.h), each part against its analytic effect:
+ * - cycle 5 ms, fusion 64 MB, launch 1 ms: all three gradients are ready before the first
+ *   tick (5 ms), so one fused buffer is launched at 6 ms and its tensors arrive together; each
+ *   worker's link then carries 2 segments of 0.5 MB per layer, 6 x ser(0.5 MB), and the last
+ *   one crosses a second hop: done within [6 ms + 6 ser, + 2 us + one frame + 1 us].
+ * - fusion 1 MB: no two layers fit one buffer, so three collectives run one at a time (c, b,
+ *   a), each launched 1 ms after the previous one completed: the first completes D after
+ *   6 ms, and each next one 1 ms + D after the one before.
+ * - contention 1 (ideal collective otherwise): layer c's all-reduce starts at 500 us and takes
+ *   longer than 400 us, so backward b and a run at half speed: a's gradient is ready at
+ *   300 + 200 + 400 + 400 = 1300 us instead of 900 us. */
+static void test_ddl_collective_costs(void **state)
+{
+    (void)state;
+    double done[3], ready[3];
+    collective_run("    cycle: 5ms\n    fusion: 64MB\n    launch: 1ms\n", done, ready);
+    double lo = 0.006 + 6 * simtime_sec(ser(500000));
+    double hi = lo + simtime_sec(2 * D + simtime_tx_ps(PAYLOAD + FRAME_EXTRA, RATE));
+    printf("  fused: done %.9f %.9f %.9f s, bounds [%.9f, %.9f]\n", done[0], done[1], done[2],
+           lo, hi);
+    assert_true(fabs(done[0] - done[1]) < 1e-12 && fabs(done[1] - done[2]) < 1e-12);
+    assert_true(done[0] >= lo - 1e-12 && done[0] <= hi + 1e-12);
+    collective_run("    cycle: 5ms\n    fusion: 1MB\n    launch: 1ms\n", done, ready);
+    printf("  fusion 1MB: done %.9f %.9f %.9f s\n", done[0], done[1], done[2]);
+    double d1 = done[2] - 0.006;
+    assert_true(d1 > 0);
+    assert_true(fabs(done[1] - (done[2] + 0.001 + d1)) < 1e-9);
+    assert_true(fabs(done[0] - (done[1] + 0.001 + d1)) < 1e-9);
+    collective_run("    contention: 1\n", done, ready);
+    assert_true(ready[2] == 500e-6 && ready[1] == 900e-6 && ready[0] == 1300e-6);
+    collective_run("", done, ready);
+    assert_true(ready[2] == 500e-6 && ready[1] == 700e-6 && ready[0] == 900e-6);
+}
+
+/* Contention changes speed in the middle of a compute step: layer b's gradient (125 KB) is
+ * ready at 400 us and its all-reduce takes lat_b; backward of layer a (2 ms of work) starts at
+ * 400 us at half speed (contention 1) and goes on at full speed once b's all-reduce is done, so
+ * a's gradient is ready at 400 us + lat_b + (2 ms - lat_b / 2). */
+static void test_ddl_contention_midstep(void **state)
+{
+    (void)state;
+    struct scenario *sc =
+        load("topology: {kind: star, hosts: 2}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: m, layers: [{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
+             "                              {name: b, bytes: 125KB, forward: 100us, backward: 200us}]}\n"
+             "    workers: [h0, h1]\n"
+             "    iterations: 1\n"
+             "    contention: 1\n");
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->workers_done == 2);
+    double lat_b = job->push_lat[1].min;
+    assert_true(lat_b > 0 && lat_b < 0.002);
+    double ready_a = simtime_sec(job->workers[0].push_ready[0]);
+    double want = 400e-6 + lat_b + (0.002 - lat_b / 2);
+    printf("  contention mid-step: a ready %.9f s, expected %.9f s\n", ready_a, want);
+    assert_true(fabs(ready_a - want) < 2e-12);
+    scenario_destroy(sc);
+}
+
+/* PFC stays lossless when a switch queues a packet elsewhere than its traffic class. Five UDP
+ * workers (three beside the server on leaf1, two behind the spine) push to the server h4: leaf1
+ * pauses the spine, whose egress to leaf1 holds tensors of every layer priority, all in traffic
+ * class 0, in queues by priority (queue_by: priority, or tensorexpress.p4). The PAUSE holds
+ * class 0, so every queue whose head is class 0 must wait: no packet is dropped (UDP would never
+ * recover it, and the job would not complete). It used to hold queue 0 only: 1915 headroom
+ * drops, the job stuck. */
+static void pfc_two_tier(const char *sw)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: leaf_spine, leaves: 2, spines: 1, hosts_per_leaf: 4,\n"
+             "           switch: {pfc: true, %s}}\n"
+             "jobs:\n"
+             "  - model: {name: m, layers: [{name: a, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: b, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: c, bytes: 2MB, forward: 10us, backward: 10us},\n"
+             "                              {name: d, bytes: 2MB, forward: 10us, backward: 10us}]}\n"
+             "    workers: [h0, h1, h5, h6, h7]\n"
+             "    servers: [h4]\n"
+             "    iterations: 2\n"
+             "    chunk: 500KB\n",
+             sw);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_int_equal(job->workers_done, 5);
+    uint64_t drops = 0, pauses = 0;
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        const struct node *n = sc->nodes[i];
+        if (n->ops->drops)
+            drops += n->ops->drops(n);
+        for (uint32_t k = 0; k < n->nports; k++)
+            pauses += n->ports[k]->pfc_tx.pause_frames;
+    }
+    printf("  PFC two tiers (%s): drops %llu, PAUSE frames %llu\n", sw,
+           (unsigned long long)drops, (unsigned long long)pauses);
+    assert_true(pauses > 0);
+    assert_int_equal(drops, 0);
+    scenario_destroy(sc);
+}
+
+static void test_ddl_pfc_queue_not_class(void **state)
+{
+    (void)state;
+    pfc_two_tier("program: none, queue_by: priority");
+    pfc_two_tier("program: tensorexpress");
+    pfc_two_tier("program: none");
+}
+
+/* Step latency: a 4 MB all-reduce over 4 workers in whole segments takes 2(N-1) steps, each a
+ * segment over two hops; with step_latency d each step's message is usable d later, so the
+ * iteration grows by exactly 2(N-1) d. */
+static void test_ddl_step_latency(void **state)
+{
+    (void)state;
+    const int N = 4;
+    const sim_time_t d = SIM_US(7);
+    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
+                               "jobs:\n"
+                               "  - arch: allreduce\n"
+                               "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
+                               "    workers: [h0, h1, h2, h3]\n"
+                               "    iterations: 2\n"
+                               "    chunk: 0\n"
+                               "    slice: 0\n"
+                               "    step_latency: 7us\n");
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->workers_done == (uint32_t)N);
+    sim_time_t step = two_hops(0, 4000000 / N);
+    assert_true(job->iter_time.max == simtime_sec(2 * (N - 1) * (step + d)));
+    assert_true(job->iter_time.min == simtime_sec(2 * (N - 1) * (step + d)));
+    scenario_destroy(sc);
 }
 
 /* Asynchronous updates: each push comes straight back to its worker only, so every worker's
@@ -426,6 +722,45 @@ static void test_ddl_async(void **state)
 }
 
 /* Size-balanced sharding puts VGG-16's huge fc6 alone on one server and spreads the rest. */
+/* compute_jitter: each worker's compute time of an iteration is scaled by a factor from
+ * U[1 - j, 1 + j]. One layer of 1 ms forward + 2 ms backward and a 1 KB gradient: the gradient
+ * is ready at 3 ms x the factor, so with j = 0.2 every worker's lies in [2.4, 3.6] ms and they
+ * differ; without jitter all are at exactly 3 ms; the same seed gives the same draws. */
+static void jitter_ready(double j, double *ready)
+{
+    char y[512];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 5}\n"
+             "jobs:\n"
+             "  - {name: j, model: {name: m, layers: [{name: a, bytes: 1KB, forward: 1ms,"
+             " backward: 2ms}]}, workers: [h0, h1, h2, h3], servers: [h4], iterations: 1,"
+             " compute_jitter: %g}\n",
+             j);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    for (uint32_t w = 0; w < 4; w++)
+        ready[w] = simtime_sec(sc->jobs[0]->workers[w].push_ready[0]);
+    scenario_destroy(sc);
+}
+
+static void test_ddl_compute_jitter(void **state)
+{
+    (void)state;
+    double r0[4], r1[4], r2[4];
+    jitter_ready(0, r0);
+    jitter_ready(0.2, r1);
+    jitter_ready(0.2, r2);
+    print_message("  gradient ready: %.6f %.6f %.6f %.6f s\n", r1[0], r1[1], r1[2], r1[3]);
+    bool differ = false;
+    for (int w = 0; w < 4; w++) {
+        assert_true(r0[w] == 0.003);
+        assert_true(r1[w] >= 0.0024 && r1[w] <= 0.0036);
+        assert_true(r1[w] == r2[w]);
+        differ = differ || r1[w] != r1[0];
+    }
+    assert_true(differ);
+}
+
 static void test_ddl_sharding(void **state)
 {
     (void)state;
@@ -484,6 +819,43 @@ static void test_ddl_shim_roundtrip(void **state)
     assert_false(ddl_shim_read(b, &r));
 }
 
+/* Regression: a PS job over TCP with 8 workers and 5 servers (ResNet-50, one switch) completes.
+ * Its connections take DDL source ports; the TCP sender used to keep its endpoint under the old
+ * port, lost every ACK and backed off until simulated time overflowed. Now every worker pushes
+ * and pulls the whole model once, no connection times out (the switch buffer is unlimited, so
+ * nothing is dropped, and the default 200 ms minimum RTO is far above the queueing delay), and
+ * no packet goes unclaimed at any host. Jumbo segments keep the run short. */
+static void test_ddl_ps_tcp_many_servers(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
+                               "jobs:\n"
+                               "  - model: resnet50\n"
+                               "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
+                               "    servers: [h8, h9, h10, h11, h12]\n"
+                               "    iterations: 1\n"
+                               "    transport: tcp\n"
+                               "    transport_params: {mss: 9000}\n");
+    scenario_run(sc);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_int_equal(job->workers_done, 8);
+    uint64_t model = 0;
+    for (uint32_t l = 0; l < job->L; l++)
+        model += job->model->layers[l].bytes;
+    assert_true(job->bytes_sent == 2 * 8 * model); /* each worker's push and its pull */
+    for (uint32_t w = 0; w < job->nworkers; w++) {
+        for (uint32_t k = 0; k < job->nservers; k++) {
+            assert_int_equal(job->workers[w].push[k]->data->st.timeouts, 0);
+            assert_int_equal(job->servers[k].pull[w]->data->st.timeouts, 0);
+        }
+    }
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        const struct host *h = host_of(sc->nodes[i]);
+        assert_true(!h || h->rx_unclaimed == 0);
+    }
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,8 +868,16 @@ int main(void)
         cmocka_unit_test(test_ddl_nic_blocking),
         cmocka_unit_test(test_ddl_ring_allreduce),
         cmocka_unit_test(test_ddl_ring_many_workers),
+        cmocka_unit_test(test_ddl_ring_slices),
+        cmocka_unit_test(test_ddl_fifo_end_to_end),
+        cmocka_unit_test(test_ddl_collective_costs),
+        cmocka_unit_test(test_ddl_step_latency),
+        cmocka_unit_test(test_ddl_contention_midstep),
+        cmocka_unit_test(test_ddl_pfc_queue_not_class),
         cmocka_unit_test(test_ddl_async),
         cmocka_unit_test(test_ddl_sharding),
+        cmocka_unit_test(test_ddl_ps_tcp_many_servers),
+        cmocka_unit_test(test_ddl_compute_jitter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,8 +197,48 @@ static void test_p4stf_suffix_names(void **state)
                           "packet 0 " PKT_IN "\nexpect 1 " PKT_OUT "\n");
     assert_int_equal(r.rc, 0);
     done(&r);
-    r = run("add ipv4_lpm Addr:0x0a000100/24 drop()\n"); /* srcAddr? no: only dstAddr is a key */
-    assert_int_equal(r.rc, 0);
+    /* srcAddr? no: only dstAddr is a key. The entry is accepted (no error, exit 2), but the
+     * script checks nothing, which fails */
+    r = run("add ipv4_lpm Addr:0x0a000100/24 drop()\n");
+    assert_int_equal(r.rc, 1);
+    assert_non_null(strstr(r.out, "nothing was checked"));
+    done(&r);
+}
+
+/* False passes: numbers out of range are located errors that echo the number as written (they
+ * wrapped modulo 2^32 or were dropped: `expect 512` checked nothing and passed); an `expect 1`
+ * without data beside a wrong data expectation on port 1 does not turn that one off. */
+static void test_p4stf_no_false_pass(void **state)
+{
+    (void)state;
+    struct result r = run(ADD "packet 0 " PKT_IN "\nexpect 512 " PKT_OUT "\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "port 512 is out of range (at most 511)"));
+    done(&r);
+    r = run(ADD "packet 0 " PKT_IN "\nexpect 4294967297 " PKT_OUT "\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "port 4294967297 is out of range (at most 511)"));
+    done(&r);
+    r = run("mc_mgrp_create 4294967296\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "group 4294967296 is out of range (at most 65535)"));
+    done(&r);
+    r = run("mirroring_add 99999999999999999999999 1\n");
+    assert_int_equal(r.rc, 2);
+    assert_non_null(strstr(r.err, "session 99999999999999999999999 is out of range"));
+    done(&r);
+    r = run(ADD "packet 0 " PKT_IN "\nexpect 1 00\nexpect 1\n");
+    assert_int_equal(r.rc, 1);
+    assert_non_null(strstr(r.out, "packet on port 1 differs"));
+    done(&r);
+    /* beside data expectations, `expect 1` stands for one packet: the second is missing */
+    r = run(ADD "packet 0 " PKT_IN "\nexpect 1\nexpect 1 00\n");
+    assert_int_equal(r.rc, 1);
+    assert_non_null(strstr(r.out, "expected packet on port 1 not received"));
+    done(&r);
+    /* a packet and no expectation: nothing checked, so it fails */
+    r = run(ADD "packet 0 " PKT_IN "\n");
+    assert_int_equal(r.rc, 1);
     done(&r);
 }
 
@@ -266,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_p4stf_missing_and_unexpected),
         cmocka_unit_test(test_p4stf_bad_input),
         cmocka_unit_test(test_p4stf_suffix_names),
+        cmocka_unit_test(test_p4stf_no_false_pass),
         cmocka_unit_test(test_p4stf_ambiguous_names),
         cmocka_unit_test(test_p4stf_const_entry_not_removed),
     };

@@ -10,6 +10,7 @@
 #include "p4/engine/p4rt.h"
 #include "models/net/p4switch.h"
 #include "models/net/switch.h"
+#include "models/net/switch_report.h"
 #include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
@@ -30,7 +31,8 @@ static char *incast(const char *sw, int n, const char *bytes)
 
 /* The program marks CE when enq_qdepth >= 100 (set in a register from the scenario). As in the
  * fixed-function test (test_scenario.c), the arrivals of each instant find 15k + j packets
- * waiting, so exactly 106 packets escape the mark; the program's counter agrees. */
+ * waiting, so exactly 106 packets escape the mark; the program's counter and the port's count
+ * of marks made by P4 agree. */
 static void test_p4switch_ecn_from_enq_qdepth(void **state)
 {
     (void)state;
@@ -54,6 +56,7 @@ static void test_p4switch_ecn_from_enq_qdepth(void **state)
                      0);
     assert_true(pkts == ce);
     assert_true(s->tm.ports[16].cls[0].mark_pkts == 0); /* the traffic manager did not mark */
+    assert_true(s->tm.ports[16].p4_marks == ce);        /* the port counts the program's marks */
     scenario_destroy(sc);
     free(y);
 }
@@ -182,6 +185,26 @@ static void test_p4switch_wide_routes(void **state)
     scenario_destroy(sc);
 }
 
+/* An entry sends h1's traffic to the program's drop action: the switch counts each packet as a
+ * P4 ingress drop, and the total of drops includes them. */
+static void test_p4switch_drops_by_reason(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
+                               "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
+                               "   action: drop}]}}\n"
+                               "flows: [{src: h0, dst: h1, bytes: 14720}, {src: h0, dst: h2, bytes: 1472}]\n");
+    scenario_run(sc);
+    struct node *n = scenario_node(sc, "s0");
+    struct sw *s = switch_of(n);
+    assert_int_equal(sc->flows[0]->st.rx_bytes, 0);
+    assert_int_equal(sc->flows[1]->st.rx_bytes, 1472);
+    assert_int_equal(s->ingress_drops, 10);
+    assert_int_equal(s->egress_drops + s->p4_limit_drops + s->no_route_drops, 0);
+    assert_int_equal(switch_drops(n), 10);
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_p4switch_explicit_entry_wins),
         cmocka_unit_test(test_p4switch_wide_ports),
         cmocka_unit_test(test_p4switch_wide_routes),
+        cmocka_unit_test(test_p4switch_drops_by_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

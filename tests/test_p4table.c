@@ -44,7 +44,7 @@ static int lookup(struct fixture *f, uint64_t k0, uint64_t k1)
 {
     uint64_t key[2] = {k0, k1};
     struct p4table_entry *e = p4table_lookup(&f->t, key);
-    return e ? (int)e->data[0] : -1;
+    return e ? (int)p4table_data(&f->t, e)[0] : -1;
 }
 
 static void add(struct fixture *f, uint64_t v, uint64_t m, int prio, uint64_t data)
@@ -159,6 +159,41 @@ static void test_p4table_exact_hash(void **state)
     p4table_fini(&f.t);
 }
 
+/* Duplicates are found through a hash of (value, mask), not a scan: a ternary entry with the
+ * same key and priority is refused, the same key at another priority is not; a removed entry's
+ * key can be added again; an exact duplicate among 20,000 entries is still found; and
+ * last_added is the entry of the last successful add. */
+static void test_p4table_duplicate_index(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup_table(&f, P4MK_TERNARY, 1, P4MK_EXACT);
+    uint64_t v[1] = {0x15};
+    uint64_t m[1] = {0xFF};
+    uint64_t d = 1;
+    int h = p4table_add(&f.t, v, m, NULL, 5, 0, &d);
+    assert_true(h >= 0);
+    assert_int_equal(p4table_data(&f.t, f.t.last_added)[0], 1);
+    assert_int_equal(p4table_add(&f.t, v, m, NULL, 5, 0, &d), -1);
+    assert_true(p4table_add(&f.t, v, m, NULL, 6, 0, &d) >= 0);
+    assert_int_equal(p4table_remove(&f.t, h), 0);
+    assert_true(p4table_add(&f.t, v, m, NULL, 5, 0, &d) >= 0);
+    p4table_fini(&f.t);
+
+    setup_table(&f, P4MK_EXACT, 1, P4MK_EXACT);
+    f.ir.size = 0; /* unbounded */
+    uint64_t ones[1] = {0xFFFFFFFF};
+    for (uint64_t i = 0; i < 20000; i++) {
+        uint64_t k[1] = {i * 2654435761u % 4294967291u};
+        d = i;
+        assert_true(p4table_add(&f.t, k, ones, NULL, 0, 0, &d) >= 0);
+        assert_int_equal(p4table_data(&f.t, f.t.last_added)[0], i);
+    }
+    uint64_t again[1] = {(uint64_t)12345 * 2654435761u % 4294967291u};
+    assert_int_equal(p4table_add(&f.t, again, ones, NULL, 0, 0, &d), -1);
+    p4table_fini(&f.t);
+}
+
 static void test_p4table_range(void **state)
 {
     (void)state;
@@ -208,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_p4table_lpm_with_exact),
         cmocka_unit_test(test_p4table_ternary_priority),
         cmocka_unit_test(test_p4table_exact_hash),
+        cmocka_unit_test(test_p4table_duplicate_index),
         cmocka_unit_test(test_p4table_range),
         cmocka_unit_test(test_p4table_meter_colors),
     };

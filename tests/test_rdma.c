@@ -139,6 +139,23 @@ static void report(const char *what, const double *bps, int n)
     }
 }
 
+/* Both flows f[0], f[1] (stopping at t1) get within 10% of half the link over [t0, t1); then
+ * they drain within 5 ms: nothing lost, nothing left in flight, and check_cnps holds at the
+ * bottleneck (switch port 2). */
+static void check_fair_then_drained(struct scenario *sc, struct rdma_flow **f, const char *what,
+                                    sim_time_t t0, sim_time_t t1)
+{
+    double bps[2];
+    measure(sc, f, 2, t0, t1, bps);
+    report(what, bps, 2);
+    for (int i = 0; i < 2; i++)
+        assert_true(bps[i] > 0.9 * GOODPUT_10G / 2 && bps[i] < 1.1 * GOODPUT_10G / 2);
+    sim_run(sc->sim, SIM_TIME_NEVER);
+    assert_true(sc->sim->now < t1 + SIM_MS(5));
+    check_drained(f, 2);
+    check_cnps(sc, f, 2, 2);
+}
+
 /* Two flows that start together converge to fair shares by 20 ms, for every seed tried (RED
  * marking is random): each within 10% of half the link over the next 40 ms. */
 static void test_rdma_dcqcn_two_flows_converge(void **state)
@@ -151,16 +168,8 @@ static void test_rdma_dcqcn_two_flows_converge(void **state)
                                "  - {name: f1, src: h1, dst: h2, stop: 60ms}\n", seed);
         struct scenario *sc = load(fx, y);
         struct rdma_flow *f[2] = {rflow(sc, "f0"), rflow(sc, "f1")};
-        double bps[2];
-        measure(sc, f, 2, SIM_MS(20), SIM_MS(60), bps);
-        report("together", bps, 2);
-        for (int i = 0; i < 2; i++)
-            assert_true(bps[i] > 0.9 * GOODPUT_10G / 2 && bps[i] < 1.1 * GOODPUT_10G / 2);
         /* the flows stop at 60 ms and drain: no loss, nothing left in flight */
-        sim_run(sc->sim, SIM_TIME_NEVER);
-        assert_true(sc->sim->now < SIM_MS(65));
-        check_drained(f, 2);
-        check_cnps(sc, f, 2, 2);
+        check_fair_then_drained(sc, f, "together", SIM_MS(20), SIM_MS(60));
         if (seed < 5) { /* the fixture's teardown destroys the last one */
             scenario_destroy(sc);
             fx->sc = NULL;
@@ -182,14 +191,7 @@ static void test_rdma_dcqcn_late_joiner(void **state)
     assert_true(bps[0] > 0.99 * GOODPUT_10G);
     assert_int_equal(f[0]->cnps_rx, 0);
     /* the joiner has its share within 30 ms: both within 10% of half the link over 40 ms */
-    measure(sc, f, 2, SIM_MS(40), SIM_MS(80), bps);
-    report("joined", bps, 2);
-    for (int i = 0; i < 2; i++)
-        assert_true(bps[i] > 0.9 * GOODPUT_10G / 2 && bps[i] < 1.1 * GOODPUT_10G / 2);
-    sim_run(sc->sim, SIM_TIME_NEVER);
-    assert_true(sc->sim->now < SIM_MS(85));
-    check_drained(f, 2);
-    check_cnps(sc, f, 2, 2);
+    check_fair_then_drained(sc, f, "joined", SIM_MS(40), SIM_MS(80));
 }
 
 /* The notification point honours cnp_interval; without DCQCN (cc: none, ecn off) data is not

@@ -19,19 +19,25 @@
 #define PAYLOAD_MAX 1472u       /* 1500 B MTU */
 
 /* The incast of the foundation issue: n senders, star, 10G/1us links, `bytes` each. */
-static char *incast_yaml(int n, const char *bytes, const char *sw_params, bool ecn)
+static char *incast_yaml_framed(int n, const char *bytes, const char *sw_params, bool ecn,
+                                const char *framing)
 {
     size_t cap = 4096 + (size_t)n * 128;
     char *y = xmalloc(cap);
     int len = snprintf(y, cap,
                        "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
-                       "defaults: {switch: {%s}, flow: {ecn: %s}}\n"
+                       "defaults: {switch: {%s}, flow: {ecn: %s}, link: {framing: %s}}\n"
                        "flows:\n",
-                       n + 1, sw_params, ecn ? "true" : "false");
+                       n + 1, sw_params, ecn ? "true" : "false", framing);
     for (int i = 0; i < n; i++)
         len += snprintf(y + len, cap - (size_t)len,
                         "  - {name: f%d, src: h%d, dst: h%d, bytes: %s}\n", i, i, n, bytes);
     return y;
+}
+
+static char *incast_yaml(int n, const char *bytes, const char *sw_params, bool ecn)
+{
+    return incast_yaml_framed(n, bytes, sw_params, ecn, "ethernet");
 }
 
 static sim_time_t wire_ps(uint32_t frame_bytes)
@@ -78,19 +84,19 @@ static void test_scenario_incast_exact_time(void **state)
  * the queue gains n-1 frames per frame time until it holds C = floor(B / frame) frames; from
  * then on exactly one arrival per instant finds room (the one freed by the departure). The last,
  * shorter frames arrive T(last) after an instant, when C-1 frames wait. */
-static void test_scenario_incast_drops(void **state)
+static void incast_drops(const char *framing, uint64_t l2_bytes, uint64_t expect_delivered)
 {
-    (void)state;
     const uint64_t n = 16;
     const uint64_t bytes = 4000000;
     const uint64_t buffer = 1000000;
-    char *y = incast_yaml((int)n, "4MB", "buffer: 1MB", false);
+    char *y = incast_yaml_framed((int)n, "4MB", "buffer: 1MB", false, framing);
     struct scenario *sc = load(y);
     scenario_run(sc);
-    const uint64_t frame = PAYLOAD_MAX + HEADERS;
+    /* what the buffer counts per datagram: IP + UDP + payload + the framing's layer-2 bytes */
+    const uint64_t frame = PAYLOAD_MAX + HEADERS - ETH_HDR_LEN + l2_bytes;
     const uint64_t full = bytes / PAYLOAD_MAX; /* full frames per sender: 2717 */
-    const uint64_t last_frame = bytes - full * PAYLOAD_MAX + HEADERS;
-    const uint64_t cap = buffer / frame;      /* 660 */
+    const uint64_t last_frame = bytes - full * PAYLOAD_MAX + HEADERS - ETH_HDR_LEN + l2_bytes;
+    const uint64_t cap = buffer / frame;      /* 660 (Ethernet), 665 (PPP) */
     uint64_t q = 0;                            /* frames waiting before the instant's arrivals */
     uint64_t admitted = 0;
     for (uint64_t k = 0; k < full; k++) {
@@ -102,9 +108,9 @@ static void test_scenario_incast_drops(void **state)
     uint64_t room_bytes = buffer - q * frame;
     uint64_t a_last = MIN(n, room_bytes / last_frame);
     uint64_t delivered_pkts = admitted + a_last;
-    uint64_t delivered_bytes = (admitted * PAYLOAD_MAX) + a_last * (last_frame - HEADERS);
+    uint64_t delivered_bytes = (admitted * PAYLOAD_MAX) + a_last * (bytes - full * PAYLOAD_MAX);
     uint64_t sent = n * (full + 1);
-    assert_true(delivered_pkts == 3379);  /* the recurrence above, worked by hand */
+    assert_true(delivered_pkts == expect_delivered); /* the recurrence above, worked by hand */
     struct sw *s = switch_of(scenario_node(sc, "s0"));
     uint64_t rx_pkts = 0;
     uint64_t rx_bytes = 0;
@@ -116,8 +122,51 @@ static void test_scenario_incast_drops(void **state)
     assert_true(rx_bytes == delivered_bytes);
     assert_true(s->tm.ports[n].cls[0].drop_pkts == sent - delivered_pkts);
     assert_true(s->tm.ports[n].max_bytes <= buffer);
+    assert_true(s->tm.ports[n].max_bytes > buffer - frame);
     scenario_destroy(sc);
     free(y);
+}
+
+static void test_scenario_incast_drops(void **state)
+{
+    (void)state;
+    incast_drops("ethernet", ETH_HDR_LEN, 3379);
+}
+
+/* framing: ppp — the buffer holds IP + 2 bytes per datagram (ns-3's PointToPointNetDevice), so
+ * 665 datagrams fit instead of 660: 3385 delivered, as ns-3 counts for this incast. */
+static void test_scenario_incast_drops_ppp(void **state)
+{
+    (void)state;
+    incast_drops("ppp", 2, 3385);
+}
+
+/* framing: ppp and none with an ample buffer: the last byte arrives after the same sum as with
+ * Ethernet, each frame taking its device bytes (IP + 2, or IP alone) with no overhead unless
+ * `overhead` is given (then it is added on the wire). */
+static void test_scenario_incast_time_framing(void **state)
+{
+    (void)state;
+    const char *framings[] = {"ppp", "none", "ppp, overhead: 8B"};
+    const uint64_t l2[] = {2, 0, 2 + 8};
+    for (int f = 0; f < 3; f++) {
+        const int n = 4;
+        char *y = incast_yaml_framed(n, "1MB", "buffer: 64MB", false, framings[f]);
+        struct scenario *sc = load(y);
+        scenario_run(sc);
+        uint64_t full = 1000000 / PAYLOAD_MAX;
+        uint32_t last_payload = (uint32_t)(1000000 - full * PAYLOAD_MAX);
+        uint64_t ip_hdr = HEADERS - ETH_HDR_LEN;
+        sim_time_t t_full = simtime_tx_ps(PAYLOAD_MAX + ip_hdr + l2[f], RATE_BPS);
+        sim_time_t t_last = simtime_tx_ps(last_payload + ip_hdr + l2[f], RATE_BPS);
+        sim_time_t busy = (sim_time_t)n * ((sim_time_t)full * t_full + t_last);
+        sim_time_t last = 0;
+        for (uint32_t i = 0; i < sc->nflows; i++)
+            last = MAX(last, sc->flows[i]->st.last_rx_ps);
+        assert_int_equal(last, t_full + DELAY_PS + busy + DELAY_PS);
+        scenario_destroy(sc);
+        free(y);
+    }
 }
 
 /* ECN threshold K = 100 packets with ECN-capable senders and an ample buffer: a packet is marked
@@ -347,11 +396,37 @@ static void test_scenario_after(void **state)
     scenario_destroy(sc);
 }
 
+/* defaults.flow may hold any key a flow has, required ones included (src, dst): each flow
+ * that does not set one takes it, and a flow's own value wins; the run then delivers every byte
+ * of both flows to the defaulted receiver. */
+static void test_scenario_defaults_required_keys(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
+                               "defaults:\n"
+                               "  flow: {src: h0, dst: h3, bytes: 2944}\n"
+                               "flows:\n"
+                               "  - {name: a}\n"
+                               "  - {name: b, src: h1}\n"
+                               "  - {name: c, dst: h2}\n");
+    assert_int_equal(sc->nflows, 3);
+    assert_string_equal(scenario_flow(sc, "a")->src->node.name, "h0");
+    assert_string_equal(scenario_flow(sc, "a")->dst->node.name, "h3");
+    assert_string_equal(scenario_flow(sc, "b")->src->node.name, "h1");
+    assert_string_equal(scenario_flow(sc, "c")->dst->node.name, "h2");
+    scenario_run(sc);
+    for (uint32_t i = 0; i < sc->nflows; i++)
+        assert_int_equal(sc->flows[i]->st.rx_bytes, 2944);
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scenario_incast_exact_time),
         cmocka_unit_test(test_scenario_incast_drops),
+        cmocka_unit_test(test_scenario_incast_drops_ppp),
+        cmocka_unit_test(test_scenario_incast_time_framing),
         cmocka_unit_test(test_scenario_ecn_threshold_marks),
         cmocka_unit_test(test_scenario_md1_load_05),
         cmocka_unit_test(test_scenario_md1_load_08),
@@ -361,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_scenario_determinism),
         cmocka_unit_test(test_scenario_switch_latency),
         cmocka_unit_test(test_scenario_after),
+        cmocka_unit_test(test_scenario_defaults_required_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

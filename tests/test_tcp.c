@@ -1,7 +1,7 @@
 /* TCP NewReno / DCTCP transport: header codec, receiver (out-of-order ranges, ACK rules, ECN
  * echo), sender (slow start, fast retransmit/recovery, RTO, DCTCP α), and scenario checks
  * against the DCTCP paper's steady-state analysis and analytic completion-time bounds. */
-#include "tests/testscenario.h"
+#include "tests/testtcp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,117 +10,12 @@
 
 #include "models/transport/tcp_hdr.h"
 #include "models/transport/tcp.h"
+#include "models/transport/udp.h"
 #include "models/net/p4switch.h"
 #include "models/net/switch.h"
 #include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-/* ------------------------------------------------------------ helpers */
-
-static struct tcp_flow *tcp_of(struct scenario *sc, const char *name)
-{
-    struct flow *f = scenario_flow(sc, name);
-    assert_non_null(f);
-    assert_ptr_equal(f->ops, &tcp_flow_ops);
-    return container_of(f, struct tcp_flow, base);
-}
-
-/* One flow h0 -> h1 that starts late, so the test drives both ends by hand. */
-static struct scenario *load_pair(const char *flow_extra)
-{
-    char yaml[1024];
-    snprintf(yaml, sizeof(yaml),
-             "topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-             "flows:\n"
-             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 100000, mss: 1000,\n"
-             "     start: 1s, %s}\n",
-             flow_extra);
-    struct scenario *sc = load(yaml);
-    /* as if started: the tests below play the network's part by hand */
-    tcp_of(sc, "f0")->state = TCP_STATE_ESTABLISHED;
-    return sc;
-}
-
-/* Delivers a data segment [off, off+len) to the receiver of f. */
-static void inject_data(struct tcp_flow *f, uint64_t off, uint32_t len, uint8_t ecn, uint8_t flags)
-{
-    struct sim *sim = f->base.src->node.sim;
-    struct pkt *p = pkt_alloc(sim);
-    struct tcp_seg s = {
-        .src_ip = f->base.src->ip,
-        .dst_ip = f->base.dst->ip,
-        .src_port = f->snd_port,
-        .dst_port = f->rcv_port,
-        .seq = f->snd_isn + 1 + (uint32_t)off, /* the SYN took the ISN */
-        .ack = f->rcv_isn + 1,
-        .flags = (uint8_t)(TCP_ACK | flags),
-        .window = 100,
-        .ecn = ecn,
-        .payload_bytes = len,
-    };
-    tcp_hdr_build(p, &s);
-    f->rcv_ep.recv(&f->rcv_ep, f->base.dst, p);
-}
-
-/* Delivers an ACK for offset `off` to the sender of f. */
-static void inject_ack(struct tcp_flow *f, uint64_t off, bool ece)
-{
-    struct sim *sim = f->base.src->node.sim;
-    struct pkt *p = pkt_alloc(sim);
-    struct tcp_seg s = {
-        .src_ip = f->base.dst->ip,
-        .dst_ip = f->base.src->ip,
-        .src_port = f->rcv_port,
-        .dst_port = f->snd_port,
-        .seq = f->rcv_isn + 1,
-        .ack = f->snd_isn + 1 + (uint32_t)off,
-        .flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0)),
-        .window = 100,
-    };
-    tcp_hdr_build(p, &s);
-    f->snd_ep.recv(&f->snd_ep, f->base.src, p);
-}
-
-/* Packets a host has sent while the simulation is not running: the one its link took
- * (the link stays "busy" afterwards, so later ones wait in the NIC queue) and the queued
- * ones, in order. Frees them; decodes up to `max` into out. */
-static int drain_host(struct host *h, struct tcp_seg *out, int max)
-{
-    struct sim *sim = h->node.sim;
-    struct link *l = &h->node.ports[0]->tx;
-    int n = 0;
-    struct pkt *p = l->serializing;
-    l->serializing = NULL;
-    if (!p)
-        p = pq_dequeue(&h->nic, PQ_ALL);
-    while (p) {
-        if (n < max) {
-            assert_true(tcp_hdr_parse(p, &out[n]));
-            n++;
-        }
-        pkt_free(sim, p);
-        p = pq_dequeue(&h->nic, PQ_ALL);
-    }
-    return n;
-}
-
-static uint64_t ack_off(const struct tcp_flow *f, const struct tcp_seg *s)
-{
-    return (uint32_t)(s->ack - f->snd_isn - 1);
-}
-
-/* Pulls every segment the window allows, as the NIC would; returns how many. */
-static int pull_all(struct tcp_flow *f)
-{
-    int n = 0;
-    struct pkt *p;
-    while ((p = f->source.next_pkt(&f->source, f->base.src)) != NULL) {
-        pkt_free(f->base.src->node.sim, p);
-        n++;
-    }
-    return n;
-}
 
 /* -------------------------------------------------------- header codec */
 
@@ -164,11 +59,13 @@ static void test_tcp_hdr_roundtrip(void **state)
     assert_true(tcp_hdr_parse(p, &r));
     assert_int_equal(r.ecn, PKT_ECN_CE);
     assert_int_equal(pkt_csum16(p->hdr + ETH_HDR_LEN, IPV4_HDR_LEN), 0);
-    /* a pure ACK is padded to the Ethernet minimum on the wire only */
+    /* a pure ACK is 54 bytes: an Ethernet link pads it to 60, a PPP link sends IP + 2 */
     s.payload_bytes = 0;
     tcp_hdr_build(p, &s);
-    assert_int_equal(p->size_bytes, ETH_MIN_FRAME);
+    assert_int_equal(p->size_bytes, 54);
     assert_int_equal(p->hdr_len, 54);
+    assert_int_equal(link_dev_bytes(&(struct link_cfg){.framing = LINK_FRAMING_ETHERNET}, 54), 60);
+    assert_int_equal(link_dev_bytes(&(struct link_cfg){.framing = LINK_FRAMING_PPP}, 54), 42);
     assert_true(tcp_hdr_parse(p, &r));
     assert_int_equal(r.payload_bytes, 0);
     pkt_free(sim, p);
@@ -276,7 +173,7 @@ static void test_tcp_receiver_classic_ece_latch(void **state)
 static void test_tcp_sender_newreno_recovery(void **state)
 {
     (void)state;
-    struct scenario *sc = load_pair("init_cwnd: 10");
+    struct scenario *sc = load_pair("init_cwnd: 10, sack: false") /* RFC 6582 without SACK */;
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
     const uint64_t mss = 1000;
@@ -844,6 +741,66 @@ static void test_tcp_incast_dctcp(void **state)
     run_incast("dctcp", "ecn: threshold, ecn_unit: packets, ecn_kmin: 20", false);
 }
 
+/* Moving the sender to another source port (DDL streams use 0xDDxx) re-keys its endpoint in the
+ * host's table: the ACKs, addressed to the new port, reach the sender, so the transfer completes
+ * without a timeout; the old port is free. Regression: the port used to change in place, the
+ * table still held the endpoint under the old port's slot, ACKs went unclaimed and the RTO
+ * backed off until simulated time overflowed. */
+static void test_tcp_set_sport_rekeys(void **state)
+{
+    (void)state;
+    struct scenario *sc =
+        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+             "flows:\n"
+             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 200KB, start: 1us}\n");
+    struct tcp_flow *f = tcp_of(sc, "f0");
+    struct host *src = f->base.src;
+    uint16_t old = f->snd_port;
+    assert_ptr_equal(host_endpoint(src, old), &f->snd_ep);
+    for (uint16_t port = 0xDD00; port < 0xDD40; port++) { /* many slots of the table */
+        flow_set_sport(&f->base, port);
+        assert_int_equal(f->snd_port, port);
+        assert_ptr_equal(host_endpoint(src, port), &f->snd_ep);
+        assert_null(host_endpoint(src, old));
+        assert_int_equal(src->nep, 1);
+        old = port;
+    }
+    scenario_run(sc);
+    assert_int_equal(f->base.st.rx_bytes, 200000);
+    assert_int_equal(f->base.st.timeouts, 0);
+    assert_int_equal(src->rx_unclaimed, 0);
+    scenario_destroy(sc);
+}
+
+/* A flow destroyed before its hosts leaves no endpoint behind: TCP unbinds its sender (source
+ * host) and receiver (destination host), UDP its sink. */
+static void test_flow_destroy_unbinds(void **state)
+{
+    (void)state;
+    struct scenario *sc = load("topology: {kind: star, hosts: 2}\n");
+    struct host *a = host_of(scenario_node(sc, "h0"));
+    struct host *b = host_of(scenario_node(sc, "h1"));
+    const struct flow_ops *ops[] = {&tcp_flow_ops, &udp_flow_ops};
+    for (size_t k = 0; k < 2; k++) {
+        void *cfg = xcalloc(1, ops[k]->cfg_size);
+        param_defaults(ops[k]->params, *ops[k]->nparams, cfg);
+        ((struct flow_cfg *)cfg)->bytes = 1000;
+        uint32_t na = a->nep, nb = b->nep;
+        struct flow *f = ops[k]->create(sc->sim, 7, "x", cfg, a, b);
+        assert_true(a->nep + b->nep > na + nb);
+        if (k == 0) {
+            flow_set_sport(f, 0xDD05);
+            assert_non_null(host_endpoint(a, 0xDD05));
+        }
+        f->ops->destroy(sc->sim, f);
+        assert_int_equal(a->nep, na);
+        assert_int_equal(b->nep, nb);
+        assert_null(host_endpoint(a, 0xDD05));
+        free(cfg);
+    }
+    scenario_destroy(sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -868,6 +825,8 @@ int main(void)
         cmocka_unit_test(test_tcp_cwnd_samples),
         cmocka_unit_test(test_tcp_incast_exactly_once),
         cmocka_unit_test(test_tcp_incast_dctcp),
+        cmocka_unit_test(test_tcp_set_sport_rekeys),
+        cmocka_unit_test(test_flow_destroy_unbinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,6 +95,37 @@ static void test_units_tx_time(void **state)
     assert_true(simtime_tx_ps(1000000000ULL, 1000) == SIM_SEC(8000000));
 }
 
+/* Scientific notation is exact (1.5e-6 s is 1,500,000 ps), and values too large to represent
+ * say so instead of wrapping: 10^29 Tbps overflowed the 128-bit product before. */
+static void test_units_exponent(void **state)
+{
+    (void)state;
+    char err[256];
+    sim_time_t t;
+    uint64_t u;
+    assert_int_equal(units_parse_time("1.5e-6s", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, 1500000);
+    assert_int_equal(units_parse_time("2E3ns", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, 2000000);
+    assert_int_equal(units_parse_rate("1e9bps", &u, err, sizeof(err)), 0);
+    assert_int_equal(u, 1000000000ULL);
+    assert_int_equal(units_parse_size("2.5e+3KB", &u, err, sizeof(err)), 0);
+    assert_int_equal(u, 2500000ULL);
+    assert_int_equal(units_parse_rate("1e30Gbps", &u, err, sizeof(err)), -1);
+    assert_string_equal(err, "rate '1e30Gbps' is too large");
+    assert_int_equal(units_parse_rate("100000000000000000000000000000Tbps", &u, err, sizeof(err)),
+                     -1);
+    assert_string_equal(err, "rate '100000000000000000000000000000Tbps' is too large");
+    assert_int_equal(units_parse_time("1e99s", &t, err, sizeof(err)), -1);
+    assert_string_equal(err, "time '1e99s' is too large");
+    /* far below a picosecond rounds to zero */
+    assert_int_equal(units_parse_time("1e-30s", &t, err, sizeof(err)), 0);
+    assert_int_equal(t, 0);
+    /* 'e' without digits is not an exponent */
+    assert_int_equal(units_parse_time("1es", &t, err, sizeof(err)), -1);
+    assert_string_equal(err, "unknown unit 'es' in time '1es' (e.g. '1.5us', '10ms')");
+}
+
 static void test_units_format(void **state)
 {
     (void)state;
@@ -110,6 +141,7 @@ int main(void)
         cmocka_unit_test(test_units_time),      cmocka_unit_test(test_units_time_errors),
         cmocka_unit_test(test_units_rate),      cmocka_unit_test(test_units_size),
         cmocka_unit_test(test_units_tx_time),   cmocka_unit_test(test_units_format),
+        cmocka_unit_test(test_units_exponent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NS3_RTO = "ns-3 restarts the RTO only on the first partial ACK (docs/ns3.md, TCP item 1)"
 NS3_SSTHRESH = "ns-3's TcpLinuxReno halves cwnd, not FlightSize, on a loss (docs/ns3.md, TCP item 4)"
 NS3_DCTCP = "ns-3.37 DCTCP window falls below one segment (docs/ns3.md, TCP item 2)"
+STOCK = ["--host_queues=stock"]
 PAIRS = [
+    # S1-S4: ns-3 as shipped (PPP devices, 1500-byte MTU, 4 MB flows, SACK on, the default host
+    # queues: pfifo_fast 1000 packets + a 100-packet device queue) against framing: ppp.
+    ("S1 udp incast 1MB", "udp-incast-16.yaml", ["defaults.switch.buffer=1MB"], "udp-incast",
+     "udp", [], {}),
+    ("S2 tcp incast 4MB sack", "tcp-newreno-16.yaml",
+     ["defaults.flow.bytes=4MB", "defaults.flow.sack=true"], "tcp-incast", "tcp", STOCK, {}),
+    ("S3 dctcp incast 4MB sack", "tcp-dctcp-16.yaml",
+     ["defaults.flow.bytes=4MB", "defaults.flow.sack=true"], "tcp-incast", "tcp", STOCK, {}),
+    ("S4 ps-iter sack", "ps-iter.yaml", ["defaults.flow.sack=true"], "ps-iter", "ps", STOCK, {}),
     ("udp-incast-16", "udp-incast-16.yaml", [], "udp-incast", "udp", [], {}),
     ("udp-incast-16 1MB", "udp-incast-16.yaml", ["defaults.switch.buffer=1MB"], "udp-incast",
      "udp", [], {}),
@@ -59,7 +69,7 @@ PAIRS = [
      ["--rto_restart=every"], {}),
     ("tcp-dctcp-16", "tcp-dctcp-16.yaml", [], "tcp-incast", "tcp", [], {}),
     ("tcp-dctcp-64", "tcp-dctcp-64.yaml", [], "tcp-incast", "tcp", [],
-     {"FCT mean (us)": NS3_DCTCP}),
+     {"FCT mean (us)": NS3_DCTCP, "FCT max (us)": NS3_DCTCP, "last byte (us)": NS3_DCTCP}),
     # The same with ns-3's DCTCP window kept >= 2 segments, as Linux and ddlsim do (ddl-tcp.h).
     ("tcp-dctcp-64 ns-3 floor 2", "tcp-dctcp-64.yaml", [], "tcp-incast", "tcp",
      ["--dctcp_floor=2"], {}),
@@ -74,11 +84,11 @@ SIZE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB"
               "GiB": 2**30}
 TCP_KEYS = ["cc", "mss", "init_cwnd", "rcv_wnd", "rto_min", "rto_init", "delayed_ack",
             "delack_timeout", "dupack_thresh", "limited_transmit", "dctcp_g", "dctcp_alpha_init",
-            "ecn"]
+            "ecn", "sack"]
 SIZE_KEYS = {"mss", "rcv_wnd", "bytes", "buffer"}
 # Everything the translation understands; any other key makes the driver refuse the pair.
 KNOWN = {
-    "link": {"rate", "delay", "overhead"},
+    "link": {"rate", "delay", "framing"},
     "switch": {"buffer", "ecn", "ecn_unit", "ecn_kmin", "program"},
     "udp": {"type", "bytes", "pattern", "mtu"},
     "tcp": {"type", "bytes", "handshake"} | set(TCP_KEYS),
@@ -127,8 +137,8 @@ def ns3_args(doc, kind):
     if topo.get("kind") != "star":
         raise ValueError("pairs use the star topology")
     link = topo.get("link", {})
-    if size_bytes(link.get("overhead", "24B")) != 2:
-        raise ValueError("link overhead must be 2B (the PPP header, docs/ns3.md)")
+    if link.get("framing") != "ppp":
+        raise ValueError("links must use framing: ppp (ns-3's point-to-point device, docs/ns3.md)")
     defaults = doc.get("defaults", {})
     sw = defaults.get("switch", {})
     flow = defaults.get("flow", {})
@@ -197,20 +207,21 @@ def ps_of(s):
 
 def metrics_ddlsim(summary, bottleneck, kind):
     flows = summary["flows"]
+    host_drops = sum(h.get("nic_drops", 0) for h in summary.get("hosts", []))
     port = next(p for sw in summary["switches"] for p in sw["ports"] if p["peer"] == bottleneck)
     done = [ps_of(f.get("complete_s")) for f in flows]
     return common_metrics(kind, flows, done, [f["last_rx_ps"] for f in flows], port,
-                          summary.get("events"))
+                          summary.get("events"), host_drops)
 
 
 def metrics_ns3(res, kind):
     flows = res["flows"]
     done = [f["complete_ps"] if f["complete_ps"] >= 0 else None for f in flows]
     return common_metrics(kind, flows, done, [f["last_rx_ps"] for f in flows],
-                          res["bottleneck"], res.get("events"))
+                          res["bottleneck"], res.get("events"), res.get("host_drops", 0))
 
 
-def common_metrics(kind, flows, done, last_rx, port, events):
+def common_metrics(kind, flows, done, last_rx, port, events, host_drops):
     m = {}
     if kind == "ps":
         n = len(flows) // 2
@@ -227,6 +238,7 @@ def common_metrics(kind, flows, done, last_rx, port, events):
     if kind == "udp":
         m["delivered packets"] = sum(f["rx_packets"] for f in flows)
     m["drops"] = port["dropped"]
+    m["host drops"] = host_drops
     if kind != "udp":
         m["ECN marks"] = port.get("marked", 0)
         for key in ("timeouts", "timeouts_in_recovery", "fast_retransmits",

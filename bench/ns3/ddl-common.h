@@ -8,10 +8,9 @@
 // on a switch, against a byte buffer shared by all the switch's ports; it can mark CE when the
 // packets waiting at the port reach a threshold. So "the queue that fills" is exactly ddlsim's.
 //
-// Framing: ddlsim frames are Ethernet + IP; a point-to-point device carries IP + a 2-byte PPP
-// header. Every ns-3 packet therefore carries kEthHdr (14) more transport payload bytes than its
-// ddlsim twin, so that ns-3's IP packet has the size of ddlsim's frame (the bytes both count in
-// their buffers) and ns-3's wire bytes (IP + 2) equal ddlsim's frame + `overhead: 2B`.
+// Framing: stock point-to-point devices carry IP + a 2-byte PPP header, which is what ddlsim's
+// links with `framing: ppp` send and hold. The queue discs here count what a PPP device holds:
+// the IP packet + 2 bytes. Packets carry the same payload on both sides.
 // Times use picosecond resolution, set first thing in main().
 #ifndef DDL_NS3_COMMON_H
 #define DDL_NS3_COMMON_H
@@ -35,7 +34,6 @@ namespace ddl
 {
 using namespace ns3;
 
-static const uint32_t kEthHdr = 14; // Ethernet header inside ddlsim frames, absent from PPP
 static const uint32_t kPppHdr = 2;  // PointToPointNetDevice header, the only framing ns-3 adds
 
 // A switch's packet buffer, shared by the TmQueueDisc of each of its ports.
@@ -84,8 +82,8 @@ class TmQueueDisc : public QueueDisc
 
     uint64_t WaitingBytes() const
     {
-        return GetInternalQueue(0)->GetNBytes() + m_devq->GetNBytes() -
-               uint64_t(kPppHdr) * m_devq->GetNPackets();
+        return GetInternalQueue(0)->GetNBytes() +
+               uint64_t(kPppHdr) * GetInternalQueue(0)->GetNPackets() + m_devq->GetNBytes();
     }
 
     uint64_t WaitingPkts() const
@@ -96,7 +94,7 @@ class TmQueueDisc : public QueueDisc
   private:
     bool DoEnqueue(Ptr<QueueDiscItem> item) override
     {
-        uint32_t size = item->GetSize();
+        uint32_t size = item->GetSize() + kPppHdr; // as the device will hold it
         if (m_buf->limitBytes && m_buf->bytes + size > m_buf->limitBytes)
         {
             dropPkts++;
@@ -126,7 +124,7 @@ class TmQueueDisc : public QueueDisc
     void OnDevDequeue(Ptr<const Packet> p)
     {
         txPkts++;
-        m_buf->bytes -= p->GetSize() - kPppHdr;
+        m_buf->bytes -= p->GetSize(); // with its PPP header
     }
 
     bool CheckConfig() override
@@ -156,9 +154,11 @@ struct StarCfg
     uint32_t hosts = 17;
     std::string rate = "10Gbps";
     std::string delay = "1us";
-    uint32_t mtu = 1500;       // ddlsim IP MTU; the ns-3 device MTU is mtu + kEthHdr
+    uint32_t mtu = 1500;       // IP MTU of every device
     uint64_t bufferBytes = 0;  // switch shared buffer, 0 = unlimited
     uint32_t ecnKPkts = 0;     // switch ECN threshold, packets waiting (0 = off)
+    std::string hostQueues = "tm"; // tm: TmQueueDisc, unlimited, 1-packet device queue;
+                                   // stock: ns-3's defaults (pfifo_fast 1000p, DropTail 100p)
 
     // The options every program takes (ecn: also the ECN threshold).
     void AddTo(CommandLine& cmd, bool ecn)
@@ -168,6 +168,8 @@ struct StarCfg
         cmd.AddValue("buffer", "switch shared buffer, bytes (0 = unlimited)", bufferBytes);
         if (ecn)
             cmd.AddValue("ecn_kmin", "switch ECN threshold, packets waiting (0 = off)", ecnKPkts);
+        cmd.AddValue("host_queues", "tm (unlimited, as ddlsim's pulled sources) or stock "
+                     "(ns-3's pfifo_fast 1000p + DropTail 100p device queue)", hostQueues);
     }
 };
 
@@ -177,7 +179,7 @@ struct Star
     Ptr<Node> sw;
     std::vector<Ipv4Address> hostAddr;
     std::vector<Ptr<PointToPointNetDevice>> hostDev;  // host side of link i
-    std::vector<Ptr<TmQueueDisc>> hostQd;
+    std::vector<Ptr<TmQueueDisc>> hostQd;            // host_queues=tm only
     std::vector<Ptr<TmQueueDisc>> swQd;              // switch port i faces host i
     std::shared_ptr<SharedBuffer> swBuf;
 };
@@ -204,7 +206,7 @@ inline void BuildStar(const StarCfg& c, Star& s)
 
     PointToPointHelper p2p;
     p2p.SetDeviceAttribute("DataRate", StringValue(c.rate));
-    p2p.SetDeviceAttribute("Mtu", UintegerValue(c.mtu + kEthHdr));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(c.mtu));
     p2p.SetChannelAttribute("Delay", StringValue(c.delay));
     p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
 
@@ -215,7 +217,13 @@ inline void BuildStar(const StarCfg& c, Star& s)
     {
         NetDeviceContainer d = p2p.Install(s.hosts.Get(i), s.sw);
         // Root queue discs go in before the addresses, so IPv4 installs no default disc.
-        s.hostQd.push_back(InstallTm(d.Get(0), std::make_shared<SharedBuffer>(), 0));
+        NS_ABORT_MSG_UNLESS(c.hostQueues == "tm" || c.hostQueues == "stock",
+                            "host_queues must be tm or stock");
+        if (c.hostQueues == "tm")
+            s.hostQd.push_back(InstallTm(d.Get(0), std::make_shared<SharedBuffer>(), 0));
+        else // the device queue ns-3 gives a PointToPointNetDevice by default
+            DynamicCast<PointToPointNetDevice>(d.Get(0))->GetQueue()->SetMaxSize(
+                QueueSize("100p"));
         s.swQd.push_back(InstallTm(d.Get(1), s.swBuf, c.ecnKPkts));
         std::ostringstream net;
         net << "10." << (i / 250) << "." << (i % 250) << ".0";
@@ -225,6 +233,22 @@ inline void BuildStar(const StarCfg& c, Star& s)
         s.hostDev.push_back(DynamicCast<PointToPointNetDevice>(d.Get(0)));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+}
+
+// Packets the hosts dropped in their own queues (queue disc and device queue).
+inline uint64_t HostDrops(const Star& s)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < s.hosts.GetN(); i++)
+    {
+        Ptr<NetDevice> dev = s.hostDev[i];
+        Ptr<TrafficControlLayer> tc = s.hosts.Get(i)->GetObject<TrafficControlLayer>();
+        Ptr<QueueDisc> qd = tc ? tc->GetRootQueueDiscOnDevice(dev) : nullptr;
+        if (qd)
+            n += qd->GetStats().nTotalDroppedPackets;
+        n += s.hostDev[i]->GetQueue()->GetTotalDroppedPackets();
+    }
+    return n;
 }
 
 // Minimal JSON writer for the result file the driver reads.
@@ -310,7 +334,7 @@ inline int ResultEnd(Json& j, const std::string& out)
     return 0;
 }
 
-// Per-flow receive statistics, in ddlsim's terms (payload bytes without the kEthHdr stand-in).
+// Per-flow receive statistics (payload bytes).
 struct FlowStats
 {
     std::string name;

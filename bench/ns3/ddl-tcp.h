@@ -3,11 +3,11 @@
 //
 //   ddlsim            ns-3.37
 //   cc                TcpL4Protocol::SocketType = TcpLinuxReno (newreno) | TcpDctcp
-//   mss               TcpSocket::SegmentSize = mss + 14 (the Ethernet-header stand-in, see
-//                     ddl-common.h); Timestamp and SACK options off, so a data segment's IP
-//                     packet is mss + 54 bytes = ddlsim's frame
+//   mss               TcpSocket::SegmentSize = mss; Timestamp option off, so a data segment's IP
+//                     packet is mss + 40 bytes, as ddlsim's
+//   sack              TcpSocketBase::Sack
 //   init_cwnd         TcpSocket::InitialCwnd (segments)
-//   rcv_wnd           TcpSocket::RcvBufSize (scaled by (mss + 14) / mss)
+//   rcv_wnd           TcpSocket::RcvBufSize
 //   rto_min           TcpSocketBase::MinRto; ClockGranularity 1 ps (RFC 6298's G: ddlsim has none)
 //   rto_init          RttEstimator::InitialEstimation (ns-3's first RTO)
 //   delayed_ack       TcpSocket::DelAckCount = 2 (true) or 1 (false)
@@ -23,8 +23,6 @@
 // cc: newreno the congestion-avoidance class is TcpLinuxReno (one MSS per window of ACKed
 // segments, which is ddlsim's RFC 3465 byte counting when every ACK covers one segment; ns-3's
 // TcpNewReno adds MSS*MSS/cwnd per ACK instead); TcpDctcp is built on TcpLinuxReno too.
-// What cannot be made equal: ns-3's pure ACKs are 40 IP bytes + 2 (no stand-in bytes), where
-// ddlsim's are 60-byte minimum Ethernet frames + 2 (16 ns more per ACK at 10 Gbps).
 // Two ns-3 behaviours that differ from ddlsim's can be switched to ddlsim's, to show what they
 // do (docs/ns3.md): --dctcp_floor=2 (TcpDctcpFloor) and --rto_restart=every (SteadyRtoSocket).
 #ifndef DDL_NS3_TCP_H
@@ -183,6 +181,7 @@ struct TcpCfg
     std::string delackTimeout = "40ms";
     uint32_t dupackThresh = 3;
     bool limitedTransmit = true;
+    bool sack = true; // ns-3's default
     double dctcpG = 0.0625;
     double dctcpAlphaInit = 1.0;
     bool ecn = false;
@@ -203,6 +202,7 @@ struct TcpCfg
         cmd.AddValue("delack_timeout", "longest an ACK is delayed", delackTimeout);
         cmd.AddValue("dupack_thresh", "duplicate ACKs that trigger fast retransmit", dupackThresh);
         cmd.AddValue("limited_transmit", "RFC 3042 limited transmit", limitedTransmit);
+        cmd.AddValue("sack", "SACK option and SACK-based recovery (ns-3's default: on)", sack);
         cmd.AddValue("dctcp_g", "DCTCP alpha gain", dctcpG);
         cmd.AddValue("dctcp_alpha_init", "DCTCP initial alpha", dctcpAlphaInit);
         cmd.AddValue("ecn", "ECN-capable (RFC 3168) for newreno", ecn);
@@ -216,18 +216,15 @@ struct TcpCfg
                      "(0 = ns-3.37 as shipped, no floor)", dctcpFloorSegs);
     }
 
-    // ns-3 stream bytes carrying `bytes` of ddlsim payload in full segments (+14 each).
+    // Stream bytes for `bytes` of payload (the same: no stand-in bytes).
     uint64_t WireBytes(uint64_t bytes) const
     {
-        return bytes + uint64_t(kEthHdr) * ((bytes + mss - 1) / mss);
+        return bytes;
     }
 
-    // The inverse, for bytes received in order in full segments.
     uint64_t PayloadBytes(uint64_t wire) const
     {
-        uint64_t seg = mss + kEthHdr;
-        uint64_t rem = wire % seg;
-        return (wire / seg) * mss + (rem > kEthHdr ? rem - kEthHdr : 0);
+        return wire;
     }
 
     void Apply() const
@@ -243,7 +240,7 @@ struct TcpCfg
                            TypeIdValue(TypeId::LookupByName(sock)));
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                            TypeIdValue(TypeId::LookupByName(recovery)));
-        uint32_t seg = mss + kEthHdr;
+        uint32_t seg = mss;
         Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(seg));
         Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
         Config::SetDefault("ns3::TcpSocket::RcvBufSize",
@@ -257,7 +254,7 @@ struct TcpCfg
         Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(dupackThresh));
         Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(limitedTransmit));
         Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
         Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
         if (cc == "dctcp")
         {
@@ -308,7 +305,7 @@ class TcpTransfer
             sk->SetRecoveryAlgorithm(recf.Create<TcpRecoveryOps>());
             tcp->AddSocket(sk);
             Ptr<BulkSender> app = CreateObject<BulkSender>();
-            app->Setup(sk, InetSocketAddress(dstAddr, port), t.WireBytes(bytes), t.mss + kEthHdr);
+            app->Setup(sk, InetSocketAddress(dstAddr, port), t.WireBytes(bytes), t.mss);
             src->AddApplication(app);
             app->SetStartTime(start);
             m_socket = sk;
@@ -317,7 +314,7 @@ class TcpTransfer
         {
             BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dstAddr, port));
             bulk.SetAttribute("MaxBytes", UintegerValue(t.WireBytes(bytes)));
-            bulk.SetAttribute("SendSize", UintegerValue(t.mss + kEthHdr));
+            bulk.SetAttribute("SendSize", UintegerValue(t.mss));
             ApplicationContainer app = bulk.Install(src);
             app.Start(start);
             m_app = DynamicCast<BulkSendApplication>(app.Get(0));
@@ -335,8 +332,7 @@ class TcpTransfer
 
     uint64_t Retransmitted() const
     {
-        uint64_t unique = (m_cfg->WireBytes(m_bytes) + m_cfg->mss + kEthHdr - 1) /
-                          (m_cfg->mss + kEthHdr);
+        uint64_t unique = (m_cfg->WireBytes(m_bytes) + m_cfg->mss - 1) / m_cfg->mss;
         return dataSegs > unique ? dataSegs - unique : 0;
     }
 

@@ -77,5 +77,6 @@ int main(int argc, char* argv[])
     WriteTransfers(j, all);
     WritePort(j, "bottleneck", s.swQd[ps]);
     j.KV("peak_buffer_bytes", s.swBuf->peakBytes);
+    j.KV("host_drops", HostDrops(s));
     return ResultEnd(j, out);
 }

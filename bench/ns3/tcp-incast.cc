@@ -53,5 +53,6 @@ int main(int argc, char* argv[])
     WriteTransfers(j, xs);
     WritePort(j, "bottleneck", s.swQd[rx]);
     j.KV("peak_buffer_bytes", s.swBuf->peakBytes);
+    j.KV("host_drops", HostDrops(s));
     return ResultEnd(j, out);
 }

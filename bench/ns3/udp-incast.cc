@@ -13,7 +13,7 @@ using namespace ddl;
 namespace
 {
 
-// Sends `bytes` of ddlsim payload in datagrams of at most mtu - 28 (+ kEthHdr on the wire).
+// Sends `bytes` of ddlsim payload in datagrams of at most mtu - 28 .
 class LineRateSender : public Application
 {
   public:
@@ -53,7 +53,7 @@ class LineRateSender : public Application
         uint32_t n = uint32_t(std::min<uint64_t>(m_left, m_payloadMax));
         m_left -= n;
         m_st->txPkts++;
-        int r = m_socket->Send(Create<Packet>(n + kEthHdr));
+        int r = m_socket->Send(Create<Packet>(n));
         NS_ABORT_MSG_UNLESS(r >= 0, "UDP send failed");
     }
 
@@ -76,7 +76,7 @@ struct Sink
         while (Ptr<Packet> p = s->Recv())
         {
             st->rxPkts++;
-            st->rxBytes += p->GetSize() - kEthHdr;
+            st->rxBytes += p->GetSize();
             st->lastRxPs = now;
             if (st->rxBytes == bytes)
                 st->completePs = now;
@@ -132,5 +132,6 @@ int main(int argc, char* argv[])
     WriteFlows(j, flows);
     WritePort(j, "bottleneck", s.swQd[rx]);
     j.KV("peak_buffer_bytes", s.swBuf->peakBytes);
+    j.KV("host_drops", HostDrops(s));
     return ResultEnd(j, out);
 }

@@ -11,7 +11,7 @@
 #include "models/transport/transports.h"
 #include "sim/util.h"
 
-static const char *const arch_names[] = {"ps", "allreduce", NULL};
+static const char *const arch_names[] = {"ps", "allreduce", "inc", "libra", NULL};
 static const char *const sched_names[] = {"fifo", "priority", NULL};
 static const char *const shard_names[] = {"round_robin", "balanced", NULL};
 
@@ -19,11 +19,16 @@ static const char *const shard_names[] = {"round_robin", "balanced", NULL};
 const struct param_def ddl_job_params[] = {
     {"name", PARAM_STRING, JP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "job name"},
     {"arch", PARAM_ENUM, JP(arch), "ps", NULL, NULL, arch_names,
-     "ps: parameter servers; allreduce: ring all-reduce among the workers"},
+     "ps: parameter servers; allreduce: ring all-reduce among the workers; inc: in-network "
+     "aggregation in the switch (aggregation.p4, SwitchML/ATP) with the server as fallback; "
+     "libra: sparse model, hot rows aggregated in the switch, cold rows by the server"},
     {"model", PARAM_NODE, JP(model), NULL, NULL, NULL, NULL,
      "vgg16, resnet50, alexnet, inception_v3, a .yaml path, or an inline {name, layers}"},
     {"compute_scale", PARAM_DOUBLE, JP(compute_scale), "1", "0", "1000", NULL,
      "multiplies every compute time (e.g. 4 for a K80)"},
+    {"compute_jitter", PARAM_DOUBLE, JP(jitter), "0", "0", "0.9", NULL,
+     "each worker's compute time of each iteration is multiplied by a factor drawn uniformly "
+     "from [1 - j, 1 + j] (stream job.NAME.jitter): GPUs that do not finish in lockstep"},
     {"layers", PARAM_NODE, JP(layer_overrides), PARAM_OPTIONAL, NULL, NULL, NULL,
      "per-layer overrides {layer: {forward, backward, bytes}}"},
     {"batch", PARAM_INT, JP(batch), "0", "0", NULL, NULL,
@@ -34,7 +39,28 @@ const struct param_def ddl_job_params[] = {
     {"iterations", PARAM_INT, JP(iterations), "3", "1", "10000000", NULL, "training iterations"},
     {"start", PARAM_TIME, JP(start_ps), "0", "0", NULL, NULL, "when the workers start"},
     {"chunk", PARAM_SIZE, JP(chunk_bytes), "4MB", "0", NULL, NULL,
-     "tensors are cut into chunks of at most this (0 = whole tensors)"},
+     "tensors are cut into chunks of at most this (0 = whole tensors); allreduce: a ring step's "
+     "segment per piece of N x chunk"},
+    {"slice", PARAM_SIZE, JP(slice_bytes), "512KB", "0", NULL, NULL,
+     "allreduce: a ring step's segment travels in slices of at most this, each forwarded as soon "
+     "as it arrived (0 = whole segments); default NCCL's step, its 4 MiB buffer / 8 steps"},
+    {"cycle", PARAM_TIME, JP(cycle_ps), "0", "0", "10s", NULL,
+     "allreduce: negotiation cycle: a tensor is launched at the first tick after its gradient "
+     "is ready at every worker (0 = no negotiation; Horovod's default was 5ms, 1ms since 0.21)"},
+    {"fusion", PARAM_SIZE, JP(fusion_bytes), "0", "0", NULL, NULL,
+     "allreduce: tensors launched at one tick are fused into buffers of at most this, one "
+     "collective each, whose tensors arrive together (0 = none; Horovod's default 64MB, "
+     "128MB since 0.21)"},
+    {"launch", PARAM_TIME, JP(launch_ps), "0", "0", "1s", NULL,
+     "allreduce: latency of each collective before its first step (negotiation, kernel launch); "
+     "with cycle or fusion, collectives run one at a time, each `launch` after the previous one "
+     "completed everywhere"},
+    {"step_latency", PARAM_TIME, JP(step_latency_ps), "0", "0", "1s", NULL,
+     "allreduce: a ring message is usable at its receiver this long after its last byte "
+     "(the library's per-step hand-off)"},
+    {"contention", PARAM_DOUBLE, JP(contention), "0", "0", "100", NULL,
+     "allreduce: compute steps take (1 + contention) times longer while the worker has an "
+     "all-reduce in flight (communication kernels share the GPU)"},
     {"scheduler", PARAM_ENUM, JP(sched), "fifo", NULL, NULL, sched_names,
      "host-side order of chunks: ready order, or by layer with a credit window"},
     {"credit", PARAM_SIZE, JP(credit_bytes), "8MB", "0", NULL, NULL,
@@ -60,11 +86,17 @@ const struct param_def ddl_job_params[] = {
     {"preset", PARAM_ENUM, JP(preset), "none", NULL, NULL, msg_preset_names,
      "host cost model (and transport) of a communication system"},
     MSG_COST_PARAMS(struct ddl_job_cfg, cost),
+    DDL_PCN_PARAMS(struct ddl_job_cfg, pcn),
+    {"inc", PARAM_NODE, JP(inc), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "arch inc and libra: in-network aggregation settings (ddlsim describe inc)"},
+    {"sparse", PARAM_NODE, JP(sparse), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "arch libra: the sparse workload and hot set (ddlsim describe sparse)"},
 };
 const size_t ddl_job_nparams = ARRAY_LEN(ddl_job_params);
 
 /* by enum ddl_arch */
-static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring};
+static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring, &ddl_arch_inc,
+                                                   &ddl_arch_libra};
 
 static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char *what,
                          struct host *(*find)(void *, const char *), void *ud, struct host ***out,
@@ -218,6 +250,11 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
         goto out_fail;
     }
     layout(job);
+    if (job->cfg.jitter > 0) {
+        char *stream = xasprintf("job.%s.jitter", job->name);
+        job->jitter_rng = sim_rng(sim, stream);
+        free(stream);
+    }
     job->workers = xcalloc(job->nworkers, sizeof(*job->workers));
     job->worker_bytes = xcalloc(job->nworkers, sizeof(*job->worker_bytes));
     for (uint32_t i = 0; i < job->nworkers; i++)
@@ -225,7 +262,7 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
     e = job->arch->init(job, wh, sh, d);
     free(wh);
     free(sh);
-    if (e)
+    if (e || ddl_pcn_init(job, m, d))
         goto out_fail;
     ddl_metrics_init(job);
     job->end_ps = -1;
@@ -241,6 +278,7 @@ void ddl_job_destroy(struct ddl_job *job)
     if (!job)
         return;
     evq_cancel(&job->sim->evq, &job->start);
+    ddl_pcn_fini(job);
     if (job->arch && job->workers)
         job->arch->fini(job);
     for (uint32_t i = 0; job->workers && i < job->nworkers; i++)

@@ -32,9 +32,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <gsl/gsl_rng.h>
 #include <jansson.h>
 
 #include "models/ddl/dnn.h"
+#include "models/ddl/pcn_signal.h"
 #include "models/net/host.h"
 #include "models/transport/msg.h"
 #include "sim/param.h"
@@ -49,6 +51,8 @@
 enum ddl_arch {
     DDL_ARCH_PS = 0,
     DDL_ARCH_ALLREDUCE = 1,
+    DDL_ARCH_INC = 2,
+    DDL_ARCH_LIBRA = 3,
 };
 
 enum ddl_sched {
@@ -66,6 +70,7 @@ struct ddl_job_cfg {
     int arch;
     const struct cfg_node *model;
     double compute_scale;
+    double jitter;        /* a worker's compute time of an iteration x U[1 - jitter, 1 + jitter] */
     const struct cfg_node *layer_overrides;
     int64_t batch; /* 0 = the model's */
     const struct cfg_node *workers;
@@ -73,6 +78,13 @@ struct ddl_job_cfg {
     int64_t iterations;
     sim_time_t start_ps;
     uint64_t chunk_bytes; /* 0 = whole tensors */
+    uint64_t slice_bytes; /* allreduce: pipelining unit of a ring step; 0 = whole segments */
+    /* allreduce collective costs (collective.h) */
+    sim_time_t cycle_ps;   /* negotiation cycle; 0 = none */
+    uint64_t fusion_bytes; /* fusion buffer; 0 = one collective per tensor */
+    sim_time_t launch_ps;  /* per collective */
+    sim_time_t step_latency_ps; /* per ring message, before the successor may use it */
+    double contention;     /* compute slowdown while communicating: x (1 + contention) */
     int sched;
     uint64_t credit_bytes; /* priority: bytes in flight per sender; 0 = unlimited */
     int64_t levels;        /* priority levels layers map onto */
@@ -85,6 +97,9 @@ struct ddl_job_cfg {
     const struct cfg_node *transport_params;
     int preset;
     struct msg_cost cost;
+    struct ddl_pcn_cfg pcn;
+    const struct cfg_node *inc;    /* arch inc, libra: in-network aggregation (inc.h) */
+    const struct cfg_node *sparse; /* arch libra: the sparse workload (sparse.h) */
     int64_t id;
 };
 
@@ -119,6 +134,8 @@ struct ddl_arch_ops {
     void (*grad_ready)(struct ddl_worker *w, uint32_t layer);
     /* A chunk arrived at the other end of its connection. */
     void (*delivered)(struct ddl_job *job, struct ddl_item *it);
+    /* Optional: the architecture's own statistics in summary.json. */
+    void (*json)(const struct ddl_job *job, json_t *o);
 };
 
 /* One chunk on its way: a push (worker → server), a pull (server → worker) or a ring step. */
@@ -168,8 +185,13 @@ struct ddl_worker {
     bool backward;
     bool computing;
     bool compute_done; /* all iterations computed */
+    uint32_t comm_active; /* all-reduces of this worker in flight (compute contention) */
+    sim_time_t gpu_left_ps; /* the compute step's work left at gpu_mark_ps, uncontended */
+    sim_time_t gpu_mark_ps;
+    double gpu_factor;      /* its current slowdown */
     bool done;         /* and every parameter of the last iteration arrived */
     struct evq_timer gpu;
+    double speed;           /* this iteration's compute time factor (compute_jitter) */
     uint32_t *params_iter;   /* [L]: forward of iteration t may use layer l when ≥ t */
     uint32_t *pull_left;     /* [L]: chunks of the outstanding pull still missing */
     uint32_t *push_left;     /* [L]: chunks of the outstanding push not yet at their server */
@@ -235,12 +257,16 @@ struct ddl_job {
     const struct flow_ops *tp;
     void *tp_cfg;
     struct pool items;
+    gsl_rng *jitter_rng; /* compute_jitter draws; NULL without jitter */
     struct pool aggs;
     struct evq_timer start;
     uint32_t workers_done;
     sim_time_t end_ps;
     struct ddl_out out;
     struct ddl_ring *ring; /* allreduce state (ring.c) */
+    struct ddl_pcn *pcn;   /* PCN signalling (pcn_signal.c), NULL without */
+    struct inc *inc;       /* in-network aggregation state (inc.c; libra.c) */
+    struct libra *libra;   /* libra's sparse model and cold path (libra.c) */
     /* summary statistics, seconds */
     struct stats iter_time;
     struct stats *push_lat; /* [L] */

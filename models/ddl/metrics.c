@@ -153,11 +153,17 @@ void ddl_job_json(const struct ddl_job *job, json_t *o)
     json_object_set_new(o, "pull_latency_by_layer_s", layer_stats(job->pull_lat, job->L));
     json_object_set_new(o, "push_blocking_by_layer_s", layer_stats(job->push_blk, job->L));
     json_object_set_new(o, "pull_blocking_by_layer_s", layer_stats(job->pull_blk, job->L));
+    if (job->arch->json)
+        job->arch->json(job, o);
     json_t *b = json_object();
     json_object_set_new(b, "count", json_integer((json_int_t)job->bct.n));
     json_object_set_new(b, "completion_time_mean_s", jnum(stats_mean(&job->bct)));
     json_object_set_new(b, "throughput_mean_bps", jnum(stats_mean(&job->burst_tput)));
     json_object_set_new(b, "start_queue_mean_bytes", jnum(stats_mean(&job->start_queue)));
+    if (job->cfg.pcn.signal) {
+        json_object_set_new(b, "pcn_starts", json_integer((json_int_t)ddl_pcn_signals(job, false)));
+        json_object_set_new(b, "pcn_resets", json_integer((json_int_t)ddl_pcn_signals(job, true)));
+    }
     json_object_set_new(o, "bursts", b);
 }
 

@@ -113,8 +113,10 @@ static void ps_delivered(struct ddl_job *job, struct ddl_item *it)
     if (--w->push_left[l] == 0) {
         ddl_record_tensor(job, w->idx, it->iter, l, false, w->push_ready[l], &w->push_blk[l]);
         w->push_blk[l] = (struct ddl_blk){0, 0};
-        if (--w->burst_left == 0)
+        if (--w->burst_left == 0) {
             ddl_record_burst(w);
+            ddl_pcn_burst_end(w);
+        }
     }
     server_on_push(&job->servers[it->server], it);
 }

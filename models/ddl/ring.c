@@ -1,31 +1,51 @@
 /* The ring all-reduce architecture (arch: allreduce): each tensor is cut into pieces of at most
  * N × chunk bytes; a piece is split into N segments and all-reduced in 2(N−1) steps around the
- * ring (reduce-scatter, then all-gather), so each worker sends 2(N−1)/N of the tensor. A step at
- * a worker starts when its own gradient is ready and the previous step's segment has arrived from
- * its predecessor; steps of different pieces and layers overlap, ordered by the job's host
- * scheduler. The tensor's parameters are ready at a worker when its last all-gather step of the
- * last piece arrives. */
+ * ring (reduce-scatter, then all-gather), so each worker sends 2(N−1)/N of the tensor. A step's
+ * segment travels as slices of at most `slice` bytes (NCCL pipelines a step in slices the same
+ * way), and the ring's data dependency is per slice: slice j of step k leaves a worker when its
+ * own gradient is ready and slice j of step k−1 has arrived from its predecessor, so a step does
+ * not wait for the whole segment. Slices of different pieces and layers overlap, ordered by the
+ * job's host scheduler. The tensor's parameters are ready at a worker when the last all-gather
+ * slice of every piece has arrived. */
 #include "models/ddl/arch.h"
 
 #include <stdlib.h>
 
+#include "models/ddl/collective.h"
 #include "models/ddl/metrics.h"
 #include "models/ddl/scheduler.h"
 #include "models/ddl/transfer.h"
 #include "models/ddl/worker.h"
 #include "sim/util.h"
 
+/* A unit is one slice position of one piece: (piece, slice), the ring's unit of dependency. */
 struct ddl_ring_worker {
-    uint32_t *recv;   /* [pieces]: steps received from the predecessor this iteration */
-    uint32_t *sent;   /* [pieces]: steps sent */
-    uint8_t *own;     /* [pieces]: own gradient ready */
-    uint32_t *iter;   /* [pieces]: the iteration that gradient is from */
-    uint32_t *left;   /* [L]: pieces of the layer not yet complete here */
+    uint32_t *recv;   /* [units]: steps received from the predecessor this iteration */
+    uint32_t *sent;   /* [units]: steps sent */
+    uint8_t *own;     /* [units]: own gradient ready */
+    uint32_t *iter;   /* [units]: the iteration that gradient is from */
+    uint32_t *left;   /* [L]: units of the layer not yet complete here */
+};
+
+/* A ring message that arrived, waiting out the step latency. */
+struct ring_hop {
+    struct evq_timer timer;
+    struct ddl_job *job;
+    struct ring_hop *next_live;
+    struct ring_hop *prev_live;
+    uint32_t layer;
+    uint32_t unit;
+    uint32_t worker;
+    uint32_t iter;
 };
 
 struct ddl_ring {
+    struct ddl_coll *coll;
+    struct pool hops;
+    struct ring_hop *live; /* hops waiting, cancelled at the end */
     uint32_t *npieces; /* [L] */
-    uint32_t *base;    /* [L]: first piece of the layer */
+    uint32_t *nslices; /* [L]: slices per segment (of the layer's largest segment) */
+    uint32_t *base;    /* [L]: first unit of the layer */
     uint32_t total;
     uint32_t *layer_of; /* [total] */
     struct ddl_ring_worker *w;
@@ -45,23 +65,39 @@ static uint64_t segment_bytes(uint64_t piece, uint32_t n, uint32_t i)
     return piece / n + (i < piece % n ? 1 : 0);
 }
 
+/* Slice j of a segment of S bytes: `slice` bytes each, the last one the rest (0 past the end). */
+static uint64_t slice_bytes(const struct ddl_job *job, uint64_t seg, uint32_t j)
+{
+    uint64_t sl = job->cfg.slice_bytes;
+    if (!sl)
+        return seg;
+    uint64_t off = (uint64_t)j * sl;
+    return off >= seg ? 0 : MIN(sl, seg - off);
+}
+
+static void ring_start(struct ddl_job *job, uint32_t w, uint32_t layer, uint32_t iter);
+
 static void ring_state_init(struct ddl_job *job)
 {
     struct ddl_ring *r = xcalloc(1, sizeof(*r));
     uint32_t L = job->L;
     r->npieces = xcalloc(L, sizeof(*r->npieces));
+    r->nslices = xcalloc(L, sizeof(*r->nslices));
     r->base = xcalloc(L, sizeof(*r->base));
     for (uint32_t l = 0; l < L; l++) {
         uint64_t b = job->model->layers[l].bytes;
         uint64_t span = job->cfg.chunk_bytes ? job->cfg.chunk_bytes * job->nworkers : b;
         r->npieces[l] = (uint32_t)((b + span - 1) / span);
+        uint64_t seg = segment_bytes(piece_bytes(job, l, 0), job->nworkers, 0);
+        uint64_t sl = job->cfg.slice_bytes;
+        r->nslices[l] = sl && seg > sl ? (uint32_t)((seg + sl - 1) / sl) : 1;
         r->base[l] = r->total;
-        r->total += r->npieces[l];
+        r->total += r->npieces[l] * r->nslices[l];
     }
     r->layer_of = xcalloc(r->total, sizeof(*r->layer_of));
     for (uint32_t l = 0; l < L; l++) {
-        for (uint32_t p = 0; p < r->npieces[l]; p++)
-            r->layer_of[r->base[l] + p] = l;
+        for (uint32_t u = 0; u < r->npieces[l] * r->nslices[l]; u++)
+            r->layer_of[r->base[l] + u] = l;
     }
     r->w = xcalloc(job->nworkers, sizeof(*r->w));
     for (uint32_t i = 0; i < job->nworkers; i++) {
@@ -72,9 +108,11 @@ static void ring_state_init(struct ddl_job *job)
         rw->iter = xcalloc(r->total, sizeof(*rw->iter));
         rw->left = xcalloc(L, sizeof(*rw->left));
         for (uint32_t l = 0; l < L; l++)
-            rw->left[l] = r->npieces[l];
+            rw->left[l] = r->npieces[l] * r->nslices[l];
     }
+    pool_init(&r->hops, sizeof(struct ring_hop), 256);
     job->ring = r;
+    r->coll = ddl_coll_create(job, ring_start);
 }
 
 static void ring_fini(struct ddl_job *job)
@@ -88,6 +126,10 @@ static void ring_fini(struct ddl_job *job)
     struct ddl_ring *r = job->ring;
     if (!r)
         return;
+    for (struct ring_hop *h = r->live; h; h = h->next_live)
+        evq_cancel(&job->sim->evq, &h->timer);
+    pool_fini(&r->hops);
+    ddl_coll_destroy(r->coll);
     for (uint32_t i = 0; r->w && i < job->nworkers; i++) {
         free(r->w[i].recv);
         free(r->w[i].sent);
@@ -98,77 +140,116 @@ static void ring_fini(struct ddl_job *job)
     free(r->w);
     free(r->layer_of);
     free(r->npieces);
+    free(r->nslices);
     free(r->base);
     free(r);
     job->ring = NULL;
 }
 
-/* Sends every step of `piece` that worker w may send now. */
-static void try_send(struct ddl_job *job, uint32_t w, uint32_t piece)
+/* Sends every step of unit u (a slice of a piece) that worker w may send now. */
+static void try_send(struct ddl_job *job, uint32_t w, uint32_t u)
 {
     struct ddl_ring *r = job->ring;
     struct ddl_ring_worker *rw = &r->w[w];
     uint32_t n = job->nworkers;
     uint32_t steps = 2 * (n - 1);
-    uint32_t layer = r->layer_of[piece];
-    uint32_t p = piece - r->base[layer];
-    while (rw->own[piece] && rw->sent[piece] < steps && rw->recv[piece] >= rw->sent[piece]) {
-        uint32_t k = rw->sent[piece]++;
+    uint32_t layer = r->layer_of[u];
+    uint32_t p = (u - r->base[layer]) / r->nslices[layer];
+    uint32_t j = (u - r->base[layer]) % r->nslices[layer];
+    while (rw->own[u] && rw->sent[u] < steps && rw->recv[u] >= rw->sent[u]) {
+        uint32_t k = rw->sent[u]++;
         /* reduce-scatter step k sends segment (w - k) mod n; all-gather step k sends the
          * segment completed one step earlier, (w - k + 1) mod n */
         uint32_t seg = k < n - 1 ? (w + n - k % n) % n : (w + 1 + n - k % n) % n;
         struct ddl_item *it = ddl_item_new(job);
-        it->bytes = segment_bytes(piece_bytes(job, layer, p), n, seg);
+        it->bytes = slice_bytes(job, segment_bytes(piece_bytes(job, layer, p), n, seg), j);
         it->layer = layer;
-        it->chunk = p;
+        it->chunk = u - r->base[layer];
         it->worker = w;
-        it->iter = rw->iter[piece]; /* the worker may be computing the next one already */
+        it->iter = rw->iter[u]; /* the worker may be computing the next one already */
         it->step = k;
         it->prio = job->prio_of[layer];
         it->conn = job->workers[w].push[job->group_of[it->prio]];
-        if (it->bytes == 0) { /* a tiny piece: nothing to carry, the step is immediate */
+        if (it->bytes == 0) /* a tiny piece or a short last segment: a 1-byte token */
             it->bytes = 1;
-        }
         ddl_sender_add(&job->workers[w].tx, it);
+    }
+}
+
+/* The collective starts worker w's part of the all-reduce of `layer` (its gradient of iter). */
+static void ring_start(struct ddl_job *job, uint32_t w, uint32_t layer, uint32_t iter)
+{
+    struct ddl_ring *r = job->ring;
+    for (uint32_t i = 0; i < r->npieces[layer] * r->nslices[layer]; i++) {
+        uint32_t u = r->base[layer] + i;
+        r->w[w].own[u] = 1;
+        r->w[w].iter[u] = iter;
+        try_send(job, w, u);
     }
 }
 
 static void ring_grad_ready(struct ddl_worker *w, uint32_t layer)
 {
-    struct ddl_job *job = w->job;
+    ddl_coll_ready(w->job->ring->coll, w, layer);
+}
+
+/* Step k of unit u (of `layer`, from worker `src`'s gradient of `iter`) is usable at src's
+ * successor. */
+static void ring_arrived(struct ddl_job *job, uint32_t src, uint32_t layer, uint32_t u,
+                         uint32_t iter)
+{
     struct ddl_ring *r = job->ring;
-    for (uint32_t p = 0; p < r->npieces[layer]; p++) {
-        uint32_t piece = r->base[layer] + p;
-        r->w[w->idx].own[piece] = 1;
-        r->w[w->idx].iter[piece] = w->iter;
-        try_send(job, w->idx, piece);
+    uint32_t n = job->nworkers;
+    uint32_t dst = (src + 1) % n;
+    struct ddl_ring_worker *rw = &r->w[dst];
+    rw->recv[u]++;
+    if (rw->recv[u] == 2 * (n - 1)) {
+        /* the unit is complete here; reset it for the next iteration */
+        rw->recv[u] = 0;
+        rw->sent[u] = 0;
+        rw->own[u] = 0;
+        if (--rw->left[layer] == 0) {
+            rw->left[layer] = r->npieces[layer] * r->nslices[layer];
+            ddl_coll_done(r->coll, &job->workers[dst], layer, iter);
+        }
+        return;
     }
+    try_send(job, dst, u);
+}
+
+static void hop_fire(struct sim *sim, struct evq_timer *t)
+{
+    (void)sim;
+    struct ring_hop *h = container_of(t, struct ring_hop, timer);
+    struct ddl_job *job = h->job;
+    struct ddl_ring *r = job->ring;
+    if (h->prev_live)
+        h->prev_live->next_live = h->next_live;
+    else
+        r->live = h->next_live;
+    if (h->next_live)
+        h->next_live->prev_live = h->prev_live;
+    uint32_t src = h->worker, layer = h->layer, u = h->unit, iter = h->iter;
+    pool_put(&r->hops, h);
+    ring_arrived(job, src, layer, u, iter);
 }
 
 static void ring_delivered(struct ddl_job *job, struct ddl_item *it)
 {
     struct ddl_ring *r = job->ring;
-    uint32_t n = job->nworkers;
-    uint32_t dst = (it->worker + 1) % n;
-    uint32_t piece = r->base[it->layer] + it->chunk;
-    struct ddl_ring_worker *rw = &r->w[dst];
-    rw->recv[piece]++;
-    if (rw->recv[piece] == 2 * (n - 1)) {
-        /* the piece is complete here; reset it for the next iteration */
-        rw->recv[piece] = 0;
-        rw->sent[piece] = 0;
-        rw->own[piece] = 0;
-        if (--rw->left[it->layer] == 0) {
-            struct ddl_worker *w = &job->workers[dst];
-            rw->left[it->layer] = r->npieces[it->layer];
-            ddl_record_tensor(job, dst, it->iter, it->layer, false, w->push_ready[it->layer],
-                              &w->push_blk[it->layer]);
-            w->push_blk[it->layer] = (struct ddl_blk){0, 0};
-            ddl_worker_params_ready(w, it->layer, it->iter);
-        }
+    uint32_t u = r->base[it->layer] + it->chunk;
+    if (job->cfg.step_latency_ps == 0) {
+        ring_arrived(job, it->worker, it->layer, u, it->iter);
         return;
     }
-    try_send(job, dst, piece);
+    struct ring_hop *h = pool_get(&r->hops);
+    *h = (struct ring_hop){.job = job, .layer = it->layer, .unit = u, .worker = it->worker,
+                           .iter = it->iter, .next_live = r->live};
+    if (r->live)
+        r->live->prev_live = h;
+    r->live = h;
+    evq_timer_init(&h->timer, hop_fire, EVQ_PHASE_DEFAULT);
+    evq_schedule(&job->sim->evq, &h->timer, job->sim->now + job->cfg.step_latency_ps);
 }
 
 static int ring_init(struct ddl_job *job, struct host **wh, struct host **sh, struct diag *d)

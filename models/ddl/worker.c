@@ -1,6 +1,7 @@
 /* Workers: forward and backward passes layer by layer on the GPU. */
 #include "models/ddl/worker.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "models/ddl/metrics.h"
@@ -66,8 +67,37 @@ static void worker_step(struct ddl_worker *w)
         ddl_record_iteration(w, w->iter - 1, job->sim->now);
         w->iter_start = job->sim->now;
     }
+    if (!w->backward && w->layer == 0)
+        w->speed = job->jitter_rng ? 1.0 + job->cfg.jitter * (2.0 * gsl_rng_uniform(job->jitter_rng) - 1.0)
+                                   : 1.0;
+    sim_time_t dur = w->backward ? l->bwd_ps : l->fwd_ps;
+    if (w->speed != 1.0)
+        dur = (sim_time_t)llround((double)dur * w->speed);
     w->computing = true;
-    evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + (w->backward ? l->bwd_ps : l->fwd_ps));
+    if (!w->backward)
+        ddl_pcn_forward(w);
+    w->gpu_left_ps = dur;
+    w->gpu_mark_ps = job->sim->now;
+    w->gpu_factor = w->comm_active ? 1.0 + job->cfg.contention : 1.0;
+    sim_time_t t = (sim_time_t)((double)w->gpu_left_ps * w->gpu_factor + 0.5);
+    evq_schedule(&job->sim->evq, &w->gpu, job->sim->now + t);
+}
+
+void ddl_worker_comm_changed(struct ddl_worker *w)
+{
+    struct ddl_job *job = w->job;
+    double factor = w->comm_active ? 1.0 + job->cfg.contention : 1.0;
+    if (!w->computing || factor == w->gpu_factor)
+        return;
+    /* the work done so far at the old speed; the rest at the new one */
+    sim_time_t now = job->sim->now;
+    sim_time_t done = (sim_time_t)((double)(now - w->gpu_mark_ps) / w->gpu_factor + 0.5);
+    w->gpu_left_ps = done < w->gpu_left_ps ? w->gpu_left_ps - done : 0;
+    w->gpu_mark_ps = now;
+    w->gpu_factor = factor;
+    evq_cancel(&job->sim->evq, &w->gpu);
+    evq_schedule(&job->sim->evq, &w->gpu,
+                 now + (sim_time_t)((double)w->gpu_left_ps * factor + 0.5));
 }
 
 void ddl_worker_params_ready(struct ddl_worker *w, uint32_t layer, uint32_t iter)

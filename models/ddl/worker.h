@@ -12,6 +12,9 @@ void ddl_worker_init(struct ddl_job *job, struct ddl_worker *w, uint32_t i, stru
 void ddl_worker_fini(struct ddl_job *job, struct ddl_worker *w);
 /* The job's start timer: every worker begins its first forward pass. */
 void ddl_job_start(struct sim *sim, struct evq_timer *t);
+/* w->comm_active changed: a compute step in progress goes on at the speed that now applies
+ * (slower by the job's contention while an all-reduce is in flight). */
+void ddl_worker_comm_changed(struct ddl_worker *w);
 /* Worker w now holds the parameters of `layer` from iteration `iter`. */
 void ddl_worker_params_ready(struct ddl_worker *w, uint32_t layer, uint32_t iter);
 

@@ -2,7 +2,10 @@
  * a switch port or a host NIC - spends transmitting packets of lower priority (p->prio) while
  * it waits. Each port keeps, per priority c, a running clock of the time it spent sending
  * packets of priority below c; a packet's blocking is that clock when it leaves minus the clock
- * when it began to wait. The transmission in progress counts up to `now`. */
+ * when it began to wait. The transmission in progress counts up to `now`. A packet of a
+ * message begins to wait at its host when the message enters its connection's stream (the
+ * message layer sets pkt.blk_stream), so lower-priority bytes ahead of it in the same connection
+ * count as they leave. */
 #ifndef SIM_MODELS_NET_BLOCKING_H
 #define SIM_MODELS_NET_BLOCKING_H
 

@@ -7,8 +7,11 @@
 #define HP(field) offsetof(struct host_cfg, field)
 static const struct param_def host_params[] = {
     {"name", PARAM_STRING, HP(name), PARAM_OPTIONAL, NULL, NULL, NULL, "host name (unique)"},
-    {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "0", NULL, NULL, NULL,
-     "NIC transmit queue limit, bytes (0 = unlimited)"},
+    {"nic_buffer", PARAM_SIZE, HP(nic_buffer_bytes), "64MB", NULL, NULL, NULL,
+     "NIC transmit queue limit in bytes the link's device holds (0 = unlimited: an overloaded "
+     "open-loop flow then grows it until memory runs out); packets queued at the NIC: UDP "
+     "patterns, RDMA, retransmissions, TCP with nic_queue (TCP otherwise hands the NIC a segment "
+     "only when the wire frees)"},
     {"nic_priorities", PARAM_INT, HP(nic_prio), "8", "1", "8", NULL,
      "NIC transmit queues, strict priority by packet priority"},
     {"cpu_cores", PARAM_INT, HP(cpu_cores), "1", "1", "64", NULL,
@@ -48,15 +51,26 @@ static void host_kick(struct host *h)
         link_kick(h->node.sim, &h->node.ports[0]->tx);
 }
 
+/* The NIC queue counts what the device of the host's link holds. */
+static void nic_attach(struct host *h)
+{
+    if (!h->nic.dev && h->node.nports > 0)
+        h->nic.dev = &h->node.ports[0]->tx.cfg;
+}
+
 void host_send(struct host *h, struct pkt *p)
 {
-    if (h->cfg.nic_buffer_bytes && h->nic.bytes + p->size_bytes > h->cfg.nic_buffer_bytes) {
+    nic_attach(h);
+    uint64_t limit = h->cfg.nic_buffer_bytes;
+    if (limit && h->nic.bytes + pq_pkt_bytes(&h->nic, p) > limit) {
         h->nic_drops++;
         pkt_free(h->node.sim, p);
         return;
     }
     p->t_enq = h->node.sim->now;
-    p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, p->t_enq);
+    if (!p->blk_stream) /* else it waits since its bytes entered their stream */
+        p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, p->t_enq);
+    p->blk_stream = false;
     pq_enqueue(&h->nic, p);
     host_kick(h);
 }
@@ -183,7 +197,13 @@ static struct pkt *pull_sources(struct host *h, uint8_t c, uint8_t allowed,
         struct pkt *p = s->next_pkt(s, h);
         if (!p)
             continue;
-        p->blocking_ps += blocking_clock_at(&h->nic_blk, p->prio, now) - s->blk_mark[p->prio & 7];
+        /* a message's bytes wait at the host from when they entered their stream: lower-priority
+         * bytes ahead of them in the same connection block them too */
+        sim_time_t mark = s->blk_mark[p->prio & 7];
+        if (p->blk_stream && p->blk_mark < mark)
+            mark = p->blk_mark;
+        p->blk_stream = false;
+        p->blocking_ps += blocking_clock_at(&h->nic_blk, p->prio, now) - mark;
         s->prio = p->tc;
         enlist(h, s); /* back of the rotation */
         if ((allowed >> (p->tc & 7)) & 1u) {
@@ -192,6 +212,7 @@ static struct pkt *pull_sources(struct host *h, uint8_t c, uint8_t allowed,
         }
         p->t_enq = now;
         p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, now);
+        nic_attach(h);
         pq_enqueue(&h->nic, p);
     }
     return NULL;

@@ -4,6 +4,8 @@
 #include "sim/pcap.h"
 #include "sim/util.h"
 
+static const char *const link_framings[] = {"ethernet", "ppp", "none", NULL};
+
 #define LP(field) offsetof(struct link_spec, field)
 #define LC(field) (offsetof(struct link_spec, cfg) + offsetof(struct link_cfg, field))
 const struct param_def link_params[] = {
@@ -13,10 +15,21 @@ const struct param_def link_params[] = {
     {"rate", PARAM_RATE, LC(rate_bps), "10Gbps", "1Kbps", "100Tbps", NULL,
      "line rate, each direction"},
     {"delay", PARAM_TIME, LC(delay_ps), "1us", "0", "10s", NULL, "propagation delay"},
-    {"overhead", PARAM_SIZE, LC(overhead_bytes), "24B", "0", "1KB", NULL,
-     "wire bytes per frame beyond the frame itself (Ethernet: preamble 8 + IFG 12 + FCS 4)"},
+    {"framing", PARAM_ENUM, LC(framing), "ethernet", NULL, NULL, link_framings,
+     "what devices hold and send: ethernet (frame, 60 B minimum; compare with Ethernet "
+     "hardware, OMNeT++/INET), ppp (IP + 2 B; ns-3 PointToPointNetDevice), "
+     "none (IP packet alone)"},
+    {"overhead", PARAM_SIZE, LC(overhead_bytes), PARAM_OPTIONAL, "0", "1KB", NULL,
+     "wire bytes per frame beyond what the device holds (default by framing: ethernet 24 = "
+     "preamble 8 + IFG 12 + FCS 4; ppp, none 0)"},
 };
 const size_t link_nparams = ARRAY_LEN(link_params);
+
+void link_cfg_finish(struct link_cfg *c, bool overhead_given)
+{
+    if (!overhead_given)
+        c->overhead_bytes = c->framing == LINK_FRAMING_ETHERNET ? 24 : 0;
+}
 
 static void link_tx_done(struct sim *sim, struct evq_timer *t);
 static void link_arrive(struct sim *sim, struct evq_timer *t);
@@ -51,29 +64,37 @@ void link_fini(struct sim *sim, struct link *l)
 
 void link_kick(struct sim *sim, struct link *l)
 {
-    if (l->busy)
+    /* a pull may send on this same link (a switch's PFC resume frame): the frame queues and goes
+     * after the packet being pulled */
+    if (l->busy || l->in_pull)
         return;
-    struct pkt *p = l->ctrl_head;
-    if (p) {
+    struct pkt *p = NULL;
+    if (!l->ctrl_head) {
+        struct node *n = l->port->node;
+        l->in_pull = true;
+        p = n->ops->pull(n, l->port);
+        l->in_pull = false;
+    }
+    if (!p) {
+        p = l->ctrl_head;
+        if (!p)
+            return;
         l->ctrl_head = p->next;
         if (!l->ctrl_head)
             l->ctrl_tail = NULL;
         p->next = NULL;
-    } else {
-        struct node *n = l->port->node;
-        p = n->ops->pull(n, l->port);
-        if (!p)
-            return;
     }
     sim_time_t tx = link_tx_ps(l, p->size_bytes);
     l->busy = true;
     l->serializing = p;
     l->busy_ps += tx;
     l->tx_pkts++;
-    l->tx_bytes += p->size_bytes;
-    if (l->tap)
-        pcap_write(l->tap, sim->now, p->hdr, p->hdr_len, p->size_bytes);
-    evq_schedule(&sim->evq, &l->tx_done, sim->now + tx);
+    l->tx_bytes += link_dev_bytes(&l->cfg, p->size_bytes);
+    if (l->tap) /* the frame with its Ethernet header, padded on an Ethernet link */
+        pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
+                   l->cfg.framing == LINK_FRAMING_ETHERNET ? link_dev_bytes(&l->cfg, p->size_bytes)
+                                                           : p->size_bytes);
+    evq_schedule(&sim->evq, &l->tx_done, simtime_add(sim->now, tx));
 }
 
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)

@@ -2,9 +2,16 @@
  * serialized; frames on the wire wait in a FIFO for their arrival. The link holds exactly two
  * timers (end of serialization, next arrival), never one per packet.
  *
- * Timing: a frame of size_bytes + overhead_bytes takes ceil(bits * 1e12 / rate) ps to
- * serialize; its last bit arrives delay_ps later and the receiver gets it then (store and
- * forward). overhead_bytes models preamble, IFG and FCS (24 B for Ethernet) or PPP framing. */
+ * Framing: packets always carry an Ethernet header in their bytes (what P4 programs parse and
+ * pcap shows), and the link's framing says what the device would hold and send instead:
+ *   ethernet  the frame, padded to the 60-byte minimum; overhead 24 B (preamble 8, IFG 12, FCS 4)
+ *   ppp       the IP packet + a 2-byte PPP header, as ns-3's PointToPointNetDevice; overhead 0
+ *   none      the IP packet alone; overhead 0
+ * Buffers (switch traffic manager, host NIC queue) count the device bytes; the wire carries the
+ * device bytes + overhead_bytes.
+ *
+ * Timing: device bytes + overhead_bytes take ceil(bits * 1e12 / rate) ps to serialize; the last
+ * bit arrives delay_ps later and the receiver gets it then (store and forward). */
 #ifndef SIM_MODELS_NET_LINK_H
 #define SIM_MODELS_NET_LINK_H
 
@@ -18,10 +25,20 @@
 struct port;
 struct pcap_writer;
 
+enum link_framing {
+    LINK_FRAMING_ETHERNET,
+    LINK_FRAMING_PPP,
+    LINK_FRAMING_NONE,
+};
+
+#define ETH_MIN_FRAME_BYTES 60 /* without FCS: shorter frames are padded */
+#define PPP_HDR_BYTES 2        /* protocol field (ns-3's PppHeader) */
+
 struct link_cfg {
     uint64_t rate_bps;
     sim_time_t delay_ps;
     uint64_t overhead_bytes; /* per frame, on the wire only */
+    int framing;             /* enum link_framing */
 };
 
 /* A link as the scenario declares it: two endpoints and the channel parameters. */
@@ -35,10 +52,34 @@ struct link_spec {
 extern const struct param_def link_params[];
 extern const size_t link_nparams;
 
+/* After decoding: the framing's overhead when no layer set `overhead`. */
+void link_cfg_finish(struct link_cfg *c, bool overhead_given);
+
+/* Bytes a device with this framing holds for a packet of `size_bytes` (Ethernet frame). */
+static inline uint32_t link_dev_bytes(const struct link_cfg *c, uint32_t size_bytes)
+{
+    uint32_t ip = size_bytes > ETH_HDR_LEN ? size_bytes - ETH_HDR_LEN : 0;
+    switch (c->framing) {
+    case LINK_FRAMING_PPP:
+        return ip + PPP_HDR_BYTES;
+    case LINK_FRAMING_NONE:
+        return ip;
+    default:
+        return size_bytes < ETH_MIN_FRAME_BYTES ? ETH_MIN_FRAME_BYTES : size_bytes;
+    }
+}
+
+/* Bytes on the wire for a packet of `size_bytes`: device bytes + overhead. */
+static inline uint64_t link_wire_bytes(const struct link_cfg *c, uint32_t size_bytes)
+{
+    return (uint64_t)link_dev_bytes(c, size_bytes) + c->overhead_bytes;
+}
+
 struct link {
     struct link_cfg cfg;
     struct port *port; /* the sending port */
     bool busy;
+    bool in_pull; /* asking the node for its next packet: a kick from inside waits */
     struct pkt *on_wire_head; /* frames propagating, in arrival order; t_enq = arrival time */
     struct pkt *on_wire_tail;
     struct evq_timer tx_done;
@@ -48,7 +89,7 @@ struct link {
     struct pkt *ctrl_tail;
     sim_time_t busy_ps; /* total serialization time */
     uint64_t tx_pkts;
-    uint64_t tx_bytes; /* frame bytes, without overhead */
+    uint64_t tx_bytes; /* device bytes (link_dev_bytes), without overhead */
     struct pcap_writer *tap; /* optional trace of frames as they start on the wire */
 };
 
@@ -62,7 +103,7 @@ void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p);
 
 static inline sim_time_t link_tx_ps(const struct link *l, uint32_t size_bytes)
 {
-    return simtime_tx_ps((uint64_t)size_bytes + l->cfg.overhead_bytes, l->cfg.rate_bps);
+    return simtime_tx_ps(link_wire_bytes(&l->cfg, size_bytes), l->cfg.rate_bps);
 }
 
 #endif

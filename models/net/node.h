@@ -22,6 +22,7 @@
 #include "sim/sim.h"
 
 struct node;
+struct p4_cache;
 struct port;
 struct host;
 struct route_set;
@@ -33,6 +34,7 @@ struct node_env {
     struct diag *d;
     const char *scenario_file; /* for paths relative to the scenario */
     void *shared;
+    struct p4_cache *p4_cache; /* the caller's loaded P4 programs (sweep workers), or NULL */
 };
 
 struct node_ops {

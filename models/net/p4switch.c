@@ -27,8 +27,6 @@ struct p4switch {
     struct p4_pipe *pipe;
     struct pool states;
     uint8_t out[PKT_HDR_MAX];
-    uint64_t overflow_drops; /* deparsed headers larger than a packet holds */
-    uint64_t pass_drops;     /* too many resubmits/recirculations */
 };
 
 /* --- programs --- */
@@ -48,7 +46,8 @@ void p4switch_programs_free(struct p4switch_programs *ps)
 {
     for (size_t i = 0; i < ps->n; i++) {
         free(ps->paths[i]);
-        p4_prog_free(ps->progs[i]);
+        if (!ps->cache)
+            p4_prog_free((struct p4_prog *)ps->progs[i]);
     }
     free(ps->paths);
     free(ps->progs);
@@ -71,7 +70,7 @@ static char *resolve(const char *spec, const char *scenario_file, const char *in
     return xstrdup(spec);
 }
 
-struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
+const struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
                                  const char *scenario_file, struct src_loc loc, struct diag *d)
 {
     char incbuf[4200];
@@ -89,7 +88,9 @@ struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
         return NULL;
     }
     int nerr = 0;
-    struct p4_prog *prog = p4_prog_load(path, inc, d->out ? d->out : stderr, &nerr);
+    FILE *out = d->out ? d->out : stderr;
+    const struct p4_prog *prog = ps->cache ? p4_cache_load(ps->cache, path, inc, out, &nerr)
+                                           : p4_prog_load(path, inc, out, &nerr);
     if (!prog) {
         d->errors += nerr > 0 ? nerr : 1;
         diag_error(d, loc, "P4 program '%s' has errors (listed above)", spec);
@@ -195,7 +196,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
     }
     case P4_FWD_RESUBMIT:
         if (++st->passes > P4SW_MAX_PASSES) {
-            ps->pass_drops++;
+            sw->p4_limit_drops++;
             break;
         }
         p->ext = &st->ext;
@@ -204,6 +205,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
         switch_reinject(sw, p);
         return;
     case P4_FWD_DROP:
+        sw->ingress_drops++;
         break;
     }
     pool_put(&ps->states, st);
@@ -248,24 +250,29 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
     }
     if (res.drop || res.overflow) {
         if (res.overflow)
-            ps->overflow_drops++;
+            sw->p4_limit_drops++;
         else
             sw->egress_drops++;
         pkt_free(sim, p);
         return NULL;
     }
-    /* the deparsed headers replace the header bytes; the virtual payload stays */
+    /* the deparsed headers replace the header bytes; the virtual payload stays. CE that the
+     * program set on a packet that arrived without it, unless the traffic manager marked it,
+     * is the program's mark. */
+    uint8_t ecn_before = pkt_ecn(p);
     uint32_t payload = p->size_bytes - p->hdr_len;
     memcpy(p->hdr, ps->out, res.out_len);
     p->hdr_len = (uint16_t)res.out_len;
     p->size_bytes = res.out_len + payload;
+    if (!p->tm_ce && ecn_before != PKT_ECN_CE && pkt_ecn(p) == PKT_ECN_CE)
+        sw->tm.ports[port].p4_marks++;
     /* the traffic manager's CE mark is on the wire whatever the program deparsed (a program
      * that rewrites the ECN field itself still sees the header as parsed at ingress) */
     if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
         pkt_set_ecn(p, PKT_ECN_CE);
     if (res.recirculate) {
         if (++st->passes > P4SW_MAX_PASSES) {
-            ps->pass_drops++;
+            sw->p4_limit_drops++;
             pkt_free(sim, p);
             return NULL;
         }
@@ -418,6 +425,46 @@ static int apply_mirror(struct p4switch *ps, const struct param_vec *v, struct d
     return errors;
 }
 
+uint64_t p4switch_register_bytes(const struct p4_pipe *pipe, const char **largest,
+                                 uint64_t *largest_bytes)
+{
+    uint64_t total = 0;
+    const char *name;
+    int64_t size;
+    int width;
+    *largest = NULL;
+    *largest_bytes = 0;
+    for (int i = 0; p4rt_register_at(pipe, i, &name, &size, &width) == 0; i++) {
+        uint64_t b = (uint64_t)size * (uint64_t)((width + 7) / 8);
+        total += b;
+        if (b > *largest_bytes) {
+            *largest = name;
+            *largest_bytes = b;
+        }
+    }
+    return total;
+}
+
+/* The program's registers must fit the switch's SRAM budget. */
+static int check_sram(struct p4switch *ps, struct src_loc loc, struct diag *d)
+{
+    const struct switch_cfg *c = &ps->sw->cfg;
+    const char *big;
+    uint64_t big_bytes;
+    uint64_t need = p4switch_register_bytes(ps->pipe, &big, &big_bytes);
+    uint64_t have = (uint64_t)c->sram_stages * c->sram_stage_bytes;
+    if (need <= have)
+        return 0;
+    diag_error(d, loc,
+               "switch '%s': program '%s' needs %llu bytes of register memory (largest: '%s', "
+               "%llu bytes) but the switch has %lld stages x %llu bytes = %llu bytes "
+               "(raise sram_stages or sram_stage_bytes, or shrink the registers)",
+               ps->sw->node.name, c->program, (unsigned long long)need, big,
+               (unsigned long long)big_bytes, (long long)c->sram_stages,
+               (unsigned long long)c->sram_stage_bytes, (unsigned long long)have);
+    return 1;
+}
+
 int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
 {
     struct p4switch *ps = xcalloc(1, sizeof(*ps));
@@ -429,6 +476,7 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
         .log = host_log,
         .timestamps_ns = sw->cfg.timestamps == 1,
         .seed = sw->node.sim->seed ^ sw->salt,
+        .exec = (enum p4_exec)sw->cfg.p4_exec,
     };
     ps->pipe = p4_pipe_create(prog, &host);
     pool_init(&ps->states, sizeof(struct p4st) + p4_prog_state_bytes(prog), 256);
@@ -439,6 +487,56 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
     errors += apply_registers(ps, &c->p4_registers, d);
     errors += apply_multicast(ps, &c->p4_multicast, d);
     return errors + apply_mirror(ps, &c->p4_mirror, d);
+}
+
+/* The route entries, one per destination host with a route, through the binary control
+ * plane (no text, names resolved once). */
+static int install_route_entries(struct p4switch *ps, uint32_t need, struct diag *d,
+                                 struct src_loc loc)
+{
+    struct sw *sw = ps->sw;
+    const struct switch_cfg *c = &sw->cfg;
+    char err[512];
+    struct p4rt_entry e;
+    int tid = p4rt_table_id(ps->pipe, c->route_table, err, sizeof(err));
+    int key = tid < 0 ? -1 : p4rt_key_id(ps->pipe, tid, c->route_key, err, sizeof(err));
+    bool mac_arg = c->route_mac_arg && c->route_mac_arg[0];
+    if (key < 0 || p4rt_entry_init(&e, ps->pipe, tid, c->route_action, err, sizeof(err)) < 0) {
+        diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
+        return 1;
+    }
+    int port_arg = p4rt_entry_param(&e, c->route_port_arg, err, sizeof(err));
+    int mac_i = port_arg >= 0 && mac_arg ? p4rt_entry_param(&e, c->route_mac_arg, err, sizeof(err))
+                                         : 0;
+    int rc = port_arg < 0 || mac_i < 0;
+    if (!rc)
+        p4rt_table_reserve(ps->pipe, tid, (int)need);
+    for (uint32_t h = 0; !rc && h < route_set_nhosts(&sw->routes); h++) {
+        uint32_t port;
+        if (!routing_pick(&sw->routes, h, sw->salt, &port))
+            continue;
+        uint8_t m[6];
+        pkt_host_mac(h, m);
+        uint64_t ip = pkt_host_ip(h);
+        uint64_t portv = p4switch_port(port);
+        uint64_t mac = 0;
+        for (int i = 0; i < 6; i++)
+            mac = mac << 8 | m[i];
+        if (p4rt_entry_key(&e, key, &ip, 32, err, sizeof(err)) < 0 ||
+            p4rt_entry_arg(&e, port_arg, &portv, err, sizeof(err)) < 0 ||
+            (mac_arg && p4rt_entry_arg(&e, mac_i, &mac, err, sizeof(err)) < 0)) {
+            rc = 1;
+            break;
+        }
+        /* an entry the scenario gave for this destination takes precedence */
+        if (p4rt_entry_add(ps->pipe, &e, NULL, err, sizeof(err)) < 0 &&
+            !strstr(err, "duplicate entry"))
+            rc = 1;
+    }
+    p4rt_entry_fini(&e);
+    if (rc)
+        diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
+    return rc;
 }
 
 int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
@@ -466,34 +564,7 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
                    sw->node.name, p4rt_table_name(ps->pipe, c->route_table), size, need);
         return 1;
     }
-    for (uint32_t h = 0; h < route_set_nhosts(&sw->routes); h++) {
-        uint32_t port;
-        if (!routing_pick(&sw->routes, h, sw->salt, &port))
-            continue;
-        char key[32];
-        char portv[16];
-        char mac[24];
-        uint32_t ip = pkt_host_ip(h);
-        uint8_t m[6];
-        pkt_host_mac(h, m);
-        snprintf(key, sizeof(key), "0x%08x/32", ip);
-        snprintf(portv, sizeof(portv), "%u", p4switch_port(port));
-        snprintf(mac, sizeof(mac), "0x%02x%02x%02x%02x%02x%02x", m[0], m[1], m[2], m[3], m[4],
-                 m[5]);
-        struct p4rt_kv k = {c->route_key, key};
-        struct p4rt_kv args[2] = {{c->route_port_arg, portv}, {c->route_mac_arg, mac}};
-        bool mac_arg = c->route_mac_arg && c->route_mac_arg[0];
-        char err[512];
-        if (p4rt_table_add(ps->pipe, c->route_table, &k, 1, c->route_action, args,
-                           mac_arg ? 2 : 1, -1, NULL, err, sizeof(err)) < 0) {
-            /* an entry the scenario gave for this destination takes precedence */
-            if (strstr(err, "duplicate entry"))
-                continue;
-            diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
-            return 1;
-        }
-    }
-    return 0;
+    return install_route_entries(ps, need, d, loc);
 }
 
 void *p4switch_shared_create(void)
@@ -570,12 +641,16 @@ int p4switch_setup(struct node *n, const struct node_env *env, const struct para
         return 0;
     /* errors point at the `program` value wherever it was set, else at the switch */
     struct src_loc loc = param_layers_loc(where, "program");
-    const char *program = wide_variant(sw, env->shared, loc, env->d);
+    struct p4switch_programs *progs = env->shared;
+    if (!progs->n)
+        progs->cache = env->p4_cache;
+    const char *program = wide_variant(sw, progs, loc, env->d);
     if (!program)
         return 0; /* reported once by the first switch */
-    struct p4_prog *prog = p4switch_program(env->shared, program, env->scenario_file, loc, env->d);
+    const struct p4_prog *prog = p4switch_program(progs, program, env->scenario_file, loc, env->d);
     if (!prog)
         return 1;
     int errors = p4switch_attach(sw, prog, env->d);
+    errors += check_sram(p4sw(sw), loc, env->d);
     return errors + p4switch_install_routes(sw, env->d, loc);
 }

@@ -7,8 +7,9 @@
  * traffic manager. The program's state for a packet (headers, metadata) rides on the packet
  * (pkt_ext) from a per-switch pool between ingress and egress.
  *
- * Programs are loaded once per scenario (p4switch_programs) and shared by the switches that
- * name them; each switch has its own tables, registers and counters. */
+ * Programs are loaded once per scenario (p4switch_programs), or once per process when the
+ * scenario's caller passes a program cache (node_env.p4_cache: sweep workers), and shared by the
+ * switches that name them; each switch has its own tables, registers and counters. */
 #ifndef SIM_MODELS_NET_P4SWITCH_H
 #define SIM_MODELS_NET_P4SWITCH_H
 
@@ -17,14 +18,16 @@
 
 #include "models/net/switch.h"
 #include "p4/engine/p4.h"
+#include "p4/engine/p4cache.h"
 #include "sim/cfg.h"
 #include "sim/diag.h"
 
-/* Loaded programs of a scenario, by resolved path. */
+/* Programs a scenario uses, by resolved path. */
 struct p4switch_programs {
     char **paths;
-    struct p4_prog **progs;
+    const struct p4_prog **progs;
     size_t n;
+    struct p4_cache *cache; /* where they come from (the caller's), NULL: loaded and owned here */
     bool wide_noted; /* the note that basic_wide replaces basic was printed */
     bool wide_refused;    /* the topology is too large for basic_wide's routes (reported) */
 };
@@ -47,7 +50,7 @@ void p4switch_programs_free(struct p4switch_programs *ps);
 /* The program `spec` names: "basic" / "tensorexpress" (p4/programs/NAME.p4 in ddlsim's data
  * directory), or a .p4 path relative to the scenario file or the working directory. Loads it
  * on first use; errors are reported at `loc`. Returns NULL after errors. */
-struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
+const struct p4_prog *p4switch_program(struct p4switch_programs *ps, const char *spec,
                                  const char *scenario_file, struct src_loc loc, struct diag *d);
 /* ddlsim's P4 include directory: $DDLSIM_P4_INCLUDE, else p4/include of the installation
  * (sim/install.h), never of the working directory. */
@@ -75,5 +78,9 @@ void p4switch_shared_inputs(const void *shared,
                             void (*note)(void *ud, const char *role, const char *path), void *ud);
 int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where);
 struct p4_pipe *p4switch_pipe(struct sw *sw);
+/* Register memory of a pipeline's program: the sum over its registers of cells x element bytes
+ * (width rounded up to bytes); *largest names the biggest register and its bytes. */
+uint64_t p4switch_register_bytes(const struct p4_pipe *pipe, const char **largest,
+                                 uint64_t *largest_bytes);
 
 #endif

@@ -14,7 +14,7 @@
 
 #include "sim/sim.h"
 
-#define PKT_HDR_MAX 192
+#define PKT_HDR_MAX 320 /* in-network aggregation packets carry 64 int32 values: 314 bytes */
 
 #define ETH_HDR_LEN 14
 #define IPV4_HDR_LEN 20
@@ -55,6 +55,8 @@ struct pkt {
     uint8_t instance;    /* P4 instance_type at this switch */
     bool tm_ce;          /* this switch's traffic manager marked CE (re-applied after a P4
                           * deparser rewrote the header) */
+    bool blk_stream;     /* blk_mark holds the sender NIC's clock when the packet's bytes
+                          * entered their connection's stream (set by the message layer) */
     uint16_t rid;        /* P4 egress_rid (multicast replica) */
     uint32_t enq_qdepth; /* packets in its queue when it was enqueued (P4 enq_qdepth) */
     sim_time_t t_created; /* when the source made it, ps */

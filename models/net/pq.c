@@ -43,9 +43,9 @@ void pq_enqueue(struct pq *q, struct pkt *p)
     else
         c->head = p;
     c->tail = p;
-    c->bytes += p->size_bytes;
+    c->bytes += pq_pkt_bytes(q, p);
     c->pkts++;
-    q->bytes += p->size_bytes;
+    q->bytes += pq_pkt_bytes(q, p);
     q->pkts++;
 }
 
@@ -58,9 +58,9 @@ static struct pkt *take(struct pq *q, struct pq_class *c)
         q->busy &= (uint8_t)~(1u << (c - q->cls));
     }
     p->next = NULL;
-    c->bytes -= p->size_bytes;
+    c->bytes -= pq_pkt_bytes(q, p);
     c->pkts--;
-    q->bytes -= p->size_bytes;
+    q->bytes -= pq_pkt_bytes(q, p);
     q->pkts--;
     return p;
 }
@@ -74,9 +74,9 @@ static struct pkt *drr_dequeue(struct pq *q, uint8_t allowed)
     for (;;) {
         struct pq_class *c = &q->cls[q->drr_cur];
         bool ok = (allowed >> q->drr_cur) & 1u;
-        if (ok && c->head && c->deficit >= (int64_t)c->head->size_bytes) {
+        if (ok && c->head && c->deficit >= (int64_t)pq_pkt_bytes(q, c->head)) {
             struct pkt *p = take(q, c);
-            c->deficit -= p->size_bytes;
+            c->deficit -= pq_pkt_bytes(q, p);
             if (!c->head)
                 c->deficit = 0;
             return p;
@@ -100,4 +100,15 @@ struct pkt *pq_dequeue(struct pq *q, uint8_t allowed)
     if (!ready)
         return NULL;
     return take(q, &q->cls[31 - __builtin_clz(ready)]); /* the highest ready class */
+}
+
+uint8_t pq_queues_allowed(const struct pq *q, uint8_t tc_allowed)
+{
+    uint8_t m = 0;
+    for (uint8_t i = 0; i < q->nprio; i++) {
+        const struct pkt *h = q->cls[i].head;
+        if (!h || ((tc_allowed >> (h->tc & 7)) & 1u))
+            m |= (uint8_t)(1u << i);
+    }
+    return m;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/net/link.h"
 #include "models/net/pkt.h"
 
 #define PQ_MAX_PRIO 8
@@ -36,9 +37,17 @@ struct pq {
     uint8_t busy;    /* bit i: class i holds packets */
     uint32_t pkts;
     uint64_t bytes; /* all classes */
+    const struct link_cfg *dev; /* the link it feeds: bytes count link_dev_bytes (NULL: the
+                                 * packet's size_bytes) */
     uint32_t quantum_bytes;
     struct pq_class cls[PQ_MAX_PRIO];
 };
+
+/* Bytes a queued packet takes in q (what the device of q's link holds). */
+static inline uint32_t pq_pkt_bytes(const struct pq *q, const struct pkt *p)
+{
+    return q->dev ? link_dev_bytes(q->dev, p->size_bytes) : p->size_bytes;
+}
 
 void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_bytes);
 /* Frees every queued packet. */
@@ -51,6 +60,10 @@ void pq_enqueue(struct pq *q, struct pkt *p);
  * class; PFC clears the bits of paused classes), or returns NULL when they are all empty. */
 struct pkt *pq_dequeue(struct pq *q, uint8_t allowed);
 /* Class a packet goes to. */
+/* The queues that may send when only the traffic classes in `tc_allowed` may (PFC): a queue
+ * whose head packet's class is paused is held, whatever queue it sits in (head-of-line). */
+uint8_t pq_queues_allowed(const struct pq *q, uint8_t tc_allowed);
+
 static inline uint8_t pq_class_of(const struct pq *q, const struct pkt *p)
 {
     uint8_t c = q->by_tc ? p->tc : p->qclass;

@@ -11,8 +11,11 @@
 
 static const char *const sched_names[] = {"strict", "drr", NULL};
 static const char *const ecn_names[] = {"none", "threshold", "red", NULL};
+static const char *const queue_by_names[] = {"class", "priority", NULL};
 static const char *const unit_names[] = {"bytes", "packets", NULL};
 static const char *const routes_names[] = {"auto", "on", "off", NULL};
+/* in the order of enum p4_exec */
+static const char *const p4_exec_names[] = {"auto", "compiled", "interp", NULL};
 static const char *const ts_names[] = {"us", "ns", NULL};
 
 static const struct param_def drr_weight = {"weight", PARAM_INT, 0, NULL, "1", "1000000"};
@@ -89,6 +92,12 @@ static const struct param_def switch_params[] = {
      "bytes absorbed after XOFF (0 = auto: 2 x rate x delay + 3 MTU frames + PAUSE)"},
     {"program", PARAM_STRING, SWP(program), "basic", NULL, NULL, NULL,
      "P4 program: basic, tensorexpress, a .p4 path, or none (fixed routing, no P4)"},
+    {"queue_by", PARAM_ENUM, SWP(queue_by), "class", NULL, NULL, queue_by_names,
+     "program none: a packet's egress queue is its traffic class (class: the sending flow's "
+     "priority, also its NIC queue and PFC class, so DDL tensor priorities do not reorder "
+     "packets of one class: FIFO) or its scheduling priority (priority: a DDL packet's layer "
+     "priority from the shim, switch priority scheduling without P4); a P4 program chooses "
+     "with standard_metadata.priority"},
     {"tables", PARAM_TABLE, SWP(p4_tables), PARAM_OPTIONAL, NULL, NULL, NULL,
      "P4 table entries", entry_params, ARRAY_LEN(entry_params), sizeof(struct p4switch_entry)},
     {"default_actions", PARAM_TABLE, SWP(p4_defaults), PARAM_OPTIONAL, NULL, NULL, NULL,
@@ -114,8 +123,15 @@ static const struct param_def switch_params[] = {
      "P4: the action parameter that gets the egress port"},
     {"route_mac_arg", PARAM_STRING, SWP(route_mac_arg), "dstAddr", NULL, NULL, NULL,
      "P4: the action parameter that gets the next hop MAC (\"\" for none)"},
+    {"p4_exec", PARAM_ENUM, SWP(p4_exec), "auto", NULL, NULL, p4_exec_names,
+     "P4: the engine (auto: the default, compiled; interp: the reference interpreter)"},
     {"timestamps", PARAM_ENUM, SWP(timestamps), "us", NULL, NULL, ts_names,
      "P4: unit of standard_metadata timestamps (us like bmv2, or ns)"},
+    {"sram_stages", PARAM_INT, SWP(sram_stages), "12", "1", "64", NULL,
+     "P4: pipeline stages whose SRAM holds the program's registers"},
+    {"sram_stage_bytes", PARAM_SIZE, SWP(sram_stage_bytes), "1MB", "0", NULL, NULL,
+     "P4: register memory per stage; a program whose registers (cells x element bytes) exceed "
+     "sram_stages x sram_stage_bytes is an error"},
 };
 static const size_t switch_nparams = ARRAY_LEN(switch_params);
 
@@ -144,7 +160,7 @@ void switch_enqueue(struct sw *sw, uint32_t out, struct pkt *p)
 }
 
 /* Fixed routing: destination IPv4 address → host index → next hops, ECMP by 5-tuple hash;
- * the queue is the packet's priority. */
+ * the queue is the packet's traffic class or its scheduling priority (`queue_by`). */
 static void route_ingress(struct sw *sw, struct pkt *p)
 {
     uint32_t h = pkt_is_ipv4(p) ? pkt_ip_host(pkt_ipv4_dst(p)) : UINT32_MAX;
@@ -156,7 +172,7 @@ static void route_ingress(struct sw *sw, struct pkt *p)
         return;
     }
     uint32_t k = n == 1 ? 0 : pkt_flow_hash(p, sw->salt) % n;
-    p->qclass = p->prio;
+    p->qclass = sw->cfg.queue_by == SWITCH_QUEUE_BY_PRIORITY ? p->prio : p->tc;
     switch_enqueue(sw, ports[k], p);
 }
 
@@ -195,8 +211,12 @@ static void switch_receive(struct node *n, struct port *in, struct pkt *p)
 static struct pkt *switch_pull(struct node *n, struct port *out)
 {
     struct sw *sw = sw_of(n);
-    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, n->sim->now) : PQ_ALL;
+    /* a PAUSE holds traffic classes; a queue may hold another class than its index (queue_by
+     * priority, or a P4 program's priority), so a queue is held while its head's class is */
+    bool pfc = out->pfc_rx.frames > 0;
+    uint8_t tc_allowed = pfc ? pfc_allowed(out, n->sim->now) : PQ_ALL;
     for (;;) {
+        uint8_t allowed = pfc ? pq_queues_allowed(&sw->tm.ports[out->index].q, tc_allowed) : PQ_ALL;
         struct pkt *p = tmgr_dequeue(n->sim, &sw->tm, out->index, allowed);
         if (!p)
             return NULL;
@@ -276,8 +296,8 @@ static struct node *switch_create(const struct node_env *env, const char *name, 
 static uint64_t auto_headroom(const struct link_cfg *l)
 {
     unsigned __int128 bdp = (unsigned __int128)l->rate_bps * (uint64_t)l->delay_ps * 2;
-    return (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * (1514 + l->overhead_bytes) +
-           PFC_FRAME_BYTES + l->overhead_bytes;
+    return (uint64_t)(bdp / 8 / 1000000000000ULL) + 3 * link_wire_bytes(l, 1514) +
+           link_wire_bytes(l, PFC_FRAME_BYTES);
 }
 
 /* The traffic manager, once every link is connected. */
@@ -294,6 +314,7 @@ static int switch_connected(struct node *n, const struct node_env *env,
     for (uint32_t i = 0; i < n->nports; i++) {
         for (uint32_t c = 0; c < w->n; c++)
             sw->tm.ports[i].q.cls[c].weight = (uint32_t)param_vec_int(w, c);
+        sw->tm.ports[i].q.dev = &n->ports[i]->tx.cfg;
         uint64_t h = sw->cfg.tm.pfc_headroom_bytes;
         sw->tm.ports[i].headroom_bytes = h ? h : auto_headroom(&n->ports[i]->tx.cfg);
     }

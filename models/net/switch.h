@@ -1,6 +1,7 @@
 /* A switch: ports → pipeline latency → forwarding stage → traffic manager → egress links.
  * The forwarding stage is a replaceable hook: the fixed stage forwards by the route set routing
- * fills (ECMP by flow hash among equal-cost next hops, queue = the sender's priority); a P4
+ * fills (ECMP by flow hash among equal-cost next hops; queue = the packet's traffic class or
+ * its scheduling priority, `queue_by`); a P4
  * pipeline (p4switch.h) takes its place without touching the traffic manager. The kind's
  * plug-in table is switch_node_ops (builder and report hooks; statistics in switch_report.c). */
 #ifndef SIM_MODELS_NET_SWITCH_H
@@ -45,6 +46,11 @@ struct p4switch_mirror {     /* mirror: */
     int64_t port;
 };
 
+enum switch_queue_by {
+    SWITCH_QUEUE_BY_CLASS = 0,    /* program none: queue = the packet's traffic class (tc) */
+    SWITCH_QUEUE_BY_PRIORITY = 1, /* queue = its scheduling priority (prio; the DDL shim's) */
+};
+
 struct switch_cfg {
     const char *name;
     sim_time_t latency_ps; /* ingress to traffic manager */
@@ -53,6 +59,7 @@ struct switch_cfg {
     struct param_vec pfc_classes; /* lossless classes (int64_t); not given: all */
     /* P4 (p4switch.h) */
     const char *program; /* "basic", "tensorexpress", a .p4 path, or "none" (fixed routing) */
+    int queue_by;        /* enum switch_queue_by: the fixed stage's queue choice */
     struct param_vec p4_tables;    /* struct p4switch_entry */
     struct param_vec p4_defaults;  /* struct p4switch_entry (no key) */
     struct param_vec p4_registers; /* struct p4switch_register */
@@ -65,6 +72,9 @@ struct switch_cfg {
     const char *route_port_arg;
     const char *route_mac_arg;
     int timestamps; /* 0: µs (bmv2), 1: ns */
+    int64_t sram_stages;      /* register memory: stages x sram_stage_bytes */
+    uint64_t sram_stage_bytes;
+    int p4_exec;    /* enum p4_exec */
 };
 
 /* The forwarding stage: fixed routing (shortest paths, ECMP) or a P4 pipeline (p4switch.h).
@@ -88,7 +98,10 @@ struct sw {
     uint32_t salt;           /* ECMP hash salt */
     uint64_t rx_pkts;
     uint64_t no_route_drops; /* no route, or a port the switch does not have */
+    uint64_t ingress_drops;  /* dropped by the ingress stage (P4 mark_to_drop, no egress) */
     uint64_t egress_drops;   /* dropped by the egress stage (P4) */
+    uint64_t p4_limit_drops; /* P4: deparsed headers too large for a packet, or too many
+                              * resubmits / recirculations */
 };
 
 extern const struct node_ops switch_node_ops;

@@ -16,7 +16,7 @@ static json_t *jnum(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
-/* Totals of a port over its classes. */
+/* Totals of a port over its classes; marks by the traffic manager and by the P4 program. */
 struct port_sums {
     uint64_t enq;
     uint64_t drops;
@@ -26,7 +26,7 @@ struct port_sums {
 
 static struct port_sums port_sums(const struct tmgr_port *tp)
 {
-    struct port_sums s = {0};
+    struct port_sums s = {.marks = tp->p4_marks};
     for (int c = 0; c < tp->q.nprio; c++) {
         s.enq += tp->cls[c].enq_pkts;
         s.drops += tp->cls[c].drop_pkts;
@@ -71,6 +71,7 @@ static json_t *port_json(const struct sw *s, uint32_t p, sim_time_t end)
     json_object_set_new(o, "dropped", json_integer((json_int_t)sum.drops));
     json_object_set_new(o, "dropped_bytes", json_integer((json_int_t)sum.drop_bytes));
     json_object_set_new(o, "marked", json_integer((json_int_t)sum.marks));
+    json_object_set_new(o, "marked_p4", json_integer((json_int_t)tp->p4_marks));
     json_object_set_new(o, "max_queue_bytes", json_integer((json_int_t)tp->max_bytes));
     json_object_set_new(o, "max_queue_packets", json_integer(tp->max_pkts));
     json_object_set_new(o, "classes", classes_json(tp));
@@ -79,11 +80,33 @@ static json_t *port_json(const struct sw *s, uint32_t p, sim_time_t end)
     return o;
 }
 
+/* Drops by reason: full buffer or queue limit, PFC headroom overflow (lossless classes), the
+ * P4 program (ingress or egress drop, or its limits), no route. */
+static json_t *drops_json(const struct sw *s)
+{
+    uint64_t tm = 0;
+    uint64_t headroom = 0;
+    for (uint32_t p = 0; p < s->node.nports; p++) {
+        struct port_sums sum = port_sums(&s->tm.ports[p]);
+        tm += sum.drops;
+        headroom += s->tm.ports[p].headroom_drops;
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "buffer", json_integer((json_int_t)(tm - headroom)));
+    json_object_set_new(o, "pfc_headroom", json_integer((json_int_t)headroom));
+    json_object_set_new(o, "p4_ingress", json_integer((json_int_t)s->ingress_drops));
+    json_object_set_new(o, "p4_egress", json_integer((json_int_t)s->egress_drops));
+    json_object_set_new(o, "p4_limits", json_integer((json_int_t)s->p4_limit_drops));
+    json_object_set_new(o, "no_route", json_integer((json_int_t)s->no_route_drops));
+    return o;
+}
+
 void switch_stats_json(const struct node *n, json_t *obj, sim_time_t end)
 {
     const struct sw *s = sw_of(n);
     json_object_set_new(obj, "rx_packets", json_integer((json_int_t)s->rx_pkts));
     json_object_set_new(obj, "no_route_drops", json_integer((json_int_t)s->no_route_drops));
+    json_object_set_new(obj, "drops", drops_json(s));
     json_object_set_new(obj, "peak_buffer_bytes", json_integer((json_int_t)s->tm.peak_buffered));
     json_t *ports = json_array();
     for (uint32_t p = 0; p < n->nports; p++)
@@ -94,7 +117,7 @@ void switch_stats_json(const struct node *n, json_t *obj, sim_time_t end)
 uint64_t switch_drops(const struct node *n)
 {
     const struct sw *s = sw_of(n);
-    uint64_t drops = s->no_route_drops;
+    uint64_t drops = s->no_route_drops + s->ingress_drops + s->egress_drops + s->p4_limit_drops;
     for (uint32_t p = 0; p < n->nports; p++)
         drops += port_sums(&s->tm.ports[p]).drops;
     return drops;

@@ -52,22 +52,23 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     struct pq_class *c = &tp->q.cls[ci];
     struct tmgr_stats *st = &tp->cls[ci];
     const struct tmgr_cfg *cfg = &tm->cfg;
+    uint32_t size = pq_pkt_bytes(&tp->q, p); /* what the port's device would hold */
     bool drop;
     if (tmgr_lossless(tm, p)) {
         struct tmgr_port *in = &tm->ports[p->in_port];
         uint64_t *acc = &in->ingress_bytes[p->tc & 7];
-        drop = *acc + p->size_bytes > cfg->pfc_xoff_bytes + in->headroom_bytes;
+        drop = *acc + size > cfg->pfc_xoff_bytes + in->headroom_bytes;
         if (drop)
             in->headroom_drops++;
         else
-            *acc += p->size_bytes;
+            *acc += size;
     } else {
-        drop = (cfg->queue_limit_bytes && c->bytes + p->size_bytes > cfg->queue_limit_bytes) ||
-               (cfg->buffer_bytes && tm->buffered + p->size_bytes > cfg->buffer_bytes);
+        drop = (cfg->queue_limit_bytes && c->bytes + size > cfg->queue_limit_bytes) ||
+               (cfg->buffer_bytes && tm->buffered + size > cfg->buffer_bytes);
     }
     if (drop) {
         st->drop_pkts++;
-        st->drop_bytes += p->size_bytes;
+        st->drop_bytes += size;
         pkt_free(sim, p);
         return false;
     }
@@ -84,12 +85,12 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
         p->qseen_bytes = (uint32_t)MIN(tp->q.bytes, UINT32_MAX);
     pq_enqueue(&tp->q, p);
     st->enq_pkts++;
-    st->enq_bytes += p->size_bytes;
+    st->enq_bytes += size;
     st->max_bytes = MAX(st->max_bytes, c->bytes);
     st->max_pkts = MAX(st->max_pkts, c->pkts);
     tp->max_bytes = MAX(tp->max_bytes, tp->q.bytes);
     tp->max_pkts = MAX(tp->max_pkts, tp->q.pkts);
-    tm->buffered += p->size_bytes;
+    tm->buffered += size;
     tm->peak_buffered = MAX(tm->peak_buffered, tm->buffered);
     return true;
 }
@@ -99,10 +100,11 @@ struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port, uint8_
     struct pkt *p = pq_dequeue(&tm->ports[port].q, allowed);
     if (!p)
         return NULL;
-    tm->buffered -= p->size_bytes;
+    uint32_t size = pq_pkt_bytes(&tm->ports[port].q, p);
+    tm->buffered -= size;
     p->blocking_ps += blocking_clock_at(&tm->ports[port].blk, p->prio, sim->now) - p->blk_mark;
     if (tmgr_lossless(tm, p))
-        tm->ports[p->in_port].ingress_bytes[p->tc & 7] -= p->size_bytes;
+        tm->ports[p->in_port].ingress_bytes[p->tc & 7] -= size;
     p->qdelay_ps += sim->now - p->t_enq;
     return p;
 }

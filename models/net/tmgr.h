@@ -72,6 +72,8 @@ struct tmgr_port {
     uint64_t headroom_drops;             /* lossless packets lost: headroom overflow */
     struct blocking_clock blk; /* network blocking time of packets waiting here */
     struct tmgr_stats cls[PQ_MAX_PRIO];
+    uint64_t p4_marks;  /* CE set by the switch's P4 program on packets leaving here (the
+                         * traffic manager's own marks are in cls[].mark_pkts) */
     uint64_t max_bytes; /* deepest the port got (all classes) */
     uint32_t max_pkts;
 };

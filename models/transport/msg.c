@@ -6,7 +6,8 @@
 #include "models/transport/udp.h"
 #include "sim/util.h"
 
-const char *const msg_preset_names[] = {"none", "grpc-tcp", "rpc-rdma", "rdma-zero-copy", NULL};
+const char *const msg_preset_names[] = {"none",           "grpc-tcp",    "rpc-rdma",
+                                        "rdma-zero-copy", "nccl-socket", "nccl-gdr", NULL};
 
 /* Preset values are ddlsim's reading of the RDMA-for-TensorFlow paper (Xue et al., EuroSys'19),
  * which gives their shape, not numbers: gRPC over TCP pays tens of µs per message and 2–3 copies
@@ -32,6 +33,22 @@ const char *msg_preset(enum msg_preset p, struct msg_cost *c)
         return "rdma";
     case MSG_PRESET_RDMA_ZERO_COPY:
         c->tx_fixed_ps = SIM_US(1); /* post the work request */
+        c->poll_ps = SIM_NS(1500);
+        return "rdma";
+    /* NCCL's socket transport stages each slice in pinned host memory (the GPU writes it there
+     * over PCIe) and its proxy thread moves it through the kernel socket: one CPU copy at the
+     * sender (user to socket buffer) and one at the receiver, both on the host's CPU at the
+     * single-core memcpy rate above. A host of a ring sends and receives at once, so it
+     * carries at most copy_bw / 2 = 20 Gb/s each way; NCCL issue 209 measured at most 60% of a
+     * 32 Gb/s wire over TCP (19.2 Gb/s each way: 38.4 Gb/s of copies, matching 5 GB/s). */
+    case MSG_PRESET_NCCL_SOCKET:
+        c->tx_copies = 1;
+        c->rx_copies = 1;
+        return "tcp";
+    /* GPUDirect RDMA: the NIC reads and writes GPU memory; the proxy posts a work request and
+     * polls its completion per slice, as the zero-copy device does. */
+    case MSG_PRESET_NCCL_GDR:
+        c->tx_fixed_ps = SIM_US(1);
         c->poll_ps = SIM_NS(1500);
         return "rdma";
     default:
@@ -68,16 +85,19 @@ static sim_time_t bytes_at(uint64_t bytes, uint64_t bps)
     return bps ? simtime_tx_ps(bytes, bps) : 0;
 }
 
+/* Saturating: huge messages on slow copies stop the run past SIM_TIME_HORIZON with a message
+ * instead of overflowing. */
 sim_time_t msg_tx_cost_ps(const struct msg_cost *c, uint64_t bytes)
 {
-    return c->tx_fixed_ps + c->tx_copies * bytes_at(bytes, c->copy_bps) +
-           bytes_at(bytes, c->serialize_bps);
+    sim_time_t t = simtime_mul(c->tx_copies, bytes_at(bytes, c->copy_bps));
+    return simtime_add(simtime_add(c->tx_fixed_ps, t), bytes_at(bytes, c->serialize_bps));
 }
 
 sim_time_t msg_rx_cost_ps(const struct msg_cost *c, uint64_t bytes)
 {
-    return c->rx_fixed_ps + c->rx_copies * bytes_at(bytes, c->copy_bps) +
-           bytes_at(bytes, c->serialize_bps) + c->poll_ps;
+    sim_time_t t = simtime_mul(c->rx_copies, bytes_at(bytes, c->copy_bps));
+    t = simtime_add(simtime_add(c->rx_fixed_ps, t), bytes_at(bytes, c->serialize_bps));
+    return simtime_add(t, c->poll_ps);
 }
 
 static void reap(struct msg_conn *c)
@@ -108,6 +128,8 @@ static void advance(struct msg_conn *c)
         c->pushed += m->bytes;
         m->end = c->pushed;
         m->in_stream = true;
+        for (uint8_t k = 0; k < BLOCKING_NPRIO; k++)
+            m->blk_mark[k] = blocking_clock_at(&c->src->nic_blk, k, c->sim->now);
         c->next_push = m->next;
         flow_push(c->data, m->bytes);
     }
@@ -187,6 +209,16 @@ static void data_acked(struct flow *f, uint64_t total, void *ud)
     reap(c);
 }
 
+/* Rendezvous messages are MSG_CONTROL_BYTES each, one per datagram: without this bound a burst
+ * flow packs requests pushed before the NIC pulls into one datagram (two messages pushed in the
+ * same instant arrived as one 128-byte request). */
+static uint64_t ctrl_msg_end(struct flow *f, uint64_t off, void *ud)
+{
+    (void)f;
+    (void)ud;
+    return (off / MSG_CONTROL_BYTES + 1) * MSG_CONTROL_BYTES;
+}
+
 /* The receiver answers each rendezvous request (one datagram each) as it arrives. */
 static void ctrl_req_delivered(struct flow *f, uint64_t off, uint64_t len, void *ud)
 {
@@ -226,6 +258,9 @@ static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, s
     struct msg *m = msg_at(c, off);
     SIM_ASSERT(m != NULL);
     c->hooks.tag(c, m, off - (m->end - m->bytes), len, tag, p, c->hooks.ud);
+    /* the packet's bytes have waited at this host since the message entered the stream */
+    p->blk_mark = m->blk_mark[p->prio & 7];
+    p->blk_stream = true;
 }
 
 static uint64_t data_msg_end(struct flow *f, uint64_t off, void *ud)
@@ -290,8 +325,10 @@ struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flo
         struct udp_flow_cfg ucfg;
         param_defaults(udp_flow_ops.params, *udp_flow_ops.nparams, &ucfg);
         ucfg.common.priority = ((const struct flow_cfg *)tp_cfg)->priority;
-        struct flow_stream req_cb = {.delivered_range = ctrl_req_delivered, .ud = c};
-        struct flow_stream rep_cb = {.delivered_range = ctrl_rep_delivered, .ud = c};
+        struct flow_stream req_cb = {
+            .delivered_range = ctrl_req_delivered, .ud = c, .msg_end = ctrl_msg_end};
+        struct flow_stream rep_cb = {
+            .delivered_range = ctrl_rep_delivered, .ud = c, .msg_end = ctrl_msg_end};
         c->ctrl_req = stream_flow(sim, name, "req", flow_index, src, dst, &udp_flow_ops, &ucfg,
                                   &req_cb);
         c->ctrl_rep = stream_flow(sim, name, "rep", flow_index, dst, src, &udp_flow_ops, &ucfg,

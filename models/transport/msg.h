@@ -33,12 +33,15 @@ struct msg_cost {
     sim_time_t poll_ps;      /* receiver notices the completion this late (flag polling) */
 };
 
-/* Presets for the RDMA-for-TensorFlow paper's three systems (see docs in msg.c). */
+/* Presets for the RDMA-for-TensorFlow paper's three systems and for NCCL's two inter-host
+ * transports (see docs in msg.c). */
 enum msg_preset {
     MSG_PRESET_NONE = 0,
     MSG_PRESET_GRPC_TCP = 1,
     MSG_PRESET_RPC_RDMA = 2,
     MSG_PRESET_RDMA_ZERO_COPY = 3,
+    MSG_PRESET_NCCL_SOCKET = 4, /* NCCL's socket transport: copies through host memory */
+    MSG_PRESET_NCCL_GDR = 5,    /* NCCL over RDMA with GPUDirect: no host copy */
 };
 
 extern const char *const msg_preset_names[];
@@ -89,6 +92,8 @@ struct msg {
     sim_time_t t_delivered;
     bool tx_done;   /* sender CPU finished */
     bool in_stream; /* bytes pushed to the data flow */
+    sim_time_t blk_mark[8]; /* the sender NIC's blocking clocks (blocking.h) when the message
+                             * entered the stream, per priority */
     uint64_t rx_bytes; /* unordered transports: bytes of this message that arrived */
     bool rx_started;   /* the receiver CPU has it */
     bool acked;

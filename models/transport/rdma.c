@@ -380,7 +380,7 @@ static struct pkt *requester_next(struct nic_source *s, struct host *h)
     /* The rate limiter spaces packet starts by their wire time at the current rate, so at line
      * rate it never holds back a packet the link could take. */
     f->next_tx_ps =
-        sim->now + simtime_tx_ps((uint64_t)p->size_bytes + f->overhead_bytes, pace_rate_bps(f));
+        sim->now + simtime_tx_ps(link_wire_bytes(&f->link, p->size_bytes), pace_rate_bps(f));
     if (f->cfg.cc == RDMA_CC_DCQCN)
         dcqcn_on_bytes(&f->dcqcn, p->size_bytes);
     if (!evq_timer_pending(&f->rto))
@@ -642,7 +642,7 @@ static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *nam
     SIM_ASSERT(src->node.nports > 0);
     const struct link_cfg *lc = &src->node.ports[0]->tx.cfg;
     f->link_rate_bps = lc->rate_bps;
-    f->overhead_bytes = (uint32_t)lc->overhead_bytes;
+    f->link = *lc;
     f->base.sport = (uint16_t)(0xc000u | ((f->req.qpn ^ index) & 0x3fffu));
     f->psn_base = (uint32_t)cfg->psn_start;
     uint64_t mb = msg_bytes(f);

@@ -93,7 +93,7 @@ struct rdma_flow {
     struct evq_timer rate;  /* DCQCN rate increase period */
     struct dcqcn dcqcn;
     uint64_t link_rate_bps;
-    uint32_t overhead_bytes; /* the sender link's per-frame overhead, paced with the frame */
+    struct link_cfg link; /* the sender's link: packets are paced by their wire bytes */
     uint32_t psn_base;
     /* requester: packet indexes (PSN = psn_base + index mod 2^24) */
     uint64_t total_pkts;   /* UINT64_MAX when bytes is 0 */

@@ -39,6 +39,16 @@ static const struct param_def tcp_params[] = {
      "exchange SYN / SYN-ACK before data (else the connection starts established)"},
     {"limited_transmit", PARAM_BOOL, FP(limited_transmit), "true", NULL, NULL, NULL,
      "send a new segment on each of the first two duplicate ACKs (RFC 3042)"},
+    {"nic_queue", PARAM_BOOL, FP(nic_queue), "false", NULL, NULL, NULL,
+     "queue every segment the window allows in the sender's NIC (nic_buffer applies) instead "
+     "of handing the NIC one segment whenever the wire frees"},
+    {"send_buffer", PARAM_SIZE, FP(send_buffer_bytes), "0", "0", "1GB", NULL,
+     "socket send buffer: bytes sent and not yet acknowledged (0 = no limit)"},
+    {"timestamps", PARAM_BOOL, FP(timestamps), "false", NULL, NULL, NULL,
+     "timestamps option (RFC 7323): an RTT sample from every ACK of new data, retransmissions "
+     "included; the option takes 12 of a segment's mss bytes"},
+    {"sack", PARAM_BOOL, FP(sack), "true", NULL, NULL, NULL,
+     "selective acknowledgments (RFC 2018) and SACK-based loss recovery (RFC 6675)"},
     {"cwnd_interval", PARAM_TIME, FP(cwnd_interval_ps), "0", "0", NULL, NULL,
      "sample cwnd, flight and alpha this often into summary.json (0 = off)"},
 };
@@ -83,6 +93,12 @@ static void timer_arm(struct sim *sim, struct evq_timer *t, sim_time_t *at, sim_
 
 /* ---------------------------------------------------------------- sender */
 
+/* The timestamps clock: nanoseconds, + 1 so that 0 means "nothing to echo". */
+static uint32_t ts_now(const struct tcp_flow *f)
+{
+    return (uint32_t)(flow_sim(f)->now / 1000 + 1);
+}
+
 static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, bool retx)
 {
     struct sim *sim = flow_sim(f);
@@ -116,6 +132,9 @@ static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, 
         .dscp = (uint8_t)c->dscp,
         .ecn = (ecn_on(f) && !retx) ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT,
         .payload_bytes = len + tag,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+        .tsecr = f->ts_peer,
     };
     tcp_hdr_build(p, &s);
     /* A stream's tag (the DDL shim) follows the TCP header in every segment; it is carried
@@ -128,7 +147,7 @@ static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, 
     if (retx) {
         st->retx_pkts++;
         f->rtt_timing = false; /* Karn: no sample across a retransmission */
-    } else if (!f->rtt_timing) {
+    } else if (!f->rtt_timing && !f->cfg.timestamps) {
         f->rtt_timing = true;
         f->rtt_seq = seq + len;
         f->rtt_sent_ps = sim->now;
@@ -149,15 +168,24 @@ static void check_stop(struct tcp_flow *f)
         f->total_bytes = f->snd_max;
 }
 
-static uint64_t send_window(const struct tcp_flow *f)
+/* What the receiver window and the send buffer allow outstanding. */
+static uint64_t window_cap(const struct tcp_flow *f)
 {
-    return MIN(f->cwnd_bytes, f->cfg.rcv_wnd_bytes);
+    uint64_t sb = f->cfg.send_buffer_bytes ? f->cfg.send_buffer_bytes : UINT64_MAX;
+    return MIN(f->cfg.rcv_wnd_bytes, sb);
 }
 
-/* Data bytes per segment: the MSS less a stream's per-segment tag. */
+static uint64_t send_window(const struct tcp_flow *f)
+{
+    return MIN(f->cwnd_bytes, window_cap(f));
+}
+
+/* Data bytes per segment: the MSS less a stream's per-segment tag and the timestamps option
+ * (as Linux sends mss - 12 with timestamps). */
 static uint64_t seg_max(const struct tcp_flow *f)
 {
-    return f->cfg.mss_bytes - flow_tag_bytes(&f->base);
+    uint64_t ts = f->cfg.timestamps ? TCP_TS_OPT_BYTES : 0;
+    return f->cfg.mss_bytes - flow_tag_bytes(&f->base) - ts;
 }
 
 /* Length of the next segment at snd_nxt if the window allows it, else 0. */
@@ -166,15 +194,19 @@ static uint32_t next_len(struct tcp_flow *f)
     if (f->state != TCP_STATE_ESTABLISHED)
         return 0;
     check_stop(f);
+    if (f->cfg.sack && f->in_recovery)
+        return 0; /* SACK recovery sends from the ACK path (sack_send) */
+    if (f->cfg.sack && f->snd_nxt < f->snd_max)
+        f->snd_nxt = MIN(tcp_sack_skip(&f->sb, f->snd_nxt), f->snd_max); /* held already */
     if (f->snd_nxt >= f->total_bytes)
         return 0;
     uint64_t len = MIN(seg_max(f), f->total_bytes - f->snd_nxt);
     len = flow_segment_limit(&f->base, f->snd_nxt, len);
     if (f->snd_nxt < f->snd_max)
-        len = MIN(len, f->snd_max - f->snd_nxt);
+        len = MIN(len, MIN(f->snd_max, tcp_sack_next_block(&f->sb, f->snd_nxt)) - f->snd_nxt);
     uint64_t limit = f->snd_una + send_window(f);
     if (f->lt_bytes && f->snd_nxt >= f->snd_max) /* RFC 3042: new data only */
-        limit = f->snd_una + MIN(f->cwnd_bytes + f->lt_bytes, f->cfg.rcv_wnd_bytes);
+        limit = f->snd_una + MIN(f->cwnd_bytes + f->lt_bytes, window_cap(f));
     if (f->snd_nxt + len > limit)
         return 0;
     return (uint32_t)len;
@@ -199,6 +231,12 @@ static struct pkt *source_next(struct nic_source *s, struct host *h)
 
 static void maybe_activate(struct tcp_flow *f)
 {
+    if (f->cfg.nic_queue) { /* everything the window allows, into the NIC queue */
+        struct pkt *p;
+        while ((p = source_next(&f->source, f->base.src)) != NULL)
+            host_send(f->base.src, p);
+        return;
+    }
     if (!f->source.active && next_len(f) > 0)
         host_activate(f->base.src, &f->source);
 }
@@ -221,6 +259,7 @@ static uint64_t min_cwnd(const struct tcp_flow *f)
 /* RFC 6298 §2.2–2.4, in integer picoseconds. */
 static void rtt_sample(struct tcp_flow *f, sim_time_t r)
 {
+    f->rtt_samples++;
     if (f->srtt_ps == 0) {
         f->srtt_ps = r > 0 ? r : 1;
         f->rttvar_ps = r / 2;
@@ -251,6 +290,98 @@ static void enter_recovery(struct tcp_flow *f)
     /* The loss response covers this window: ECE for it needs no second cut. */
     f->ecn_cut_end = f->snd_max;
     f->cwr_pending = ecn_on(f);
+}
+
+static void ecn_react(struct tcp_flow *f);
+
+/* RFC 6675 §4 IsLost: more than (DupThresh − 1) × SMSS bytes SACKed above a hole. */
+static uint64_t sack_thresh(const struct tcp_flow *f)
+{
+    return (uint64_t)(f->cfg.dupack_thresh - 1) * f->cfg.mss_bytes;
+}
+
+/* RFC 6675 §5 (C): while cwnd − pipe ≥ 1 SMSS, send NextSeg(): the next lost segment (rule 1),
+ * else new data the receiver window allows (rule 2). Both are queued on the NIC. */
+static void sack_send(struct tcp_flow *f)
+{
+    uint64_t mss = f->cfg.mss_bytes;
+    for (;;) {
+        uint64_t pipe = tcp_sack_pipe(&f->sb, f->snd_una, f->snd_max, sack_thresh(f));
+        if (pipe + mss > f->cwnd_bytes)
+            return;
+        uint64_t seq;
+        uint64_t len;
+        if (tcp_sack_next_lost(&f->sb, f->snd_una, sack_thresh(f), seg_max(f), &seq, &len)) {
+            len = flow_segment_limit(&f->base, seq, len);
+            if (len == 0)
+                return;
+            f->sb.high_rxt = seq + len;
+            f->sb.rtx_fence = f->snd_max;
+            f->sack_retx++;
+            host_send(f->base.src, make_segment(f, seq, (uint32_t)len, true));
+            continue;
+        }
+        check_stop(f);
+        if (f->snd_max >= f->total_bytes)
+            return;
+        len = MIN(seg_max(f), f->total_bytes - f->snd_max);
+        len = flow_segment_limit(&f->base, f->snd_max, len);
+        if (len == 0 || f->snd_max + len > f->snd_una + window_cap(f))
+            return;
+        host_send(f->base.src, make_segment(f, f->snd_max, (uint32_t)len, false));
+        f->snd_max += len;
+        f->snd_nxt = f->snd_max;
+    }
+}
+
+/* RFC 6675 §5 steps (4.1)–(4.4): ssthresh and cwnd to half the flight, the first unSACKed
+ * segment at once, then whatever pipe allows. */
+static void sack_enter_recovery(struct tcp_flow *f)
+{
+    uint64_t flight = f->snd_max - f->snd_una;
+    flight -= MIN(flight, f->lt_sent_bytes); /* RFC 5681 §3.2 note, as without SACK */
+    f->lt_bytes = 0;
+    f->lt_sent_bytes = 0;
+    f->ssthresh_bytes = MAX(flight / 2, min_cwnd(f));
+    f->cwnd_bytes = f->ssthresh_bytes;
+    f->ca_acked_bytes = 0;
+    f->recover = f->snd_max;
+    f->in_recovery = true;
+    f->fast_retx++;
+    f->ecn_cut_end = f->snd_max;
+    f->cwr_pending = ecn_on(f);
+    f->snd_nxt = f->snd_max;
+    uint64_t len = MIN(seg_max(f), MIN(f->snd_max, tcp_sack_next_block(&f->sb, f->snd_una)) -
+                                       f->snd_una);
+    len = flow_segment_limit(&f->base, f->snd_una, len);
+    f->sb.high_rxt = f->snd_una + len;
+    f->sb.rtx_fence = f->snd_max;
+    if (len > 0)
+        host_send(f->base.src, make_segment(f, f->snd_una, (uint32_t)len, true));
+    sack_send(f);
+}
+
+/* A duplicate ACK with SACK: recovery starts after DupThresh of them or as soon as the
+ * scoreboard shows the first unacknowledged segment lost (RFC 6675 §5); in recovery each one
+ * lets pipe decide what to send. */
+static void sack_on_dupack(struct tcp_flow *f, bool ece)
+{
+    if (f->in_recovery) {
+        sack_send(f);
+        return;
+    }
+    f->dupacks++;
+    bool lost = tcp_sack_lost_end(&f->sb, f->snd_una, sack_thresh(f)) > f->snd_una;
+    if ((f->dupacks >= (uint32_t)f->cfg.dupack_thresh || lost) && f->snd_una >= f->recover) {
+        sack_enter_recovery(f);
+        return;
+    }
+    if (ece && ecn_on(f))
+        ecn_react(f);
+    if (f->cfg.limited_transmit && f->dupacks <= 2) {
+        f->lt_bytes = f->dupacks * f->cfg.mss_bytes;
+        maybe_activate(f);
+    }
 }
 
 /* Once per window of data (DCTCP paper §3.1; RFC 8257 §3.3). */
@@ -308,6 +439,8 @@ static void on_new_ack(struct tcp_flow *f, uint64_t ack, bool ece)
     if (f->rtt_timing && ack >= f->rtt_seq) {
         f->rtt_timing = false;
         rtt_sample(f, sim->now - f->rtt_sent_ps);
+    } else if (f->ts_rtt_ps >= 0) { /* RFC 7323 §4: every ACK of new data is a sample */
+        rtt_sample(f, f->ts_rtt_ps);
     }
     f->win_acked_bytes += acked;
     if (ece)
@@ -322,7 +455,15 @@ static void on_new_ack(struct tcp_flow *f, uint64_t ack, bool ece)
     if (f->cfg.cc == TCP_CC_DCTCP)
         dctcp_update_alpha(f);
 
-    if (f->in_recovery) {
+    if (f->in_recovery && f->cfg.sack) {
+        if (ack >= f->recover) { /* RFC 6675 §5: recovery ends; cwnd stays at ssthresh */
+            f->cwnd_bytes = f->ssthresh_bytes;
+            f->in_recovery = false;
+            f->dupacks = 0;
+        } else {
+            sack_send(f);
+        }
+    } else if (f->in_recovery) {
         if (ack >= f->recover) {
             /* full ACK: RFC 6582 §3.2 step 5, option (1) */
             uint64_t flight = f->snd_max - f->snd_una;
@@ -364,6 +505,10 @@ static void on_new_ack(struct tcp_flow *f, uint64_t ack, bool ece)
 static void on_dupack(struct tcp_flow *f, bool ece)
 {
     f->dupacks_rx++;
+    if (f->cfg.sack) {
+        sack_on_dupack(f, ece);
+        return;
+    }
     if (f->in_recovery) {
         f->cwnd_bytes += f->cfg.mss_bytes; /* RFC 6582 §3.2 step 4: inflate */
         f->cwnd_bytes = MIN(f->cwnd_bytes, f->cfg.rcv_wnd_bytes + 3 * f->cfg.mss_bytes);
@@ -406,11 +551,43 @@ static void send_syn(struct tcp_flow *f, bool synack)
         .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes, 0xffff), /* unscaled in a SYN */
         .dscp = (uint8_t)f->cfg.common.dscp,
         .ecn = PKT_ECN_NOT_ECT,
+        .sack_perm = f->cfg.sack,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+        .tsecr = synack ? f->ts_recent : 0,
     };
     if (ecn_on(f))
         s.flags |= (uint8_t)(synack ? TCP_ECE : TCP_ECE | TCP_CWR);
     tcp_hdr_build(p, &s);
     host_send(synack ? f->base.dst : f->base.src, p);
+}
+
+/* The third segment of the handshake as a pure ACK, for when no data is ready to carry it. */
+static void send_handshake_ack(struct tcp_flow *f)
+{
+    struct sim *sim = flow_sim(f);
+    struct pkt *p = pkt_alloc(sim);
+    p->flow = f->base.index;
+    p->prio = (uint8_t)f->cfg.common.priority;
+    p->tc = p->prio;
+    p->t_created = sim->now;
+    struct tcp_seg s = {
+        .src_ip = f->base.src->ip,
+        .dst_ip = f->base.dst->ip,
+        .src_port = f->snd_port,
+        .dst_port = f->rcv_port,
+        .seq = wire_seq(f->snd_isn, 0),
+        .ack = wire_seq(f->rcv_isn, 0),
+        .flags = TCP_ACK,
+        .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes >> f->wscale, 0xffff),
+        .dscp = (uint8_t)f->cfg.common.dscp,
+        .ecn = PKT_ECN_NOT_ECT,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+        .tsecr = f->ts_peer,
+    };
+    tcp_hdr_build(p, &s);
+    host_send(f->base.src, p);
 }
 
 static void send_syn_timed(struct tcp_flow *f)
@@ -433,7 +610,26 @@ static void on_synack(struct tcp_flow *f)
         rtt_sample(f, sim->now - f->syn_sent_ps);
     f->rto_deadline_ps = SIM_TIME_NEVER;
     evq_cancel(&sim->evq, &f->rto_timer);
+    /* the first data segment acknowledges the SYN-ACK; with none ready, a pure ACK does */
+    if (next_len(f) == 0)
+        send_handshake_ack(f);
     maybe_activate(f);
+}
+
+/* The scoreboard takes the ACK's cumulative point and SACK blocks before the ACK is acted on
+ * (RFC 6675 §5). */
+static void sack_update(struct tcp_flow *f, const struct tcp_seg *s, uint64_t ack)
+{
+    tcp_sack_sb_advance(&f->sb, ack);
+    uint32_t base = wire_seq(f->snd_isn, 0);
+    for (uint8_t i = 0; i < s->nsack; i++) {
+        uint64_t l = unwrap(s->sack[i][0] - base, ack);
+        uint64_t r = unwrap(s->sack[i][1] - base, ack);
+        if (r > l)
+            tcp_sack_sb_add(&f->sb, ack, f->snd_max, l, r);
+    }
+    if (f->in_recovery && tcp_sack_lost_retx(&f->sb, ack, sack_thresh(f)))
+        f->sack_lost_retx++;
 }
 
 static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
@@ -457,6 +653,14 @@ static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     uint64_t ack = unwrap(s.ack - wire_seq(f->snd_isn, 0), f->snd_una);
     if (ack > f->snd_max || ack < f->snd_una)
         return; /* acknowledges nothing we sent, or old */
+    f->ts_rtt_ps = -1;
+    if (f->cfg.timestamps && s.ts) {
+        f->ts_peer = s.tsval;
+        if (s.tsecr != 0)
+            f->ts_rtt_ps = (sim_time_t)(uint32_t)(ts_now(f) - s.tsecr) * 1000;
+    }
+    if (f->cfg.sack)
+        sack_update(f, &s, ack);
     if (ack > f->snd_una)
         on_new_ack(f, ack, ece);
     else if (f->snd_max > f->snd_una && s.payload_bytes == 0)
@@ -491,7 +695,8 @@ static void rto_fire(struct sim *sim, struct evq_timer *t)
     f->dupacks = 0;
     f->lt_bytes = 0;
     f->lt_sent_bytes = 0;
-    f->snd_nxt = f->snd_una;
+    f->snd_nxt = f->snd_una; /* with SACK the resend skips what the receiver holds */
+    f->sb.high_rxt = f->snd_una;
     f->rtt_timing = false;
     f->rto_ps = MIN(2 * f->rto_ps, f->cfg.rto_max_ps);
     f->ecn_cut_end = f->snd_max;
@@ -555,7 +760,19 @@ static void send_ack(struct tcp_flow *f, bool ece)
         .dscp = (uint8_t)f->cfg.common.dscp,
         .ecn = PKT_ECN_NOT_ECT, /* RFC 3168 §6.1.4: pure ACKs are not ECT */
         .payload_bytes = 0,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+        .tsecr = f->ts_recent,
     };
+    f->last_ack_sent = f->rcv_nxt;
+    if (f->cfg.sack && f->rx.n > 0) {
+        uint64_t b[TCP_SACK_MAX_BLOCKS][2];
+        s.nsack = tcp_sack_rcv_blocks(&f->sack_rcv, &f->rx, b);
+        for (uint8_t i = 0; i < s.nsack; i++) {
+            s.sack[i][0] = wire_seq(f->snd_isn, b[i][0]);
+            s.sack[i][1] = wire_seq(f->snd_isn, b[i][1]);
+        }
+    }
     tcp_hdr_build(p, &s);
     f->acks_sent++;
     f->unacked_segs = 0;
@@ -586,11 +803,17 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
         flow_note_rx(&f->base, p, sim->now);
         uint64_t pseq = unwrap(s.seq - wire_seq(f->snd_isn, 0), f->rcv_nxt);
         if (pseq + s.payload_bytes > f->rcv_nxt) /* new data: the tag is seen once */
-            flow_rx_packet(&f->base, p, TCP_HEADERS);
+            flow_rx_packet(&f->base, p, s.hdr_bytes);
     }
     pkt_free(sim, p);
     if (!ok)
         return;
+    if (f->cfg.timestamps && s.ts) { /* RFC 7323 §4.3: echo the segment that last advanced */
+        uint64_t sseq = unwrap(s.seq - wire_seq(f->snd_isn, 0), f->rcv_nxt);
+        bool syn = (s.flags & TCP_SYN) != 0;
+        if (syn || (sseq <= f->last_ack_sent && (int32_t)(s.tsval - f->ts_recent) >= 0))
+            f->ts_recent = s.tsval;
+    }
     if (s.flags & TCP_SYN) {
         /* answer every SYN: a repeated one means our SYN-ACK was lost */
         f->syns_rx++;
@@ -625,6 +848,8 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
         f->ooo_segs++;
         ranges_add(&f->rx, seq, end);
         f->ooo_max_ranges = MAX(f->ooo_max_ranges, (uint32_t)f->rx.n);
+        if (f->cfg.sack)
+            tcp_sack_rcv_note(&f->sack_rcv, &f->rx, seq);
         ack_now = true; /* out of order: immediate duplicate ACK (RFC 5681 §4.2) */
     } else {
         bool had_hole = f->rx.n > 0;
@@ -719,6 +944,7 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     f->ssthresh_bytes = UINT64_MAX;
     f->rto_ps = cfg->rto_init_ps;
     f->rto_deadline_ps = SIM_TIME_NEVER;
+    f->ts_rtt_ps = -1;
     f->delack_deadline_ps = SIM_TIME_NEVER;
     f->alpha = cfg->dctcp_alpha_init;
     evq_timer_init(&f->start, start_fire, EVQ_PHASE_DEFAULT);
@@ -736,18 +962,23 @@ static void tcp_push(struct flow *fb)
     maybe_activate(f);
 }
 
-/* The sender endpoint receives the ACKs, so it moves to the new port. */
+/* The sender endpoint receives the ACKs, so it moves to the new port: unbound from the old
+ * one and bound to the new one, so the host's endpoint table finds it by the new port. */
 static void tcp_set_sport(struct flow *fb, uint16_t port)
 {
     struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
+    host_unbind(fb->src, &f->snd_ep);
+    bool bound = host_bind_port(fb->src, &f->snd_ep, port);
+    SIM_ASSERT(bound); /* callers hand out ports no other endpoint of the host holds */
     f->snd_port = port;
-    f->snd_ep.port = port;
 }
 
 static void tcp_destroy(struct sim *sim, struct flow *fb)
 {
     struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
     flow_cancel_timers(fb, sim);
+    host_unbind(fb->src, &f->snd_ep);
+    host_unbind(fb->dst, &f->rcv_ep);
     evq_cancel(&sim->evq, &f->rto_timer);
     evq_cancel(&sim->evq, &f->delack_timer);
     free(f->samples);
@@ -766,12 +997,18 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
     json_object_set_new(o, "ece_acks", json_integer((json_int_t)f->ece_acks));
     json_object_set_new(o, "ecn_cuts", json_integer((json_int_t)f->ecn_cuts));
     json_object_set_new(o, "srtt_us", json_real((double)f->srtt_ps / 1e6));
+    json_object_set_new(o, "rtt_samples", json_integer((json_int_t)f->rtt_samples));
     json_object_set_new(o, "rto_us", json_real((double)f->rto_ps / 1e6));
     json_object_set_new(o, "acks_sent", json_integer((json_int_t)f->acks_sent));
     json_object_set_new(o, "syns_rx", json_integer((json_int_t)f->syns_rx));
     json_object_set_new(o, "dupacks_rx", json_integer((json_int_t)f->dupacks_rx));
     json_object_set_new(o, "ooo_segments", json_integer((json_int_t)f->ooo_segs));
     json_object_set_new(o, "ooo_max_ranges", json_integer((json_int_t)f->ooo_max_ranges));
+    if (f->cfg.sack) {
+        json_object_set_new(o, "sack_retransmits", json_integer((json_int_t)f->sack_retx));
+        json_object_set_new(o, "sack_lost_retransmits",
+                            json_integer((json_int_t)f->sack_lost_retx));
+    }
     if (f->cfg.cwnd_interval_ps) {
         json_t *t = json_array();
         json_t *cw = json_array();
@@ -796,7 +1033,8 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
 
 const struct flow_ops tcp_flow_ops = {
     .type = "tcp",
-    .summary = "TCP NewReno (RFC 5681/6582/6298) with ECN, delayed ACKs and DCTCP as an option",
+    .summary = "TCP NewReno (RFC 5681/6298) with SACK recovery (RFC 2018/6675) or RFC 6582, ECN, "
+               "delayed ACKs and DCTCP as an option",
     .params = tcp_params,
     .nparams = &tcp_nparams,
     .cfg_size = sizeof(struct tcp_flow_cfg),

@@ -11,9 +11,16 @@
  *
  * The sender keeps no packets: a (re)transmission is rebuilt from its byte range. New data is
  * pulled by the NIC (struct nic_source) when the link is idle and the window allows, so nothing
- * waits in the NIC queue; retransmissions are queued on the NIC ahead of new data. The receiver
- * keeps out-of-order data as a sorted list of byte ranges (no SACK: cumulative ACK + dupACKs);
- * bytes are counted delivered once, when rcv_nxt passes them.
+ * waits in the NIC queue (as Linux's TCP small queues keep it short); with `nic_queue` every
+ * segment the window allows goes into the NIC queue at once, where `nic_buffer` can drop it (as
+ * ns-3's stack and a NIC without such limits). Retransmissions are queued on the NIC ahead of
+ * new data. `send_buffer` caps the bytes sent and not yet acknowledged, as a socket's send
+ * buffer does. The receiver
+ * keeps out-of-order data as a sorted list of byte ranges; bytes are counted delivered once,
+ * when rcv_nxt passes them. With `sack` the receiver reports those ranges in SACK blocks and
+ * the sender recovers by RFC 6675 (tcp_sack.h): in recovery cwnd stays at ssthresh and every
+ * ACK sends, while cwnd − pipe allows, the next lost segment or else new data, both queued on
+ * the NIC; after a timeout the resend skips SACKed data. Without it, RFC 6582 NewReno.
  *
  * Timers are lazy: a deadline field moves on every ACK and the heap entry is only moved when it
  * fires early, so the per-ACK cost is a store, not a heap operation. A timer with nothing left
@@ -26,6 +33,7 @@
 
 #include "models/transport/flow.h"
 #include "models/transport/ranges.h"
+#include "models/transport/tcp_sack.h"
 
 enum tcp_state {
     TCP_STATE_IDLE = 0,     /* before `start` */
@@ -55,6 +63,10 @@ struct tcp_flow_cfg {
     sim_time_t cwnd_interval_ps; /* 0 = no cwnd samples */
     bool handshake;              /* SYN / SYN-ACK before data */
     bool limited_transmit;       /* RFC 3042 */
+    bool sack;                   /* SACK blocks (RFC 2018) and SACK loss recovery (RFC 6675) */
+    bool nic_queue;              /* new data queued in the NIC (under nic_buffer) when allowed */
+    uint64_t send_buffer_bytes;  /* at most this many bytes sent and unacknowledged (0: any) */
+    bool timestamps;             /* RFC 7323 timestamps: an RTT sample from every new ACK */
 };
 
 /* One sample of the sender's state (cwnd_interval). */
@@ -98,6 +110,7 @@ struct tcp_flow {
     bool in_recovery;
     bool cwr_pending;     /* set CWR on the next new data segment (RFC 3168 §6.1.2) */
     uint64_t ecn_cut_end; /* no ECN window reduction until snd_una passes this */
+    struct tcp_sack_sb sb; /* with sack: what the receiver reported holding above snd_una */
     /* RTT (one timed segment at a time, Karn's rule) and RTO, ps */
     bool rtt_timing;
     uint64_t rtt_seq;
@@ -107,6 +120,9 @@ struct tcp_flow {
     sim_time_t rto_ps;          /* current, backoff included */
     sim_time_t rto_deadline_ps; /* SIM_TIME_NEVER = timer stopped */
     sim_time_t rto_timer_at_ps; /* where the heap entry sits while pending */
+    sim_time_t ts_rtt_ps;       /* timestamps: the sample the ACK being handled gives, or -1 */
+    uint32_t ts_peer;           /* timestamps, sender: the receiver's latest TSval, echoed */
+    uint64_t rtt_samples;
     /* DCTCP sender */
     double alpha;
     uint64_t win_end; /* α is updated when snd_una passes this */
@@ -116,6 +132,9 @@ struct tcp_flow {
     /* receiver */
     uint64_t rcv_nxt;
     struct ranges rx; /* out-of-order data above rcv_nxt (rx.prefix == rcv_nxt) */
+    struct tcp_sack_rcv sack_rcv;  /* with sack: the blocks in the order they are reported */
+    uint32_t ts_recent;            /* timestamps: TSval the ACKs echo (RFC 7323 §4.3) */
+    uint64_t last_ack_sent;        /* rcv_nxt in the last ACK sent */
     uint32_t unacked_segs;         /* delayed ACK: in-order segments not yet acknowledged */
     bool ce_state;                 /* DCTCP receiver: CE of the last data segment */
     bool ece_latched;              /* RFC 3168 receiver: echo ECE until CWR arrives */
@@ -134,6 +153,8 @@ struct tcp_flow {
     uint64_t syns_rx; /* SYNs the receiver answered */
     uint64_t dupacks_rx;
     uint64_t ooo_segs;
+    uint64_t sack_retx; /* segments retransmitted by SACK recovery (RFC 6675 NextSeg) */
+    uint64_t sack_lost_retx; /* times retransmissions were found lost (tcp_sack_lost_retx) */
     uint32_t ooo_max_ranges;
 };
 

@@ -2,24 +2,103 @@
 
 #include <string.h>
 
+#include "sim/util.h"
+
+/* Option bytes of s: NOP NOP + the option (kind, length, body). */
+static uint32_t opt_len(const struct tcp_seg *s)
+{
+    uint32_t n = s->sack_perm ? 4 : 0;
+    if (s->ts)
+        n += TCP_TS_OPT_BYTES;
+    if (s->nsack)
+        n += 4 + 8u * s->nsack;
+    return n;
+}
+
+static void write_opts(uint8_t *o, const struct tcp_seg *s)
+{
+    if (s->sack_perm) {
+        o[0] = 1;
+        o[1] = 1;
+        o[2] = TCP_OPT_SACK_PERM;
+        o[3] = 2;
+        o += 4;
+    }
+    if (s->ts) {
+        o[0] = 1;
+        o[1] = 1;
+        o[2] = TCP_OPT_TS;
+        o[3] = 10;
+        pkt_wr32(o + 4, s->tsval);
+        pkt_wr32(o + 8, s->tsecr);
+        o += TCP_TS_OPT_BYTES;
+    }
+    if (s->nsack) {
+        o[0] = 1;
+        o[1] = 1;
+        o[2] = TCP_OPT_SACK;
+        o[3] = (uint8_t)(2 + 8 * s->nsack);
+        for (uint8_t i = 0; i < s->nsack; i++) {
+            pkt_wr32(o + 4 + 8 * i, s->sack[i][0]);
+            pkt_wr32(o + 8 + 8 * i, s->sack[i][1]);
+        }
+    }
+}
+
 void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s)
 {
+    uint32_t thl = TCP_HDR_LEN + opt_len(s);
     struct pkt_ipv4_spec ip = {s->src_ip, s->dst_ip, IPPROTO_TCP_, s->dscp, s->ecn, 64,
-                               TCP_HDR_LEN + s->payload_bytes};
+                               thl + s->payload_bytes};
     uint8_t *t = pkt_build_ipv4(p, &ip);
     pkt_wr16(t, s->src_port);
     pkt_wr16(t + 2, s->dst_port);
     pkt_wr32(t + 4, s->seq);
     pkt_wr32(t + 8, s->ack);
-    t[12] = (TCP_HDR_LEN / 4) << 4; /* data offset in 32-bit words, no options */
+    t[12] = (uint8_t)((thl / 4) << 4); /* data offset in 32-bit words */
     t[13] = s->flags;
     pkt_wr16(t + 14, s->window);
     pkt_wr16(t + 16, 0); /* checksum: the payload is virtual */
     pkt_wr16(t + 18, 0); /* urgent pointer */
 
-    p->hdr_len = TCP_HEADERS;
-    if (p->size_bytes < ETH_MIN_FRAME) /* short frames (pure ACKs) are padded */
-        p->size_bytes = ETH_MIN_FRAME;
+    write_opts(t + TCP_HDR_LEN, s);
+    p->hdr_len = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN + thl); /* an Ethernet link pads short
+                                                                * frames (link_dev_bytes) */
+}
+
+/* The SACK-permitted and SACK options among `n` option bytes; others are skipped. */
+static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
+{
+    s->sack_perm = false;
+    s->nsack = 0;
+    s->ts = false;
+    for (uint32_t i = 0; i < n;) {
+        uint8_t kind = o[i];
+        if (kind == 0)
+            break;
+        if (kind == 1) {
+            i++;
+            continue;
+        }
+        if (i + 1 >= n || o[i + 1] < 2 || i + o[i + 1] > n)
+            break; /* malformed: stop */
+        uint8_t len = o[i + 1];
+        if (kind == TCP_OPT_SACK_PERM) {
+            s->sack_perm = true;
+        } else if (kind == TCP_OPT_TS && len == 10) {
+            s->ts = true;
+            s->tsval = pkt_rd32(o + i + 2);
+            s->tsecr = pkt_rd32(o + i + 6);
+        } else if (kind == TCP_OPT_SACK) {
+            for (uint32_t b = 0; b + 8 <= (uint32_t)len - 2 && s->nsack < TCP_SACK_MAX_BLOCKS;
+                 b += 8) {
+                s->sack[s->nsack][0] = pkt_rd32(o + i + 2 + b);
+                s->sack[s->nsack][1] = pkt_rd32(o + i + 6 + b);
+                s->nsack++;
+            }
+        }
+        i += len;
+    }
 }
 
 bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
@@ -45,5 +124,8 @@ bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
     s->flags = t[13];
     s->window = pkt_rd16(t + 14);
     s->payload_bytes = ip_len - IPV4_HDR_LEN - doff;
+    s->hdr_bytes = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN + doff);
+    parse_opts(t + TCP_HDR_LEN, MIN(doff, (uint32_t)(p->hdr_len - TCP_HEADERS + TCP_HDR_LEN)) -
+                                    TCP_HDR_LEN, s);
     return true;
 }

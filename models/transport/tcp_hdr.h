@@ -1,9 +1,10 @@
 /* TCP/IPv4 segments as wire bytes: Ethernet + IPv4 (protocol 6, ECN bits in the TOS byte) +
- * a 20-byte TCP header without options (RFC 9293 §3.1; ECE/CWR flags per RFC 3168 §6.1).
+ * a 20-byte TCP header (RFC 9293 §3.1; ECE/CWR flags per RFC 3168 §6.1) plus the SACK options
+ * (RFC 2018) and the timestamps option (RFC 7323) when a flow uses them.
  * The payload is only a length: it sets the IPv4 total length and the frame size. The IPv4
  * checksum is valid; the TCP checksum is left 0 because the payload bytes do not exist.
- * Frames shorter than the Ethernet minimum (60 bytes without FCS) are padded in size_bytes
- * only, as a NIC would; hdr_len stays 54. */
+ * A pure ACK is 54 bytes; an Ethernet link pads it to the 60-byte minimum as a NIC would
+ * (link_dev_bytes), other framings send it as it is. */
 #ifndef SIM_MODELS_TRANSPORT_TCP_HDR_H
 #define SIM_MODELS_TRANSPORT_TCP_HDR_H
 
@@ -15,7 +16,6 @@
 #define TCP_HDR_LEN 20
 #define IPPROTO_TCP_ 6
 #define TCP_HEADERS (ETH_HDR_LEN + IPV4_HDR_LEN + TCP_HDR_LEN)
-#define ETH_MIN_FRAME 60 /* bytes without FCS */
 
 /* TCP flag bits in byte 13 of the header. */
 enum tcp_flag {
@@ -29,6 +29,12 @@ enum tcp_flag {
     TCP_CWR = 0x80,
 };
 
+#define TCP_SACK_MAX_BLOCKS 4 /* RFC 2018 §3: at most 4 blocks in the 40 option bytes */
+#define TCP_OPT_SACK_PERM 4
+#define TCP_OPT_SACK 5
+#define TCP_OPT_TS 8
+#define TCP_TS_OPT_BYTES 12 /* NOP, NOP, kind 8, length 10, TSval, TSecr (RFC 7323 §3) */
+
 struct tcp_seg {
     uint32_t src_ip;
     uint32_t dst_ip;
@@ -41,9 +47,18 @@ struct tcp_seg {
     uint8_t dscp;
     uint8_t ecn; /* enum pkt_ecn, IPv4 codepoint */
     uint32_t payload_bytes;
+    bool sack_perm;  /* SYN / SYN-ACK: SACK-permitted option (RFC 2018 §2) */
+    uint8_t nsack;   /* SACK blocks (RFC 2018 §3), wire sequence numbers [left, right) */
+    uint32_t sack[TCP_SACK_MAX_BLOCKS][2];
+    bool ts;         /* timestamps option (RFC 7323 §3): TSval, TSecr */
+    uint32_t tsval;
+    uint32_t tsecr;
+    uint16_t hdr_bytes; /* parsed: Ethernet + IPv4 + TCP header with options */
 };
 
-/* Writes the headers of s into p (hdr, hdr_len, size_bytes). */
+/* Writes the headers of s into p (hdr, hdr_len, size_bytes). Options (SACK-permitted, SACK
+ * blocks) are laid out as Linux does: NOP, NOP, then the option, so the header stays a multiple
+ * of 4 bytes. */
 void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s);
 /* Decodes a TCP/IPv4 packet; false if p is not one. */
 bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s);

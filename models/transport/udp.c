@@ -245,6 +245,7 @@ static void udp_destroy(struct sim *sim, struct flow *fb)
 {
     struct udp_flow *f = container_of(fb, struct udp_flow, base);
     flow_cancel_timers(fb, sim);
+    host_unbind(fb->dst, &f->sink);
     flow_base_fini(fb);
     free(f);
 }

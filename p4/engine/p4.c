@@ -1,6 +1,8 @@
 /* Program loading (preprocess, lex, parse, lower) and the v1model pipeline life cycle of one
  * switch instance: see p4.h. */
 #include "p4/engine/p4.h"
+#include "p4/engine/p4cc.h"
+#include "p4/engine/p4cpp.h"
 #include "p4/engine/p4pipe.h"
 #include "p4/engine/p4sem.h"
 
@@ -11,88 +13,6 @@
 #include <unistd.h>
 
 /* ---- loading ---- */
-
-static char *read_fd(int fd, size_t *len)
-{
-    size_t cap = 65536;
-    size_t n = 0;
-    char *buf = p4util_malloc(cap);
-    for (;;) {
-        if (n + 1 >= cap) {
-            cap *= 2;
-            buf = p4util_realloc(buf, cap);
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
-/* Runs the system cpp like p4c does; returns its output or NULL (errors printed). */
-static char *preprocess(const char *path, const char *include_dir, FILE *diag_out, size_t *len)
-{
-    int out[2];
-    int err[2];
-    if (pipe(out) || pipe(err)) {
-        if (diag_out)
-            fprintf(diag_out, "%s: error: cannot run the preprocessor\n", path);
-        return NULL;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(out[0]);
-        close(out[1]);
-        close(err[0]);
-        close(err[1]);
-        return NULL;
-    }
-    if (pid == 0) {
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        close(out[0]);
-        close(err[0]);
-        char *argv[] = {"cpp",
-                        "-C",
-                        "-undef",
-                        "-nostdinc",
-                        "-x",
-                        "assembler-with-cpp",
-                        "-D__TARGET_BMV2__",
-                        "-I",
-                        (char *)include_dir,
-                        (char *)path,
-                        NULL};
-        execvp("cpp", argv);
-        fprintf(stderr, "cannot run cpp\n");
-        _exit(127);
-    }
-    close(out[1]);
-    close(err[1]);
-    char *text = read_fd(out[0], len);
-    size_t elen;
-    char *etext = read_fd(err[0], &elen);
-    close(out[0]);
-    close(err[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (elen && diag_out)
-        fputs(etext, diag_out);
-    free(etext);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (!elen && diag_out)
-            fprintf(diag_out, "%s: error: preprocessing failed\n", path);
-        free(text);
-        return NULL;
-    }
-    return text;
-}
 
 static struct p4_prog *load_source(const char *name, const char *src, size_t len,
                                    const struct p4_load_opts *opts, FILE *diag_out, int *nerrors)
@@ -107,6 +27,8 @@ static struct p4_prog *load_source(const char *name, const char *src, size_t len
         prog = p4sem_lower(root, &diag, opts);
     if (prog) {
         prog->strings = p4lex_take_pool(&lx, &prog->nstrings);
+        if (!diag.nerrors)
+            prog->cc = p4cc_compile(prog);
     }
     p4parse_fini(&ps);
     p4lex_fini(&lx);
@@ -138,7 +60,7 @@ struct p4_prog *p4_prog_load_opts(const char *path, const char *include_dir,
     }
     fclose(f);
     size_t len;
-    char *text = preprocess(path, include_dir, diag_out, &len);
+    char *text = p4cpp_run(path, include_dir, diag_out, &len);
     if (!text) {
         if (nerrors)
             *nerrors = 1;
@@ -172,7 +94,7 @@ struct p4_prog *p4_prog_load_text_opts(const char *name, const char *text, const
     fprintf(f, "#line 1 \"%s\"\n%s", name, text);
     fclose(f);
     size_t len;
-    char *out = preprocess(tmp, include_dir, diag_out, &len);
+    char *out = p4cpp_run(tmp, include_dir, diag_out, &len);
     unlink(tmp);
     if (!out) {
         if (nerrors)
@@ -188,6 +110,7 @@ void p4_prog_free(struct p4_prog *prog)
 {
     if (!prog)
         return;
+    p4cc_free(prog->cc);
     for (int i = 0; i < prog->nallocs; i++)
         free(prog->allocs[i]);
     free(prog->allocs);
@@ -208,12 +131,33 @@ void p4_prog_free(struct p4_prog *prog)
     free(prog);
 }
 
+/* The packet region and the scratch slots after it: packets run in place in this buffer, so
+ * nothing is copied between the caller's state and the pipeline. */
+void p4_prog_set_exec(struct p4_prog *prog, enum p4_exec exec)
+{
+    prog->exec_default = (int)exec;
+}
+
+int p4_exec_parse(const char *s, enum p4_exec *out)
+{
+    if (strcmp(s, "compiled") == 0)
+        *out = P4_EXEC_COMPILED;
+    else if (strcmp(s, "interp") == 0)
+        *out = P4_EXEC_INTERP;
+    else
+        return -1;
+    return 0;
+}
+
 size_t p4_prog_state_bytes(const struct p4_prog *prog)
 {
-    return (size_t)prog->npkt_slots * 8;
+    return (size_t)prog->nslots * 8;
 }
 
 /* ---- pipeline instance ---- */
+
+/* The engine when neither the host nor the program chooses. */
+#define P4_EXEC_BUILTIN_DEFAULT P4_EXEC_COMPILED
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe)
 {
@@ -238,10 +182,8 @@ static void add_const_entries(struct p4_pipe *pipe, const struct p4ir_table *t)
         if (e->action < 0)
             continue;
         int h = p4table_add(rt, e->value, e->mask, e->hi, e->priority, e->action, e->data);
-        for (int k = 0; h >= 0 && k < rt->n; k++) {
-            if (rt->entries[k]->handle == h)
-                rt->entries[k]->fixed = e->is_const;
-        }
+        if (h >= 0) /* the entry just added (a search by handle made installing quadratic) */
+            rt->last_added->fixed = e->is_const;
     }
 }
 
@@ -282,6 +224,10 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
             break;
         }
     }
+    enum p4_exec exec = pipe->host.exec ? pipe->host.exec : (enum p4_exec)prog->exec_default;
+    if (exec == P4_EXEC_DEFAULT)
+        exec = P4_EXEC_BUILTIN_DEFAULT;
+    pipe->cc = exec == P4_EXEC_COMPILED ? prog->cc : NULL;
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
@@ -320,15 +266,31 @@ const struct p4_prog *p4_pipe_prog(const struct p4_pipe *pipe)
     return pipe->prog;
 }
 
+static void run_parser(struct p4_pipe *pipe)
+{
+    if (pipe->cc)
+        p4cc_run_parser(pipe->cc, &pipe->vm);
+    else
+        p4vm_run_parser(&pipe->vm);
+}
+
+static void run_control(struct p4_pipe *pipe, const struct p4ir_callable *c)
+{
+    if (pipe->cc)
+        p4cc_run_control(pipe->cc, &pipe->vm, c);
+    else
+        p4vm_run_control(&pipe->vm, c);
+}
+
 static void set_std(struct p4_pipe *pipe, int slot, uint64_t v)
 {
     if (slot >= 0)
-        pipe->slots[slot] = v;
+        pipe->vm.slots[slot] = v;
 }
 
 static uint64_t get_std(const struct p4_pipe *pipe, int slot)
 {
-    return slot >= 0 ? pipe->slots[slot] : 0;
+    return slot >= 0 ? pipe->vm.slots[slot] : 0;
 }
 
 static uint64_t timestamp(const struct p4_pipe *pipe, int64_t ps)
@@ -363,15 +325,26 @@ static void reset_requests(struct p4vm *vm)
     vm->flow = P4VM_NORMAL;
 }
 
-/* Zeroes the packet region, copies preserved fields, sets the ingress standard metadata and
- * runs the parser. */
-static void start_packet(struct p4_pipe *pipe, const struct p4_ingress_in *in, const void *from,
-                         int fl)
+/* Runs the packet in place in state (every slot, scratch included). */
+static void bind_state(struct p4_pipe *pipe, void *state)
+{
+    pipe->vm.slots = state;
+}
+
+/* Zeroes the state, copies preserved fields, sets the ingress standard metadata and runs the
+ * parser. */
+static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
+                         const void *from, int fl)
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    memset(pipe->slots, 0, (size_t)prog->npkt_slots * 8);
-    copy_field_list(prog, pipe->slots, from, fl);
+    if (from == state && fl >= 0) { /* preserving from the buffer being reset */
+        memcpy(pipe->slots, from, (size_t)prog->npkt_slots * 8);
+        from = pipe->slots;
+    }
+    bind_state(pipe, state);
+    memset(state, 0, (size_t)prog->nslots * 8);
+    copy_field_list(prog, state, from, fl);
     uint32_t plen = in->packet_length ? in->packet_length : in->len;
     set_std(pipe, prog->std.ingress_port, in->ingress_port & 0x1ff);
     set_std(pipe, prog->std.instance_type, in->instance_type);
@@ -383,7 +356,7 @@ static void start_packet(struct p4_pipe *pipe, const struct p4_ingress_in *in, c
     vm->in_len = in->len;
     vm->in_bitpos = 0;
     vm->packet_length = plen;
-    p4vm_run_parser(vm);
+    run_parser(pipe);
 }
 
 void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
@@ -391,9 +364,9 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    start_packet(pipe, in, in->preserve_from, in->preserve_fl);
-    p4vm_run_control(vm, prog->verify);
-    p4vm_run_control(vm, prog->ingress);
+    start_packet(pipe, state, in, in->preserve_from, in->preserve_fl);
+    run_control(pipe, prog->verify);
+    run_control(pipe, prog->ingress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -417,8 +390,7 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
         out->egress_port = (uint32_t)spec;
     }
     out->priority = (uint32_t)get_std(pipe, prog->std.priority) & 7;
-    out->payload_off = (uint32_t)pipe->slots[0];
-    memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+    out->payload_off = (uint32_t)vm->slots[0];
 }
 
 void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src)
@@ -445,11 +417,10 @@ void p4_pipe_clone_i2e(struct p4_pipe *pipe, void *state, const struct p4_ingres
     const struct p4_prog *prog = pipe->prog;
     /* the parser sees the original ingress port; afterwards metadata is reset and only the
      * clone's field list survives (bmv2 copy_field_list_and_set_type) */
-    start_packet(pipe, in, NULL, -1);
+    start_packet(pipe, state, in, NULL, -1);
     uint64_t plen = get_std(pipe, prog->std.packet_length);
-    reset_metadata(prog, pipe->slots, plen, P4_INSTANCE_INGRESS_CLONE);
-    copy_field_list(prog, pipe->slots, from, fl);
-    memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+    reset_metadata(prog, state, plen, P4_INSTANCE_INGRESS_CLONE);
+    copy_field_list(prog, state, from, fl);
 }
 
 void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
@@ -469,7 +440,9 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    memcpy(pipe->slots, state, (size_t)prog->npkt_slots * 8);
+    bind_state(pipe, state);
+    /* scratch starts zeroed in every block run, as after the parser */
+    memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->nslots - prog->npkt_slots) * 8);
     reset_requests(vm);
     int64_t now = p4pipe_now_ps(pipe);
     set_std(pipe, prog->std.egress_port, in->egress_port & 0x1ff);
@@ -487,7 +460,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    p4vm_run_control(vm, prog->egress);
+    run_control(pipe, prog->egress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -496,20 +469,19 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         out->clone_session = vm->clone_session;
         out->clone_fl = vm->clone_fl;
     }
-    /* E2E clones copy the headers as egress left them; recirculation keeps metadata */
-    if (out->clone_session >= 0 || vm->recirculate)
-        memcpy(state, pipe->slots, (size_t)prog->npkt_slots * 8);
+    /* state holds the headers as egress left them (E2E clones copy them; recirculation keeps
+     * the metadata) */
     if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
         out->drop = true;
         return;
     }
-    p4vm_run_control(vm, prog->compute);
+    run_control(pipe, prog->compute);
     vm->out = in->out;
     vm->out_cap = in->out_cap;
     vm->out_len = 0;
     vm->out_overflow = false;
-    p4vm_run_control(vm, prog->deparser);
-    uint32_t off = (uint32_t)pipe->slots[0];
+    run_control(pipe, prog->deparser);
+    uint32_t off = (uint32_t)vm->slots[0];
     if (off < in->len && in->bytes) {
         uint32_t n = in->len - off;
         if (vm->out_len + n > vm->out_cap) {
@@ -519,7 +491,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         memcpy(vm->out + vm->out_len, in->bytes + off, n);
         vm->out_len += n;
     }
-    uint32_t trunc = (uint32_t)(pipe->slots[0] >> 32);
+    uint32_t trunc = (uint32_t)(vm->slots[0] >> 32);
     if (trunc && vm->out_len > trunc)
         vm->out_len = trunc;
     out->out_len = vm->out_len;

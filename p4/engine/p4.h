@@ -4,9 +4,10 @@
  * switch's instance of it: table entries, registers, counters, meters, multicast groups and
  * mirroring sessions live here. Per packet, the caller runs ingress, applies the traffic
  * manager decision it gets back (drop / unicast / multicast / resubmit, plus an optional
- * clone), and later runs egress on each copy. Between the two, the packet's P4 state (parsed
- * headers, user metadata, standard_metadata) lives in a caller-owned state buffer of
- * p4_prog_state_bytes() bytes, so queued packets need no engine memory. Nothing here
+ * clone), and later runs egress on each copy. The packet's P4 state (parsed headers, user
+ * metadata, standard_metadata, and the program's scratch slots) lives in a caller-owned state
+ * buffer of p4_prog_state_bytes() bytes; ingress and egress run in place in it (nothing is
+ * copied in or out), so queued packets need no engine memory. Nothing here
  * allocates per packet. Time comes from the host callback in picoseconds; timestamps seen by
  * the program are µs (bmv2) unless the host asks for ns. */
 #ifndef SIM_P4_P4_H
@@ -33,6 +34,13 @@ enum p4_instance {
     P4_INSTANCE_RESUBMIT = 6,
 };
 
+/* The engine a pipeline runs packets with: the compiled form (p4cc.h) or the tree-walking
+ * interpreter kept as the reference (p4vm.h). Their results are identical. */
+enum p4_exec { P4_EXEC_DEFAULT, P4_EXEC_COMPILED, P4_EXEC_INTERP };
+
+/* "compiled" or "interp" -> *out; -1 for anything else. */
+int p4_exec_parse(const char *s, enum p4_exec *out);
+
 /* Callbacks into the embedding simulator. Any pointer may be NULL. */
 struct p4_host {
     void *ud;
@@ -43,6 +51,7 @@ struct p4_host {
     /* Run-time faults of the program (division by zero, failed assert): the source
      * location and a message; NULL: ignored (the operation yields 0 / continues). */
     void (*fault)(void *ud, const char *file, int line, int col, const char *msg);
+    enum p4_exec exec; /* DEFAULT: the program's (p4_prog_set_exec), else the engine's */
 };
 
 /* A C model of a user-declared extern function (`extern bit<16> f(in bit<8> x, out ...);`).
@@ -90,7 +99,9 @@ struct p4_prog *p4_prog_load_text_opts(const char *name, const char *text, const
                                        bool preprocess, const struct p4_load_opts *opts,
                                        FILE *diag_out, int *nerrors);
 void p4_prog_free(struct p4_prog *prog);
-/* Size of the per-packet state buffer (8-byte aligned). */
+/* The engine of the program's pipelines whose host leaves p4_host.exec at DEFAULT. */
+void p4_prog_set_exec(struct p4_prog *prog, enum p4_exec exec);
+/* Size of the per-packet state buffer (8-byte aligned): the packet region and scratch. */
 size_t p4_prog_state_bytes(const struct p4_prog *prog);
 
 struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host);

@@ -112,6 +112,11 @@ void p4call_function(struct p4sem *s, const struct p4ast *call, struct p4ir_bloc
         st->call = p4call_bind(s, y->fn, call, 0, false, loc);
         return;
     }
+    if (!y && s->cur_fn && s->cur_fn->kind == P4CALL_FUNC && s->cur_fn->name &&
+        strcmp(s->cur_fn->name, name) == 0) {
+        p4sem_err(s, call->a->loc, "function '%s' calls itself; P4 has no recursion", name);
+        return;
+    }
     if (!y || y->kind != SYM_EXTERN_FUNC) {
         p4sem_err(s, call->a->loc, y ? "'%s' cannot be called" : "unknown function '%s'", name);
         return;
@@ -239,6 +244,8 @@ void p4call_method(struct p4sem *s, const struct p4ast *call, struct p4ir_block 
         return;
     }
     if (y && y->kind == SYM_CONTROL_INST && strcmp(name, "apply") == 0) {
+        if (!y->fn) /* the instance was refused (p4ctl_instance) */
+            return;
         struct p4ir_stmt *st = p4irgen_stmt(s, b, P4ST_CALL, loc);
         st->call = p4call_bind(s, y->fn, call, 0, false, loc);
         return;

@@ -50,7 +50,7 @@ static const char *include_dir(char *buf, size_t cap)
 static int usage(void)
 {
     fprintf(stderr, "usage: ddlsim p4 check FILE.p4\n"
-                    "       ddlsim p4 test FILE.p4 FILE.stf\n");
+                    "       ddlsim p4 test [--p4-exec=compiled|interp] FILE.p4 FILE.stf\n");
     return 2;
 }
 
@@ -60,6 +60,16 @@ int p4cli_main(int argc, char **argv)
         return usage();
     bool check = strcmp(argv[0], "check") == 0;
     bool test = strcmp(argv[0], "test") == 0;
+    enum p4_exec exec = P4_EXEC_DEFAULT;
+    if (test && argc > 1 && strncmp(argv[1], "--p4-exec=", 10) == 0) {
+        if (p4_exec_parse(argv[1] + 10, &exec) < 0) {
+            fprintf(stderr, "ddlsim: error: --p4-exec expects compiled or interp, got '%s'\n",
+                    argv[1] + 10);
+            return 2;
+        }
+        argv++;
+        argc--;
+    }
     if ((!check || argc != 2) && (!test || argc != 3))
         return usage();
     char buf[4096];
@@ -69,6 +79,7 @@ int p4cli_main(int argc, char **argv)
     if (!prog)
         return 2;
     int rc = 0;
+    p4_prog_set_exec(prog, exec);
     if (test)
         rc = p4stf_run(prog, argv[2], stdout, stderr);
     p4_prog_free(prog);

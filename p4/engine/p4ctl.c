@@ -224,10 +224,25 @@ struct p4ir_callable *p4ctl_lower(struct p4sem *s, const struct p4ast *decl, con
     return fn;
 }
 
+/* Lowers an instance of control `decl` (its body is lowered once per instance). An instance of
+ * a control inside itself, directly or through others, is refused: it would never end. */
 void p4ctl_instance(struct p4sem *s, const struct p4ast *inst, const struct p4ast *decl)
 {
-    const char *name = p4sem_qualify(s, inst);
-    struct p4ir_callable *fn = p4ctl_lower(s, decl, name, false, inst, s->scope);
     struct p4sym *y = p4scope_declare(s, inst->name, SYM_CONTROL_INST, inst->loc);
-    y->fn = fn;
+    y->fn = NULL; /* applying it is then a no-op after the error */
+    for (int i = 0; i < s->nctl; i++) {
+        if (s->ctl_stack[i] == decl) {
+            p4sem_err(s, inst->loc, "control '%s' is instantiated inside itself (instance '%s')",
+                      decl->name, inst->name);
+            return;
+        }
+    }
+    if (s->nctl == P4SEM_MAX_INST) {
+        p4sem_err(s, inst->loc, "control instances nested too deep (more than %d levels)",
+                  P4SEM_MAX_INST);
+        return;
+    }
+    s->ctl_stack[s->nctl++] = decl;
+    y->fn = p4ctl_lower(s, decl, p4sem_qualify(s, inst), false, inst, s->scope);
+    s->nctl--;
 }

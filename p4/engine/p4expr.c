@@ -608,6 +608,14 @@ static struct p4ir_expr *lower_cond(struct p4sem *s, const struct p4ast *a)
     struct p4ir_expr *y = p4expr_lower(s, a->c);
     if (c->type != s->t_bool)
         p4sem_err(s, a->a->loc, "condition must be bool");
+    if (x->type->kind == P4T_INFINT && y->type->kind == P4T_INFINT) {
+        if (p4irgen_is_const(c))
+            return c->k ? x : y;
+        p4sem_err(s, a->loc,
+                  "both branches of '?:' are integers without a width; give one a type, e.g. "
+                  "(bit<32>)1");
+        return x;
+    }
     if (x->type->kind == P4T_INFINT && y->type->kind != P4T_INFINT)
         x = p4expr_coerce(s, x, y->type, "conditional");
     else if (y->type->kind == P4T_INFINT)
@@ -788,6 +796,15 @@ struct p4ir_expr *p4expr_lower_call(struct p4sem *s, const struct p4ast *a)
             struct p4ir_expr *e = p4irgen_expr(s, P4OP_CALL, fn->ret_type, a->loc);
             e->ptr = p4call_bind(s, fn, a, 0, false, a->loc);
             return e;
+        }
+        if (!y && s->cur_fn && s->cur_fn->kind == P4CALL_FUNC && s->cur_fn->name &&
+            strcmp(s->cur_fn->name, f->name) == 0) {
+            p4sem_err(s, a->loc, "function '%s' calls itself; P4 has no recursion", f->name);
+            return bad(s, a->loc);
+        }
+        if (!y) {
+            p4sem_err(s, f->loc, "'%s' is not declared", f->name);
+            return bad(s, a->loc);
         }
     }
     p4sem_err(s, a->loc, "this call does not return a value");

@@ -350,6 +350,8 @@ struct p4_prog {
     int caperrors;
     int max_key_words;
     int max_data_words;
+    struct p4cc *cc;  /* the compiled form (p4cc.h), made at load */
+    int exec_default; /* enum p4_exec for pipelines whose host does not choose */
     /* everything allocated at lowering, freed with the program */
     void **allocs;
     int nallocs;

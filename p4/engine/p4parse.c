@@ -665,12 +665,14 @@ struct p4ast *p4parse_expr(struct p4parse *p)
 {
     struct p4ast *c = binary(p, 1);
     if (p->tok.kind == P4TOK_QUESTION) {
+        p4parse_enter(p); /* a ? b : c ? d : ... recurses once per '?' */
         struct p4ast *e = p4parse_node(p, P4AST_E_COND, p->tok.loc);
         p4parse_advance(p);
         e->a = c;
         e->b = p4parse_expr(p);
         p4parse_check(p, P4TOK_COLON);
         e->c = p4parse_expr(p);
+        p->depth--;
         return e;
     }
     return c;
@@ -724,6 +726,56 @@ struct p4ast *p4parse_keyset(struct p4parse *p)
     return keyset_elem(p);
 }
 
+/* The checker and the code generator walk the tree recursively. Operator chains (`a + a + ...`,
+ * `x.f.g...`, `a[0][0]...`) are built by loops, not by the bounded recursion of the parser, so
+ * the tree's height is checked here, with an explicit stack, once the whole program is parsed:
+ * a tree higher than P4PARSE_MAX_HEIGHT is refused at the node where the limit is passed. */
+#define P4PARSE_MAX_HEIGHT 1000
+
+struct height_frame {
+    const struct p4ast *n;
+    int next; /* next child to visit: a, b, c, then list, list2 */
+};
+
+static const struct p4ast *nth_child(const struct p4ast *n, int i)
+{
+    const struct p4ast *fixed[3] = {n->a, n->b, n->c};
+    if (i < 3)
+        return fixed[i];
+    i -= 3;
+    if (i < n->nlist)
+        return n->list[i];
+    i -= n->nlist;
+    return i < n->nlist2 ? n->list2[i] : NULL;
+}
+
+static bool check_height(struct p4parse *p, const struct p4ast *root)
+{
+    struct height_frame st[P4PARSE_MAX_HEIGHT + 1];
+    int top = 0;
+    st[0] = (struct height_frame){root, 0};
+    while (top >= 0) {
+        struct height_frame *f = &st[top];
+        int nchild = 3 + f->n->nlist + f->n->nlist2;
+        if (f->next >= nchild) {
+            top--;
+            continue;
+        }
+        const struct p4ast *c = nth_child(f->n, f->next++);
+        if (!c)
+            continue;
+        if (top == P4PARSE_MAX_HEIGHT) {
+            p4util_error(p->diag, c->loc,
+                         "expression nested too deep (more than %d levels; split it with "
+                         "temporaries)",
+                         P4PARSE_MAX_HEIGHT);
+            return false;
+        }
+        st[++top] = (struct height_frame){c, 0};
+    }
+    return true;
+}
+
 struct p4ast *p4parse_program(struct p4parse *p, struct p4lex *lx, struct p4_diag *diag)
 {
     memset(p, 0, sizeof(*p));
@@ -741,7 +793,7 @@ struct p4ast *p4parse_program(struct p4parse *p, struct p4lex *lx, struct p4_dia
         if (d)
             p4parse_add(prog, d);
     }
-    if (diag->nerrors)
+    if (diag->nerrors || !check_height(p, prog))
         return NULL;
     return prog;
 }

@@ -37,7 +37,7 @@ struct p4_pipe {
     const struct p4_prog *prog;
     struct p4_host host;
     struct p4vm vm;
-    uint64_t *slots;          /* prog->nslots */
+    uint64_t *slots;          /* prog->nslots: a spare state (preserving from the state reset) */
     uint64_t *keybuf;         /* prog->max_key_words */
     struct p4table *tables;   /* prog->ntables */
     struct p4_ext_state *ext; /* prog->nexterns */
@@ -51,6 +51,7 @@ struct p4_pipe {
     int nmirrors;
     int capmirrors;
     uint64_t rng; /* xorshift64* state */
+    const struct p4cc *cc; /* the compiled engine, NULL: the interpreter */
 };
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);

@@ -61,6 +61,11 @@ static int find_name(const char *const *names, int n, const char *q)
     return count == 1 ? found : -2;
 }
 
+int p4rt_find_name(const char *const *names, int n, const char *q)
+{
+    return find_name(names, n, q);
+}
+
 static int find_table(const struct p4_pipe *pipe, const char *name, char *err, size_t errlen)
 {
     const struct p4_prog *prog = pipe->prog;
@@ -74,6 +79,11 @@ static int find_table(const struct p4_pipe *pipe, const char *name, char *err, s
     if (t == -2)
         return fail(err, errlen, "ambiguous table name '%s'", name);
     return t;
+}
+
+int p4rt_table_id(const struct p4_pipe *pipe, const char *table, char *err, size_t errlen)
+{
+    return find_table(pipe, table, err, errlen);
 }
 
 const char *p4rt_table_name(const struct p4_pipe *pipe, const char *table)
@@ -562,6 +572,21 @@ int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char 
     return -1;
 }
 
+int p4rt_register_at(const struct p4_pipe *pipe, int i, const char **name, int64_t *size,
+                     int *width)
+{
+    for (int x = 0; x < pipe->prog->nexterns; x++) {
+        const struct p4ir_extern *e = &pipe->prog->externs[x];
+        if (e->kind != P4EXT_REGISTER || i-- > 0)
+            continue;
+        *name = e->name;
+        *size = e->size;
+        *width = e->width;
+        return 0;
+    }
+    return -1;
+}
+
 int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
                        char *err, size_t errlen)
 {
@@ -617,8 +642,9 @@ int p4rt_counter_read(struct p4_pipe *pipe, const char *ctr, uint64_t index, uin
             struct p4table *rt = &pipe->tables[t];
             for (int i = 0; i < rt->n; i++) {
                 if ((uint64_t)rt->entries[i]->handle == index) {
-                    *packets = rt->entries[i]->packets;
-                    *bytes = rt->entries[i]->bytes;
+                    const struct p4table_direct *dc = p4table_direct(rt, rt->entries[i]);
+                    *packets = dc ? dc->packets : 0;
+                    *bytes = dc ? dc->bytes : 0;
                     return 0;
                 }
             }

@@ -42,6 +42,50 @@ int p4rt_table_action(const struct p4_pipe *pipe, const char *table, int i, cons
 int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char *action, int i,
                       const char **name, int *width);
 
+/* ---- binary entries ----
+ * The same control plane without text: names are resolved once to ids, keys and action data
+ * are given as words (ceil(width / 64) little-endian words, nothing above the width), and an
+ * entry buffer is reused for many adds. Errors as above. Route installation of large
+ * topologies goes through here. */
+struct p4rt_entry {
+    const void *table; /* the table's IR (struct p4ir_table) */
+    int table_id;
+    int action;   /* index among the table's actions */
+    int priority; /* < 0: not given */
+    uint64_t given; /* bit k: key k was set (tables of at most 64 keys) */
+    uint64_t *value;
+    uint64_t *mask;
+    uint64_t *hi;
+    uint64_t *data;
+};
+int p4rt_table_id(const struct p4_pipe *pipe, const char *table, char *err, size_t errlen);
+/* Index of a key of table id (names as for text adds), or -1. */
+int p4rt_key_id(const struct p4_pipe *pipe, int table, const char *key, char *err, size_t errlen);
+/* Prepares e for adds of `action` to table id (entry_fini frees it): -1 if the action is not
+ * the table's, is @defaultonly, or the table takes no control-plane entries. */
+int p4rt_entry_init(struct p4rt_entry *e, const struct p4_pipe *pipe, int table,
+                    const char *action, char *err, size_t errlen);
+void p4rt_entry_fini(struct p4rt_entry *e);
+/* Index among the action's data parameters of `param`, or -1. */
+int p4rt_entry_param(const struct p4rt_entry *e, const char *param, char *err, size_t errlen);
+/* Key k: a value matched in full (prefix_len < 0) or its first prefix_len bits (lpm and
+ * ternary keys only). */
+int p4rt_entry_key(struct p4rt_entry *e, int k, const uint64_t *value, int prefix_len, char *err,
+                   size_t errlen);
+/* Data parameter i (p4rt_entry_param) of the action. */
+int p4rt_entry_arg(struct p4rt_entry *e, int i, const uint64_t *value, char *err, size_t errlen);
+/* Adds the entry; the keys and arguments stay set for the next add. */
+int p4rt_entry_add(struct p4_pipe *pipe, const struct p4rt_entry *e, int *handle, char *err,
+                   size_t errlen);
+/* Makes room for n more entries in table id (a hint for bulk adds). */
+void p4rt_table_reserve(struct p4_pipe *pipe, int table, int n);
+/* Name lookup used by the control plane: exact, else unique suffix (see above). */
+int p4rt_find_name(const char *const *names, int n, const char *q);
+
+/* The i-th register array of the program: name, cells and element width in bits (register
+ * memory accounting). Returns -1 past the last one. */
+int p4rt_register_at(const struct p4_pipe *pipe, int i, const char **name, int64_t *size,
+                     int *width);
 int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
                        char *err, size_t errlen);
 int p4rt_register_write(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t value,

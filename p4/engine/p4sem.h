@@ -53,6 +53,8 @@ struct p4scope {
     struct p4scope *up;
 };
 
+#define P4SEM_MAX_INST 32
+
 struct p4sem {
     struct p4_diag *diag;
     const struct p4_load_opts *opts; /* models of user extern functions (may be NULL) */
@@ -79,6 +81,10 @@ struct p4sem {
     int capbits;
     int next_field_list;
     bool too_big;
+    /* controls being lowered, outermost first: an instance of one of them inside itself would
+     * never end (P4SEM_MAX_INST bounds the nesting of distinct ones) */
+    const struct p4ast *ctl_stack[P4SEM_MAX_INST];
+    int nctl;
     const struct p4ast **deferred; /* top-level actions and functions, lowered after the */
     int ndeferred;                 /* packet region is laid out (slots 0..npkt) */
     int capdeferred;

@@ -7,10 +7,12 @@
 #include "p4/engine/p4util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #define STF_MAX_PORTS 512
 #define STF_MAX_JOBS 4096 /* per input packet: bounds recirculation loops */
@@ -133,33 +135,58 @@ static const char *token(const char **pp, size_t *len)
     return b;
 }
 
-static bool parse_u64(const char *t, size_t n, uint64_t *v)
+/* A number (decimal, 0x hex or 0 octal); ERANGE when it does not fit 64 bits. */
+static int parse_num(const char *t, size_t n, uint64_t *v)
 {
-    if (!n || n > 40)
-        return false;
+    if (!n || !isdigit((unsigned char)t[0]))
+        return -EINVAL;
     char buf[48];
+    if (n >= sizeof(buf)) { /* a number that long does not fit */
+        for (size_t i = 0; i < n; i++) {
+            if (!isxdigit((unsigned char)t[i]) && t[i] != 'x' && t[i] != 'X')
+                return -EINVAL;
+        }
+        return -ERANGE;
+    }
     memcpy(buf, t, n);
     buf[n] = 0;
     char *end;
+    errno = 0;
     unsigned long long x = strtoull(buf, &end, 0);
-    if (*end || buf[0] == '-')
-        return false;
+    if (*end)
+        return -EINVAL;
+    if (errno == ERANGE)
+        return -ERANGE;
     *v = x;
-    return true;
+    return 0;
+}
+
+static bool parse_u64(const char *t, size_t n, uint64_t *v)
+{
+    return parse_num(t, n, v) == 0;
+}
+
+/* The next token as a number in [0, max]; errors echo the number as written. */
+static bool need_num(struct stf *s, const char **pp, const char *what, uint64_t max, uint64_t *v)
+{
+    size_t n;
+    const char *t = token(pp, &n);
+    int rc = parse_num(t, n, v);
+    if (rc == 0 && *v <= max)
+        return true;
+    if (rc == 0 || rc == -ERANGE)
+        stf_error(s, t, "%s %.*s is out of range (at most %llu)", what, (int)n, t,
+                  (unsigned long long)max);
+    else if (n)
+        stf_error(s, t, "expected %s near '%.*s'", what, (int)n, t);
+    else
+        stf_error(s, t, "expected %s", what);
+    return false;
 }
 
 static bool need_u64(struct stf *s, const char **pp, const char *what, uint64_t *v)
 {
-    size_t n;
-    const char *t = token(pp, &n);
-    if (!parse_u64(t, n, v)) {
-        if (n)
-            stf_error(s, t, "expected %s near '%.*s'", what, (int)n, t);
-        else
-            stf_error(s, t, "expected %s", what);
-        return false;
-    }
-    return true;
+    return need_num(s, pp, what, UINT64_MAX, v);
 }
 
 static bool parse_duration(const char *t, size_t n, int64_t *ps)
@@ -558,12 +585,8 @@ static void cmd_setdefault(struct stf *s, const char *p)
 static void cmd_packet(struct stf *s, const char *p)
 {
     uint64_t port;
-    if (!need_u64(s, &p, "port", &port))
+    if (!need_num(s, &p, "port", STF_MAX_PORTS - 1, &port))
         return;
-    if (port >= STF_MAX_PORTS) {
-        stf_error(s, p, "port out of range");
-        return;
-    }
     uint8_t *nib;
     int n = parse_hex(s, p, &nib, NULL, NULL);
     if (n < 0) {
@@ -585,7 +608,7 @@ static void cmd_packet(struct stf *s, const char *p)
 static void cmd_expect(struct stf *s, const char *p)
 {
     uint64_t port;
-    if (!need_u64(s, &p, "port", &port))
+    if (!need_num(s, &p, "port", STF_MAX_PORTS - 1, &port))
         return;
     struct stf_expect e;
     memset(&e, 0, sizeof(e));
@@ -730,14 +753,20 @@ static void cmd_mc_node_create(struct stf *s, const char *p)
     size_t n;
     uint32_t ports[512];
     int np = 0;
-    if (!need_u64(s, &p, "rid", &a))
+    if (!need_num(s, &p, "rid", 65535, &a))
         return;
     for (;;) {
         const char *t = token(&p, &n);
         if (!n)
             break;
-        if (!parse_u64(t, n, &b) || b > 511 || np >= 512) {
+        int rc = parse_num(t, n, &b);
+        if (rc == -EINVAL) {
             stf_error(s, t, "expected port near '%.*s'", (int)n, t);
+            return;
+        }
+        if (rc || b >= STF_MAX_PORTS || np >= STF_MAX_PORTS) {
+            stf_error(s, t, "port %.*s is out of range (at most %d ports of 0 to %d)", (int)n, t,
+                      STF_MAX_PORTS, STF_MAX_PORTS - 1);
             return;
         }
         ports[np++] = (uint32_t)b;
@@ -786,17 +815,15 @@ static void cmd_queue_depth(struct stf *s, const char *cmd, const char *p)
     uint64_t a;
     uint64_t b;
     size_t n;
-    if (!need_u64(s, &p, "port", &a) || !need_u64(s, &p, "depth", &b))
+    (void)cmd;
+    if (!need_num(s, &p, "port", STF_MAX_PORTS - 1, &a) ||
+        !need_num(s, &p, "depth", UINT32_MAX, &b))
         return;
-    if (a >= STF_MAX_PORTS) {
-        stf_error(s, cmd, "port out of range");
-        return;
-    }
     s->enq_qdepth[a] = (uint32_t)b;
     uint64_t d = b;
     const char *t = token(&p, &n);
-    if (n && !parse_u64(t, n, &d)) {
-        stf_error(s, t, "expected dequeue depth");
+    if (n && (!parse_u64(t, n, &d) || d > UINT32_MAX)) {
+        stf_error(s, t, "expected dequeue depth (at most %u) near '%.*s'", UINT32_MAX, (int)n, t);
         return;
     }
     s->deq_qdepth[a] = (uint32_t)d;
@@ -807,11 +834,11 @@ static void cmd_queue_delay(struct stf *s, const char *p)
 {
     uint64_t a;
     size_t n;
-    if (!need_u64(s, &p, "port", &a))
+    if (!need_num(s, &p, "port", STF_MAX_PORTS - 1, &a))
         return;
     const char *t = token(&p, &n);
     int64_t d;
-    if (a >= STF_MAX_PORTS || !parse_duration(t, n, &d)) {
+    if (!parse_duration(t, n, &d)) {
         stf_error(s, t, "expected port and duration");
         return;
     }
@@ -827,7 +854,7 @@ static void cmd_remove(struct stf *s, const char *p)
     const char *t = token(&p, &n);
     char table[256];
     snprintf(table, sizeof(table), "%.*s", (int)n, t);
-    if (!need_u64(s, &p, "entry id", &a))
+    if (!need_num(s, &p, "entry id", INT32_MAX, &a))
         return;
     int handle = (int)a;
     for (int i = 0; i < s->nids; i++) {
@@ -877,19 +904,20 @@ static void command(struct stf *s, char *line)
     } else if (!strcasecmp(kw, "expect")) {
         cmd_expect(s, p);
     } else if (!strcasecmp(kw, "mc_mgrp_create")) {
-        if (need_u64(s, &p, "group", &a) &&
+        if (need_num(s, &p, "group", 65535, &a) &&
             p4rt_mc_group_create(s->pipe, (uint32_t)a, err, sizeof(err)))
             stf_error(s, cmd, "%s", err);
     } else if (!strcasecmp(kw, "mc_node_create")) {
         cmd_mc_node_create(s, p);
     } else if (!strcasecmp(kw, "mc_node_associate")) {
-        if (need_u64(s, &p, "group", &a) && need_u64(s, &p, "node handle", &b) &&
+        if (need_num(s, &p, "group", 65535, &a) && need_num(s, &p, "node handle", INT32_MAX, &b) &&
             p4rt_mc_node_associate(s->pipe, (uint32_t)a, (int)b, err, sizeof(err)))
             stf_error(s, cmd, "%s", err);
     } else if (!strcasecmp(kw, "value_set_add")) {
         cmd_value_set_add(s, p);
     } else if (!strcasecmp(kw, "mirroring_add")) {
-        if (need_u64(s, &p, "session", &a) && need_u64(s, &p, "port", &b) &&
+        if (need_num(s, &p, "session", UINT32_MAX, &a) &&
+            need_num(s, &p, "port", STF_MAX_PORTS - 1, &b) &&
             p4rt_mirror_add(s->pipe, (uint32_t)a, (uint32_t)b, err, sizeof(err)))
             stf_error(s, cmd, "%s", err);
     } else if (!strcasecmp(kw, "register_read") || !strcasecmp(kw, "register_write") ||
@@ -962,14 +990,23 @@ static void compare(struct stf *s)
     for (int i = 0; i < s->nexps; i++)
         port_seen[s->exps[i].port % STF_MAX_PORTS] = true;
     bool port_any[STF_MAX_PORTS] = {false};
+    bool port_data[STF_MAX_PORTS] = {false};
     for (int i = 0; i < s->nexps; i++) {
         if (s->exps[i].any)
-            port_any[s->exps[i].port % STF_MAX_PORTS] = true;
+            port_any[s->exps[i].port] = true;
+        else
+            port_data[s->exps[i].port] = true;
     }
     for (uint32_t port = 0; port < STF_MAX_PORTS; port++) {
-        /* an `expect PORT` without data accepts any number of packets there (bmv2stf) */
-        if (!port_seen[port] || port_any[port])
+        /* `expect PORT` without data, and nothing else for that port, accepts any number of
+         * packets there (bmv2stf); beside expectations with data it stands for one packet of
+         * any content, so it never turns the others off */
+        if (!port_seen[port])
             continue;
+        if (port_any[port] && !port_data[port]) {
+            s->checks++; /* passes whatever arrived */
+            continue;
+        }
         int oi = 0;
         int ei = 0;
         for (;;) {
@@ -1017,8 +1054,15 @@ static void compare(struct stf *s)
 int p4stf_run(const struct p4_prog *prog, const char *stf_path, FILE *out, FILE *err)
 {
     FILE *f = fopen(stf_path, "r");
-    if (!f) {
-        fprintf(err, "%s: error: cannot open file\n", stf_path);
+    struct stat st;
+    const char *why = !f ? strerror(errno)
+                      : fstat(fileno(f), &st) != 0 ? strerror(errno)
+                      : S_ISDIR(st.st_mode) ? "is a folder, not an STF script"
+                      : NULL;
+    if (why) {
+        fprintf(err, "%s: error: cannot open file: %s\n", stf_path, why);
+        if (f)
+            fclose(f);
         return 2;
     }
     struct stf *s = p4util_calloc(1, sizeof(*s));
@@ -1047,6 +1091,13 @@ int p4stf_run(const struct p4_prog *prog, const char *stf_path, FILE *out, FILE 
     fclose(f);
     if (!s->errors)
         compare(s);
+    if (!s->errors && !s->checks) {
+        s->failures++;
+        fprintf(s->out,
+                "%s: nothing was checked: no packet expectation was compared and no register or "
+                "counter was checked\n",
+                stf_path);
+    }
     int rc = s->errors ? 2 : s->failures ? 1 : 0;
     if (!s->errors)
         fprintf(out, "%s: %d packets, %d checks, %d failed\n", stf_path, s->packets, s->checks,

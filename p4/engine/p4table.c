@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static size_t entry_size(struct p4table *t);
+
 void p4table_init(struct p4table *t, const struct p4ir_table *ir)
 {
     memset(t, 0, sizeof(*t));
@@ -33,23 +35,77 @@ void p4table_init(struct p4table *t, const struct p4ir_table *ir)
     t->default_data = p4util_calloc((size_t)(dw + 1), 8);
     if (dw)
         memcpy(t->default_data, ir->default_entry.data, (size_t)dw * 8);
+    t->entry_bytes = entry_size(t);
 }
 
-static void free_entry(struct p4table_entry *e)
+/* ---- entry storage ---- */
+
+#define ENTRY_ALIGN 16 /* the direct meter holds 128-bit counters */
+
+static size_t align_up(size_t n)
 {
-    free(e);
+    return (n + ENTRY_ALIGN - 1) / ENTRY_ALIGN * ENTRY_ALIGN;
+}
+
+static bool has_direct(const struct p4ir_table *ir)
+{
+    return ir->direct_counter >= 0 || ir->direct_meter >= 0;
+}
+
+/* The block layout of the table's entries: header, direct state if any, the words. */
+static size_t entry_size(struct p4table *t)
+{
+    int dw = 0;
+    for (int i = 0; i < t->ir->nactions; i++)
+        dw = t->ir->actions[i].data_words > dw ? t->ir->actions[i].data_words : dw;
+    size_t kwords = (size_t)((t->has_range ? 3 : 2) * t->key_words);
+    t->has_direct = has_direct(t->ir);
+    t->value_off = align_up(sizeof(struct p4table_entry));
+    if (t->has_direct)
+        t->value_off += align_up(sizeof(struct p4table_direct));
+    t->data_off = t->value_off + kwords * 8;
+    return align_up(t->data_off + (size_t)dw * 8);
+}
+
+static struct p4table_entry *entry_alloc(struct p4table *t)
+{
+    struct p4table_entry *e = t->free_list;
+    if (e) {
+        t->free_list = *(struct p4table_entry **)e;
+    } else {
+        if (!t->slab_left) {
+            int n = t->n < 16 ? 16 : t->n > 4096 ? 4096 : t->n;
+            t->slabs = p4util_realloc(t->slabs, (size_t)(t->nslabs + 1) * sizeof(*t->slabs));
+            t->slab_next = p4util_malloc((size_t)n * t->entry_bytes);
+            t->slabs[t->nslabs++] = t->slab_next;
+            t->slab_left = n;
+        }
+        e = (struct p4table_entry *)t->slab_next;
+        t->slab_next += t->entry_bytes;
+        t->slab_left--;
+    }
+    memset(e, 0, t->value_off); /* the words are all written by the add */
+    return e;
+}
+
+static void free_entry(struct p4table *t, struct p4table_entry *e)
+{
+    *(struct p4table_entry **)e = t->free_list;
+    t->free_list = e;
 }
 
 void p4table_fini(struct p4table *t)
 {
-    for (int i = 0; i < t->n; i++)
-        free_entry(t->entries[i]);
+    for (int i = 0; i < t->nslabs; i++)
+        free(t->slabs[i]);
+    free(t->slabs);
     for (int i = 0; i < t->nlevels; i++)
         free(t->levels[i].mask);
     free(t->levels);
     free(t->lpm_index);
     free(t->entries);
     free(t->index);
+    free(t->dup_index);
     free(t->default_data);
     memset(t, 0, sizeof(*t));
 }
@@ -67,7 +123,7 @@ static uint64_t key_hash(const uint64_t *k, int n)
 
 static void index_insert(struct p4table *t, int ei)
 {
-    uint64_t h = key_hash(t->entries[ei]->value, t->key_words);
+    uint64_t h = key_hash(p4table_value(t, t->entries[ei]), t->key_words);
     size_t m = (size_t)t->index_cap - 1;
     for (size_t i = h & m;; i = (i + 1) & m) {
         if (t->index[i] < 0) {
@@ -77,13 +133,20 @@ static void index_insert(struct p4table *t, int ei)
     }
 }
 
-static void index_rebuild(struct p4table *t)
+/* An index size (power of two) at most half full with n entries. */
+static int index_cap_for(int n)
+{
+    int cap = 16;
+    while (cap < 2 * (n + 1))
+        cap *= 2;
+    return cap;
+}
+
+static void index_rebuild_for(struct p4table *t, int n)
 {
     if (!t->exact_only)
         return;
-    int cap = 16;
-    while (cap < 2 * (t->n + 1))
-        cap *= 2;
+    int cap = index_cap_for(n);
     free(t->index);
     t->index = p4util_malloc((size_t)cap * sizeof(int));
     t->index_cap = cap;
@@ -91,6 +154,11 @@ static void index_rebuild(struct p4table *t)
         t->index[i] = -1;
     for (int i = 0; i < t->n; i++)
         index_insert(t, i);
+}
+
+static void index_rebuild(struct p4table *t)
+{
+    index_rebuild_for(t, t->n);
 }
 
 /* --- lpm-only index --- */
@@ -103,7 +171,7 @@ static uint64_t lpm_hash(const uint64_t *v, int n, int priority)
 static void lpm_insert(struct p4table *t, struct p4table_entry *e)
 {
     size_t m = (size_t)t->lpm_cap - 1;
-    for (size_t i = lpm_hash(e->value, t->key_words, e->priority) & m;; i = (i + 1) & m) {
+    for (size_t i = lpm_hash(p4table_value(t, e), t->key_words, e->priority) & m;; i = (i + 1) & m) {
         if (!t->lpm_index[i]) {
             t->lpm_index[i] = e;
             return;
@@ -111,16 +179,28 @@ static void lpm_insert(struct p4table *t, struct p4table_entry *e)
     }
 }
 
-static void lpm_rebuild(struct p4table *t)
+/* The lpm index may fill to three quarters (its probes compare a pointer first). */
+static int lpm_cap_for(int n)
 {
     int cap = 16;
-    while (cap < 2 * (t->n + 1))
+    while (cap < (n + 1) + (n + 1) / 3)
         cap *= 2;
+    return cap;
+}
+
+static void lpm_rebuild_for(struct p4table *t, int n)
+{
+    int cap = lpm_cap_for(n);
     free(t->lpm_index);
     t->lpm_index = p4util_calloc((size_t)cap, sizeof(*t->lpm_index));
     t->lpm_cap = cap;
     for (int i = 0; i < t->n; i++)
         lpm_insert(t, t->entries[i]);
+}
+
+static void lpm_rebuild(struct p4table *t)
+{
+    lpm_rebuild_for(t, t->n);
 }
 
 /* The entry with exactly this masked value and prefix length, or NULL. */
@@ -134,7 +214,7 @@ static struct p4table_entry *lpm_find(const struct p4table *t, const uint64_t *v
         struct p4table_entry *e = t->lpm_index[i];
         if (!e)
             return NULL;
-        if (e->priority == priority && memcmp(e->value, v, n) == 0)
+        if (e->priority == priority && memcmp(p4table_value(t, e), v, n) == 0)
             return e;
     }
 }
@@ -203,11 +283,59 @@ static bool same_key(const struct p4table *t, const struct p4table_entry *e, con
                      const uint64_t *m, const uint64_t *hi)
 {
     size_t n = (size_t)t->key_words * 8;
-    if (memcmp(e->value, v, n) || memcmp(e->mask, m, n))
+    if (memcmp(p4table_value(t, e), v, n) || memcmp(p4table_mask(t, e), m, n))
         return false;
-    if (hi && e->hi && memcmp(e->hi, hi, n))
+    const uint64_t *ehi = p4table_hi(t, e);
+    if (hi && ehi && memcmp(ehi, hi, n))
         return false;
     return true;
+}
+
+/* --- duplicate index (tables that are not lpm-indexed) --- */
+
+static uint64_t dup_hash(const struct p4table *t, const uint64_t *v, const uint64_t *m)
+{
+    return key_hash(v, t->key_words) ^ (key_hash(m, t->key_words) * 0x9e3779b97f4a7c15ULL);
+}
+
+static void dup_insert(struct p4table *t, struct p4table_entry *e)
+{
+    size_t mask = (size_t)t->dup_cap - 1;
+    for (size_t i = dup_hash(t, p4table_value(t, e), p4table_mask(t, e)) & mask;; i = (i + 1) & mask) {
+        if (!t->dup_index[i]) {
+            t->dup_index[i] = e;
+            return;
+        }
+    }
+}
+
+static void dup_rebuild(struct p4table *t)
+{
+    int cap = 16;
+    while (cap < 2 * (t->n + 1))
+        cap *= 2;
+    free(t->dup_index);
+    t->dup_index = p4util_calloc((size_t)cap, sizeof(*t->dup_index));
+    t->dup_cap = cap;
+    for (int i = 0; i < t->n; i++)
+        dup_insert(t, t->entries[i]);
+}
+
+/* An entry the new one would duplicate: the same key (and, where priorities count, the same
+ * priority). */
+static bool dup_exists(const struct p4table *t, const uint64_t *v, const uint64_t *m,
+                       const uint64_t *hi, int priority)
+{
+    if (!t->dup_cap)
+        return false;
+    size_t mask = (size_t)t->dup_cap - 1;
+    for (size_t i = dup_hash(t, v, m) & mask; t->dup_index[i]; i = (i + 1) & mask) {
+        const struct p4table_entry *o = t->dup_index[i];
+        if ((t->exact_only || t->lpm_only || o->priority == priority) &&
+            same_key(t, o, v, m, hi))
+            return true;
+    }
+    return false;
 }
 
 int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, const uint64_t *hi,
@@ -224,36 +352,29 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
         if (lpm_find(t, v, lpm_len(t, mask)))
             return -1;
     }
-    for (int i = 0; !lpm_indexed(t) && i < t->n; i++) {
-        const struct p4table_entry *o = t->entries[i];
-        if ((t->exact_only || t->lpm_only || o->priority == priority) &&
-            same_key(t, o, value, mask, hi))
-            return -1;
-    }
-    size_t words = (size_t)(3 * kw + dw + 1);
-    struct p4table_entry *e = p4util_calloc(1, sizeof(*e) + words * 8);
-    uint64_t *w = (uint64_t *)(e + 1);
-    e->value = w;
-    e->mask = w + kw;
-    e->hi = t->has_range ? w + 2 * kw : NULL;
-    e->data = w + 3 * kw;
+    if (!lpm_indexed(t) && dup_exists(t, value, mask, hi, priority))
+        return -1;
+    struct p4table_entry *e = entry_alloc(t);
+    uint64_t *ev = p4table_value(t, e);
+    uint64_t *em = p4table_mask(t, e);
+    uint64_t *eh = p4table_hi(t, e);
     for (int i = 0; i < kw; i++) {
-        e->mask[i] = mask[i];
-        e->value[i] = value[i] & mask[i];
-        if (e->hi)
-            e->hi[i] = hi ? hi[i] : 0;
+        em[i] = mask[i];
+        ev[i] = value[i] & mask[i];
+        if (eh)
+            eh[i] = hi ? hi[i] : 0;
     }
-    for (int k = 0; e->hi && k < t->ir->nkeys; k++) {
+    for (int k = 0; eh && k < t->ir->nkeys; k++) {
         const struct p4ir_key *kd = &t->ir->keys[k];
         if (kd->mk != P4MK_RANGE)
             continue;
         for (int i = 0; i < kd->nw; i++) { /* range keys: value = lo, mask unused */
-            e->value[kd->woff + i] = value[kd->woff + i];
-            e->mask[kd->woff + i] = 0;
+            ev[kd->woff + i] = value[kd->woff + i];
+            em[kd->woff + i] = 0;
         }
     }
     if (dw)
-        memcpy(e->data, data, (size_t)dw * 8);
+        memcpy(p4table_data(t, e), data, (size_t)dw * 8);
     e->action = action;
     e->priority = t->lpm_only ? lpm_len(t, mask) : priority;
     e->handle = t->next_handle++;
@@ -276,13 +397,33 @@ int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, 
             index_insert(t, t->n - 1);
     }
     if (lpm_indexed(t)) {
-        level_add(t, e->priority, e->mask);
-        if (2 * (t->n + 1) > t->lpm_cap)
+        level_add(t, e->priority, em);
+        if (lpm_cap_for(t->n) > t->lpm_cap)
             lpm_rebuild(t);
         else
             lpm_insert(t, e);
+    } else if (2 * (t->n + 1) > t->dup_cap) {
+        dup_rebuild(t);
+    } else {
+        dup_insert(t, e);
     }
+    t->last_added = e;
     return e->handle;
+}
+
+void p4table_reserve(struct p4table *t, int n)
+{
+    int want = t->n + (n > 0 ? n : 0);
+    if (t->ir->size > 0 && want > t->ir->size)
+        want = t->ir->size;
+    if (want > t->cap) {
+        t->cap = want;
+        t->entries = p4util_realloc(t->entries, (size_t)t->cap * sizeof(*t->entries));
+    }
+    if (t->exact_only && 2 * (want + 1) > t->index_cap)
+        index_rebuild_for(t, want);
+    if (lpm_indexed(t) && lpm_cap_for(want) > t->lpm_cap)
+        lpm_rebuild_for(t, want);
 }
 
 int p4table_remove(struct p4table *t, int handle)
@@ -293,12 +434,16 @@ int p4table_remove(struct p4table *t, int handle)
         if (t->entries[i]->handle == handle) {
             if (lpm_indexed(t))
                 level_remove(t, t->entries[i]->priority);
-            free_entry(t->entries[i]);
+            if (t->last_added == t->entries[i])
+                t->last_added = NULL;
+            free_entry(t, t->entries[i]);
             memmove(t->entries + i, t->entries + i + 1, (size_t)(t->n - i - 1) * sizeof(void *));
             t->n--;
             index_rebuild(t);
             if (lpm_indexed(t))
                 lpm_rebuild(t);
+            else
+                dup_rebuild(t);
             return 0;
         }
     }
@@ -319,9 +464,12 @@ int p4table_set_default(struct p4table *t, int action, const uint64_t *data)
 static bool matches(const struct p4table *t, const struct p4table_entry *e, const uint64_t *key)
 {
     int kw = t->key_words;
-    if (!e->hi) {
+    const uint64_t *ev = p4table_value(t, e);
+    const uint64_t *em = ev + kw;
+    const uint64_t *eh = p4table_hi(t, e);
+    if (!eh) {
         for (int i = 0; i < kw; i++) {
-            if ((key[i] & e->mask[i]) != e->value[i])
+            if ((key[i] & em[i]) != ev[i])
                 return false;
         }
         return true;
@@ -335,14 +483,14 @@ static bool matches(const struct p4table *t, const struct p4table_entry *e, cons
             int lo_cmp = 0;
             int hi_cmp = 0;
             for (int i = kd->nw - 1; i >= 0 && !lo_cmp; i--)
-                lo_cmp = key[o + i] < e->value[o + i] ? -1 : key[o + i] > e->value[o + i];
+                lo_cmp = key[o + i] < ev[o + i] ? -1 : key[o + i] > ev[o + i];
             for (int i = kd->nw - 1; i >= 0 && !hi_cmp; i--)
-                hi_cmp = key[o + i] < e->hi[o + i] ? -1 : key[o + i] > e->hi[o + i];
+                hi_cmp = key[o + i] < eh[o + i] ? -1 : key[o + i] > eh[o + i];
             if (lo_cmp < 0 || hi_cmp > 0)
                 return false;
         } else {
             for (int i = 0; i < kd->nw; i++) {
-                if ((key[o + i] & e->mask[o + i]) != e->value[o + i])
+                if ((key[o + i] & em[o + i]) != ev[o + i])
                     return false;
             }
         }
@@ -361,7 +509,7 @@ struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *ke
             int ei = t->index[i];
             if (ei < 0)
                 return NULL;
-            if (memcmp(t->entries[ei]->value, key, (size_t)t->key_words * 8) == 0)
+            if (memcmp(p4table_value(t, t->entries[ei]), key, (size_t)t->key_words * 8) == 0)
                 return t->entries[ei];
         }
     }

@@ -22,18 +22,21 @@ struct p4_meter {
 
 enum p4_color { P4_GREEN = 0, P4_YELLOW = 1, P4_RED = 2 };
 
+/* Per-entry state of a table's direct counter and direct meter. */
+struct p4table_direct {
+    uint64_t packets;
+    uint64_t bytes;
+    struct p4_meter meter;
+};
+
+/* An entry lives in one block from the table's slabs: this header, the direct state (only in
+ * tables with a direct counter or meter), then its words: value and mask (key_words each),
+ * range upper bounds (tables with a range key), action data. The accessors below find them. */
 struct p4table_entry {
-    uint64_t *value;
-    uint64_t *mask;
-    uint64_t *hi;   /* range upper bounds or NULL */
-    uint64_t *data; /* action data words */
     int action;
     int priority;
     int handle;
     bool fixed; /* a const initial entry: the control plane cannot remove it */
-    uint64_t packets; /* direct counter */
-    uint64_t bytes;
-    struct p4_meter meter; /* direct meter */
 };
 
 struct p4table_level {
@@ -59,10 +62,49 @@ struct p4table {
     int lpm_cap;
     struct p4table_level *levels; /* distinct prefix lengths, longest first */
     int nlevels;
+    /* tables that are not lpm-indexed: every entry hashed by (value, mask), to find a
+     * duplicate without scanning (installing n entries was quadratic) */
+    struct p4table_entry **dup_index; /* open addressing, NULL empty; power-of-two size */
+    int dup_cap;
+    struct p4table_entry *last_added; /* the entry of the last successful p4table_add */
     int default_action; /* -1: no action */
     uint64_t *default_data;
     int next_handle;
+    /* entry storage: blocks of entry_bytes carved from slabs; removed entries are reused */
+    size_t entry_bytes;
+    void **slabs;
+    int nslabs;
+    int slab_left;   /* blocks not yet handed out in the last slab */
+    char *slab_next; /* the next of them */
+    struct p4table_entry *free_list;
+    bool has_direct;   /* a direct counter or meter: entries carry p4table_direct */
+    size_t value_off;  /* bytes from an entry to its value words */
+    size_t data_off;   /* ... to its action data */
 };
+
+static inline uint64_t *p4table_value(const struct p4table *t, const struct p4table_entry *e)
+{
+    return (uint64_t *)((char *)e + t->value_off);
+}
+static inline uint64_t *p4table_mask(const struct p4table *t, const struct p4table_entry *e)
+{
+    return p4table_value(t, e) + t->key_words;
+}
+/* Range upper bounds, NULL when the table has no range key. */
+static inline uint64_t *p4table_hi(const struct p4table *t, const struct p4table_entry *e)
+{
+    return t->has_range ? p4table_value(t, e) + 2 * t->key_words : NULL;
+}
+static inline uint64_t *p4table_data(const struct p4table *t, const struct p4table_entry *e)
+{
+    return (uint64_t *)((char *)e + t->data_off);
+}
+/* The direct counter and meter state, NULL when the table has neither. */
+static inline struct p4table_direct *p4table_direct(const struct p4table *t,
+                                                    const struct p4table_entry *e)
+{
+    return t->has_direct ? (struct p4table_direct *)((char *)e + 16) : NULL;
+}
 
 void p4table_init(struct p4table *t, const struct p4ir_table *ir);
 void p4table_fini(struct p4table *t);
@@ -71,6 +113,8 @@ void p4table_fini(struct p4table *t);
  * same key exists (duplicate) or the table is full. */
 int p4table_add(struct p4table *t, const uint64_t *value, const uint64_t *mask, const uint64_t *hi,
                 int priority, int action, const uint64_t *data);
+/* Makes room for n more entries without growing the indexes on the way (a hint). */
+void p4table_reserve(struct p4table *t, int n);
 /* Removes an entry: 0, -1 if there is none with that handle, -2 if it is fixed. */
 int p4table_remove(struct p4table *t, int handle);
 struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *key);

@@ -4,33 +4,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A runtime failure, not a crash: exit 1 with a message (exit codes: README). */
+static _Noreturn void p4util_out_of_memory(size_t n)
+{
+    fprintf(stderr, "ddlsim: error: out of memory (allocating %zu bytes)\n", n);
+    exit(1);
+}
+
 void *p4util_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "ddlsim: out of memory\n");
-        abort();
-    }
+    if (!p)
+        p4util_out_of_memory(n);
     return p;
 }
 
 void *p4util_calloc(size_t count, size_t n)
 {
     void *p = calloc(count ? count : 1, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "ddlsim: out of memory\n");
-        abort();
-    }
+    if (!p)
+        p4util_out_of_memory(count * n);
     return p;
 }
 
 void *p4util_realloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "ddlsim: out of memory\n");
-        abort();
-    }
+    if (!q)
+        p4util_out_of_memory(n);
     return q;
 }
 

@@ -4,6 +4,7 @@
  * VM_DISPATCH/VM_CASE macros so computed goto can replace it later. */
 #include "p4/engine/p4hash.h"
 #include "p4/engine/p4pipe.h"
+#include "p4/engine/p4vmi.h"
 #include "p4/engine/p4wire.h"
 
 #include <stdio.h>
@@ -11,16 +12,6 @@
 
 #define VM_DISPATCH(op) switch (op)
 #define VM_CASE(name) case P4OP_##name:
-
-/* error values declared first in core.p4 */
-enum {
-    ERR_NO_ERROR,
-    ERR_PACKET_TOO_SHORT,
-    ERR_NO_MATCH,
-    ERR_STACK_OUT_OF_BOUNDS,
-    ERR_HEADER_TOO_SHORT,
-    ERR_PARSER_TIMEOUT
-};
 
 static uint64_t eval(struct p4vm *vm, const struct p4ir_expr *e);
 static void evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out);
@@ -89,11 +80,13 @@ static inline struct p4ops_args op_args(const struct p4ir_expr *e)
     return (struct p4ops_args){e->width, e->awidth, e->aux, e->sgn, e->mask};
 }
 
-__attribute__((noinline)) static void fault(struct p4vm *vm, struct p4_loc loc, const char *msg)
+__attribute__((noinline)) void p4vm_fault(struct p4vm *vm, struct p4_loc loc, const char *msg)
 {
     if (vm->pipe && vm->pipe->host.fault)
         vm->pipe->host.fault(vm->pipe->host.ud, loc.file, loc.line, loc.col, msg);
 }
+
+#define fault p4vm_fault
 
 /* An operator of the table (p4ops.h) on operands of any width; r exact, not truncated. */
 static void op_wide(struct p4vm *vm, const struct p4ir_expr *e, struct p4_big *r)
@@ -479,7 +472,6 @@ static void parser_fail(struct p4vm *vm, int err)
     vm->flow = P4VM_EXIT;
 }
 
-enum { ERR_PARSER_INVALID_ARGUMENT = 6 };
 
 /* Extraction of a header with a varbit field of vlen bits (the slow path). */
 __attribute__((noinline)) static void extract_varbit(struct bitr *r, const struct p4_type *t,
@@ -643,263 +635,6 @@ __attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct 
     }
 }
 
-/* Packs data-list values MSB first into vm->buf; returns the byte length. */
-static size_t pack(struct p4vm *vm, struct p4ir_expr *const *v, int n)
-{
-    uint32_t cap = (uint32_t)sizeof(vm->buf) * 8;
-    uint32_t bits = 0;
-    struct bitw b = {vm->buf, 0, 0, 0};
-    for (int i = 0; i < n; i++) {
-        const struct p4ir_expr *e = v[i];
-        int w = e->width;
-        if (e->hdr) { /* fields of invalid headers are left out (bmv2) */
-            int64_t hs = ref_slot(vm, e->hdr);
-            if (hs < 0 || !vm->slots[hs])
-                continue;
-        }
-        if (w == 0) { /* a varbit (the only non-scalar in data lists): its current length */
-            int64_t vs = ref_slot(vm, e);
-            if (vs < 0)
-                continue;
-            int len = (int)vm->slots[vs];
-            if (len <= 0 || bits + (uint32_t)len > cap)
-                continue;
-            bitw_field(&b, vm->slots + vs + 1, len);
-            bits += (uint32_t)len;
-            continue;
-        }
-        if (bits + (uint32_t)w > cap)
-            break;
-        if (e->nw > 1) {
-            uint64_t tmp[P4_WMAX];
-            evalw(vm, e, tmp);
-            bitw_field(&b, tmp, w);
-        } else {
-            bitw_put(&b, eval(vm, e) & p4util_mask64(w), w);
-        }
-        bits += (uint32_t)w;
-    }
-    bitw_flush(&b);
-    return b.n;
-}
-
-static void set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v)
-{
-    int64_t s = ref_slot(vm, ref);
-    if (s < 0)
-        return;
-    if (ref->nw > 1) {
-        memset(vm->slots + s, 0, (size_t)ref->nw * 8);
-        vm->slots[s] = v;
-    } else {
-        vm->slots[s] = v & ref->mask;
-    }
-}
-
-static uint64_t checksum(struct p4vm *vm, const struct p4ir_stmt *st, int first)
-{
-    size_t len = pack(vm, st->args + first, st->nargs - first);
-    if (st->flag && vm->in) { /* _with_payload: append the unparsed bytes */
-        uint32_t off = (uint32_t)vm->slots[0];
-        for (uint32_t i = off; i < vm->in_len && len < sizeof(vm->buf); i++)
-            vm->buf[len++] = vm->in[i];
-    }
-    if (st->aux2 == P4HASH_RANDOM)
-        return p4pipe_random(vm->pipe);
-    return p4hash_compute(st->aux2, vm->buf, len);
-}
-
-__attribute__((noinline)) static void log_msg(struct p4vm *vm, const struct p4ir_stmt *st)
-{
-    if (!vm->pipe || !vm->pipe->host.log)
-        return;
-    const char *fmt = st->args[0]->ptr;
-    char msg[512];
-    size_t n = 0;
-    int arg = 1;
-    for (const char *c = fmt; *c && n + 24 < sizeof(msg); c++) {
-        if (c[0] == '{' && c[1] == '}' && arg < st->nargs) {
-            const struct p4ir_expr *e = st->args[arg++];
-            uint64_t v = e->nw > 1 ? 0 : eval(vm, e);
-            if (e->type->kind == P4T_INT)
-                n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%lld",
-                                      (long long)p4ops_sext(v, e->width));
-            else
-                n += (size_t)snprintf(msg + n, sizeof(msg) - n, "%llu", (unsigned long long)v);
-            c++;
-        } else {
-            msg[n++] = *c;
-        }
-    }
-    msg[n] = 0;
-    vm->pipe->host.log(vm->pipe->host.ud, msg);
-}
-
-/* Registers, counters and meters (index out of range: writes ignored, reads 0). */
-static void stateful(struct p4vm *vm, const struct p4ir_stmt *st)
-{
-    const struct p4_prog *prog = vm->prog;
-    struct p4_pipe *pipe = vm->pipe;
-    switch ((enum p4builtin)st->aux) {
-    case P4B_REG_READ: {
-        const struct p4ir_extern *x = &prog->externs[st->aux2];
-        uint64_t idx = eval(vm, st->args[1]);
-        int64_t s = ref_slot(vm, st->args[0]);
-        if (s < 0)
-            return;
-        if (idx < (uint64_t)x->size)
-            memcpy(vm->slots + s, pipe->ext[st->aux2].vals + idx * (uint64_t)x->nw,
-                   (size_t)x->nw * 8);
-        else
-            memset(vm->slots + s, 0, (size_t)x->nw * 8);
-        return;
-    }
-    case P4B_REG_WRITE: {
-        const struct p4ir_extern *x = &prog->externs[st->aux2];
-        uint64_t idx = eval(vm, st->args[0]);
-        uint64_t tmp[P4_WMAX];
-        if (x->nw > 1)
-            evalw(vm, st->args[1], tmp);
-        else
-            tmp[0] = eval(vm, st->args[1]) & p4util_mask64(x->width);
-        if (idx < (uint64_t)x->size)
-            memcpy(pipe->ext[st->aux2].vals + idx * (uint64_t)x->nw, tmp, (size_t)x->nw * 8);
-        return;
-    }
-    case P4B_COUNT: {
-        const struct p4ir_extern *x = &prog->externs[st->aux2];
-        uint64_t idx = eval(vm, st->args[0]);
-        if (idx < (uint64_t)x->size) {
-            pipe->ext[st->aux2].packets[idx]++;
-            pipe->ext[st->aux2].bytes[idx] += vm->packet_length;
-        }
-        return;
-    }
-    case P4B_METER: {
-        const struct p4ir_extern *x = &prog->externs[st->aux2];
-        uint64_t idx = eval(vm, st->args[0]);
-        enum p4_color c = P4_GREEN;
-        if (idx < (uint64_t)x->size)
-            c = p4table_meter(&pipe->ext[st->aux2].meters[idx],
-                              x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
-        set_ref(vm, st->args[1], (uint64_t)c);
-        return;
-    }
-    default:
-        return;
-    }
-}
-
-/* hash(out, algo, base, data, max): base + H(data) % max (max 0: base) */
-static void hash_op(struct p4vm *vm, const struct p4ir_stmt *st)
-{
-    struct p4_pipe *pipe = vm->pipe;
-    uint64_t base = eval(vm, st->args[1]);
-    uint64_t max;
-    if (st->args[2]->nw > 1) { /* a max of 2^64 or more never reduces the hash */
-        uint64_t w[P4_WMAX];
-        evalw(vm, st->args[2], w);
-        bool big = false;
-        for (int i = 1; i < st->args[2]->nw; i++)
-            big |= w[i] != 0;
-        max = w[0];
-        if (big) {
-            uint64_t h =
-                st->aux2 == P4HASH_RANDOM
-                    ? p4pipe_random(pipe)
-                    : p4hash_compute(st->aux2, vm->buf, pack(vm, st->args + 3, st->nargs - 3));
-            set_ref(vm, st->args[0], base + h);
-            return;
-        }
-    } else {
-        max = eval(vm, st->args[2]);
-    }
-    uint64_t h;
-    if (st->aux2 == P4HASH_RANDOM) {
-        h = p4pipe_random(pipe);
-    } else {
-        size_t len = pack(vm, st->args + 3, st->nargs - 3);
-        h = p4hash_compute(st->aux2, vm->buf, len);
-    }
-    set_ref(vm, st->args[0], max ? base + h % max : base);
-}
-
-__attribute__((noinline)) static void builtin(struct p4vm *vm, const struct p4ir_stmt *st)
-{
-    const struct p4_prog *prog = vm->prog;
-    struct p4_pipe *pipe = vm->pipe;
-    switch ((enum p4builtin)st->aux) {
-    case P4B_MARK_TO_DROP:
-        vm->slots[prog->std.egress_spec] = 511;
-        if (prog->std.mcast_grp >= 0)
-            vm->slots[prog->std.mcast_grp] = 0;
-        return;
-    case P4B_REG_READ:
-    case P4B_REG_WRITE:
-    case P4B_COUNT:
-    case P4B_METER:
-        stateful(vm, st);
-        return;
-    case P4B_DMETER:
-        set_ref(vm, st->args[0], vm->dmeter_color[st->aux2 & 63]);
-        return;
-    case P4B_HASH:
-        hash_op(vm, st);
-        return;
-    case P4B_RANDOM: {
-        uint64_t lo = eval(vm, st->args[1]);
-        uint64_t hi = eval(vm, st->args[2]);
-        uint64_t r = lo;
-        if (hi > lo) {
-            uint64_t span = hi - lo + 1;
-            r = lo + (span ? p4pipe_random(pipe) % span : p4pipe_random(pipe));
-        }
-        set_ref(vm, st->args[0], r);
-        return;
-    }
-    case P4B_VERIFY_CKSUM: {
-        if (!eval(vm, st->args[0]))
-            return;
-        uint64_t c = checksum(vm, st, 2);
-        uint64_t have = eval(vm, st->args[1]);
-        if ((c & st->args[1]->mask) != have && prog->std.checksum_error >= 0)
-            vm->slots[prog->std.checksum_error] = 1;
-        return;
-    }
-    case P4B_UPDATE_CKSUM:
-        if (eval(vm, st->args[0]))
-            set_ref(vm, st->args[1], checksum(vm, st, 2));
-        return;
-    case P4B_CLONE:
-        vm->clone_session = (int)(eval(vm, st->args[0]) & 0x7fffffff);
-        vm->clone_fl = st->aux2;
-        vm->clone_e2e = st->vals[0] != 0;
-        return;
-    case P4B_RESUBMIT:
-        vm->resubmit = true;
-        vm->resubmit_fl = st->aux2;
-        return;
-    case P4B_RECIRC:
-        vm->recirculate = true;
-        vm->recirc_fl = st->aux2;
-        return;
-    case P4B_NOP:
-    case P4B_DCOUNT:
-        return;
-    case P4B_LOG_MSG:
-        log_msg(vm, st);
-        return;
-    case P4B_TRUNCATE:
-        /* kept in the packet state (slot 0, high half) so it survives to egress */
-        vm->slots[0] = (vm->slots[0] & 0xffffffffu) | (eval(vm, st->args[0]) & 0xffffffffu) << 32;
-        return;
-    case P4B_ASSERT:
-        if (!eval(vm, st->args[0]))
-            fault(vm, st->loc, "assertion failed");
-        return;
-    }
-}
-
 /* After one iteration's body: false if the loop ends (break, or exit/return going out). */
 static bool loop_continues(struct p4vm *vm)
 {
@@ -1045,7 +780,7 @@ static void exec(struct p4vm *vm, const struct p4ir_stmt *st)
         vm->flow = P4VM_RETURN;
         return;
     case P4ST_BUILTIN:
-        builtin(vm, st);
+        p4vm_builtin(vm, st);
         return;
     case P4ST_EXTRACT:
         extract(vm, st);
@@ -1205,15 +940,15 @@ static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
     if (en) {
         *hit = true;
         action = en->action;
-        data = en->data;
+        data = p4table_data(rt, en);
         if (t->direct_counter >= 0) {
-            en->packets++;
-            en->bytes += vm->packet_length;
+            p4table_direct(rt, en)->packets++;
+            p4table_direct(rt, en)->bytes += vm->packet_length;
         }
         if (t->direct_meter >= 0) {
             const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
             vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
-                &en->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
+                &p4table_direct(rt, en)->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
         }
     } else {
         *hit = false;
@@ -1315,4 +1050,46 @@ void p4vm_run_control(struct p4vm *vm, const struct p4ir_callable *c)
     vm->flow = P4VM_NORMAL;
     exec_block(vm, &c->body);
     vm->flow = P4VM_NORMAL;
+}
+
+/* ---- entry points for p4vmext.c and the compiled engine (p4vmi.h) ---- */
+
+uint64_t p4vm_eval(struct p4vm *vm, const struct p4ir_expr *e)
+{
+    return eval(vm, e);
+}
+
+void p4vm_evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out)
+{
+    evalw(vm, e, out);
+}
+
+int64_t p4vm_ref_slot(struct p4vm *vm, const struct p4ir_expr *e)
+{
+    return ref_slot(vm, e);
+}
+
+void p4vm_exec(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    exec(vm, st);
+}
+
+void p4vm_call(struct p4vm *vm, const struct p4ir_call *c)
+{
+    call(vm, c);
+}
+
+int p4vm_apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
+{
+    return apply_table(vm, t, hit);
+}
+
+void p4vm_extract(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    extract(vm, st);
+}
+
+void p4vm_emit(struct p4vm *vm, const struct p4ir_stmt *st)
+{
+    emit(vm, st);
 }

@@ -21,6 +21,25 @@ const struct cfg_node *build_defaults(const struct builder *b, const char *secti
     return NULL;
 }
 
+/* Keys that identify one element and so cannot be defaulted: a default would give every
+ * element the same name, or every link the same end. */
+static void check_identity_keys(struct builder *b, const char *section, const struct cfg_node *m)
+{
+    static const char *const identity[] = {"name", "a", "b"};
+    if (m->kind != CFG_MAP)
+        return; /* reported by the decoder */
+    for (size_t i = 0; i < ARRAY_LEN(identity); i++) {
+        if (i > 0 && strcmp(section, "link") != 0)
+            break;
+        if (!cfg_get(m, identity[i]))
+            continue;
+        diag_error(b->d, cfg_key_loc(m, identity[i]),
+                   "defaults.%s: '%s' identifies one %s and cannot be defaulted", section,
+                   identity[i], section);
+        b->errors++;
+    }
+}
+
 void build_check_defaults(struct builder *b)
 {
     const struct cfg_node *m = b->sc->cfg.defaults;
@@ -39,6 +58,7 @@ void build_check_defaults(struct builder *b)
         }
         if (i < BUILD_NSECTIONS) {
             b->def[i] = m->items[k];
+            check_identity_keys(b, default_sections[i], m->items[k]);
             continue;
         }
         const char *hint = param_suggest(m->keys[k], default_sections, BUILD_NSECTIONS);
@@ -53,7 +73,9 @@ int build_decode(struct builder *b, const struct param_def *defs, size_t n, cons
                  const char *what)
 {
     param_defaults(defs, n, out);
-    int e = param_apply(b->d, defs, n, build_defaults(b, section), out, what);
+    char dwhat[64]; /* errors in a shared section read the same for every element */
+    snprintf(dwhat, sizeof(dwhat), "defaults.%s", section);
+    int e = param_apply(b->d, defs, n, build_defaults(b, section), out, dwhat);
     e += param_apply(b->d, defs, n, gen, out, what);
     e += param_apply(b->d, defs, n, own, out, what);
     return e;
@@ -78,14 +100,21 @@ void build_unknown_node(struct builder *b, struct src_loc loc, const char *name,
 struct node *build_node(const struct builder *b, const char *name)
 {
     uint32_t i;
-    if (!strmap_get(&b->names, name, &i))
+    if (!b->names_ready || !b->sc->nodes || !strmap_get(&b->names, name, &i))
         return NULL;
     return b->sc->nodes[i];
+}
+
+bool build_declared(const struct builder *b, const char *name)
+{
+    uint32_t i;
+    return !b->names_ready || strmap_get(&b->names, name, &i);
 }
 
 static void register_names(struct builder *b)
 {
     strmap_init(&b->names, b->topo.nnodes);
+    b->names_ready = true;
     for (size_t i = 0; i < b->topo.nnodes; i++) {
         const struct decl_node *n = &b->topo.nodes[i];
         if (!strmap_put(&b->names, n->name, (uint32_t)i)) {
@@ -126,7 +155,7 @@ static void create_node(struct builder *b, size_t i)
         free(cfg);
         return;
     }
-    struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[k]};
+    struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[k], sc->p4_cache};
     sc->nodes[i] = ops->create(&env, dn->name, (uint32_t)i, cfg);
     free(cfg);
 }
@@ -135,8 +164,6 @@ void build_nodes(struct builder *b)
 {
     struct scenario *sc = b->sc;
     register_names(b);
-    if (b->errors)
-        return;
     for (size_t k = 0; k < registry_nnode_kinds; k++) {
         const struct node_ops *ops = registry_node_kinds[k].ops;
         sc->kind_shared[k] = ops->shared_create ? ops->shared_create() : NULL;
@@ -145,7 +172,7 @@ void build_nodes(struct builder *b)
     b->kind_of = xcalloc(b->topo.nnodes + 1, sizeof(*b->kind_of));
     b->where = xcalloc(b->topo.nnodes + 1, sizeof(*b->where));
     /* nodes[] is indexed by declaration: a declaration with errors leaves a NULL hole, and
-     * the build stops after this stage when there is one */
+     * the later stages only check after this stage when there is one */
     sc->nnodes = (uint32_t)b->topo.nnodes;
     for (size_t i = 0; i < b->topo.nnodes; i++)
         create_node(b, i);
@@ -157,25 +184,33 @@ void build_links(struct builder *b)
         const struct decl_link *dl = &b->topo.links[i];
         struct link_spec spec;
         char what[300];
-        snprintf(what, sizeof(what), "link %s-%s", dl->a, dl->b);
+        /* a generated link has only the topology's shared spec: its errors are named after
+         * that spec, so they are reported once, not once per generated link */
+        if (dl->map)
+            snprintf(what, sizeof(what), "link %s-%s", dl->a, dl->b);
+        else
+            snprintf(what, sizeof(what), "the topology's links");
         if (build_decode(b, link_params, link_nparams, "link", dl->gen, dl->map, &spec, what)) {
+            b->errors++;
+            continue;
+        }
+        link_cfg_finish(&spec.cfg, cfg_get(dl->map, "overhead") || cfg_get(dl->gen, "overhead") ||
+                                       cfg_get(build_defaults(b, "link"), "overhead"));
+        bool ka = build_declared(b, dl->a);
+        bool kb = build_declared(b, dl->b);
+        if (!ka)
+            build_unknown_node(b, dl->a_loc, dl->a, "link end");
+        if (!kb)
+            build_unknown_node(b, dl->b_loc, dl->b, "link end");
+        if (strcmp(dl->a, dl->b) == 0) {
+            diag_error(b->d, dl->b_loc, "link connects '%s' to itself", dl->a);
             b->errors++;
             continue;
         }
         struct node *na = build_node(b, dl->a);
         struct node *nb = build_node(b, dl->b);
-        if (!na)
-            build_unknown_node(b, dl->a_loc, dl->a, "link end");
-        if (!nb)
-            build_unknown_node(b, dl->b_loc, dl->b, "link end");
-        if (!na || !nb)
-            continue;
-        if (na == nb) {
-            diag_error(b->d, dl->b_loc, "link connects '%s' to itself", dl->a);
-            b->errors++;
-            continue;
-        }
-        node_connect(na, nb, &spec.cfg);
+        if (na && nb) /* else reported: an undeclared end, or a node with errors */
+            node_connect(na, nb, &spec.cfg);
     }
 }
 
@@ -185,7 +220,8 @@ static void each_node(struct builder *b, bool finish)
     struct scenario *sc = b->sc;
     for (uint32_t i = 0; i < sc->nnodes; i++) {
         struct node *n = sc->nodes[i];
-        struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[b->kind_of[i]]};
+        struct node_env env = {sc->sim, b->d, sc->doc->file, sc->kind_shared[b->kind_of[i]],
+                               sc->p4_cache};
         int (*hook)(struct node *, const struct node_env *, const struct param_layers *) =
             finish ? n->ops->finish : n->ops->connected;
         if (hook)

@@ -1,7 +1,8 @@
 /* The builder's stages, internal to sim/app: configuration tree → nodes, links, routes,
  * flows, jobs and output taps. Each stage reports every error it finds, located, and counts
- * them in b->errors; scenario_load stops after a stage that reported errors when a later stage
- * would depend on what failed. */
+ * them in b->errors. After an error the later stages still decode and check what they can
+ * (parameters, names) without building on what failed, so one run reports every error of a
+ * file; an element that failed is not reported again by the stages that use it. */
 #ifndef SIM_SIM_APP_BUILD_H
 #define SIM_SIM_APP_BUILD_H
 
@@ -16,16 +17,21 @@ struct builder {
     struct diag *d;
     struct topo topo;
     struct strmap names;   /* node name → declaration index */
+    bool names_ready;      /* names is filled (the topology was collected) */
     size_t *kind_of;       /* declaration index → registry node kind */
     struct param_layers *where; /* declaration index → its configuration layers */
     const struct cfg_node *def[BUILD_NSECTIONS]; /* defaults.link, ... */
+    uint64_t max_memory; /* scenario_opts.max_memory */
     int errors;
 };
 
 /* defaults.<section> ("link", "host", "switch", "flow"), or NULL. */
 const struct cfg_node *build_defaults(const struct builder *b, const char *section);
-/* The node a name declares, or NULL. */
+/* The node a name declares, or NULL (not declared, or its declaration had errors). */
 struct node *build_node(const struct builder *b, const char *name);
+/* True when `name` is a declared node (even one whose declaration had errors), or when the
+ * declarations are unknown because the topology had errors. */
+bool build_declared(const struct builder *b, const char *name);
 /* Reports that `name` (used as `role`) is no declared node, with a suggestion. */
 void build_unknown_node(struct builder *b, struct src_loc loc, const char *name,
                         const char *role);

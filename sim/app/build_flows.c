@@ -10,19 +10,36 @@
 #include "models/transport/transports.h"
 #include "sim/util.h"
 
-static struct host *flow_host(struct builder *b, const struct cfg_node *m, const char *key)
+/* A flow's key from its own map, else from defaults.flow. */
+static const struct cfg_node *flow_key(const struct builder *b, const struct cfg_node *m,
+                                       const char *key)
 {
     const struct cfg_node *v = cfg_get(m, key);
-    struct node *n = build_node(b, v->str);
-    if (!n) {
-        build_unknown_node(b, v->loc, v->str, key);
+    return v ? v : cfg_get(build_defaults(b, "flow"), key);
+}
+
+/* The host a flow's `src` or `dst` names; NULL (and *ok false) when it is no host. A node whose
+ * declaration had errors was reported there: NULL with *ok left true. */
+static struct host *flow_host(struct builder *b, const struct cfg_node *m, const char *key,
+                              bool *ok)
+{
+    const struct cfg_node *v = flow_key(b, m, key);
+    if (v->kind != CFG_SCALAR) { /* reported by the decoder */
+        *ok = false;
         return NULL;
     }
-    struct host *h = node_host(n);
-    if (!h) {
+    if (!build_declared(b, v->str)) {
+        build_unknown_node(b, v->loc, v->str, key);
+        *ok = false;
+        return NULL;
+    }
+    struct node *n = build_node(b, v->str);
+    struct host *h = n ? node_host(n) : NULL;
+    if (n && !h) {
         diag_error(b->d, v->loc, "%s '%s' is a %s; flows run between hosts", key, v->str,
                    n->ops->kind);
         b->errors++;
+        *ok = false;
     }
     return h;
 }
@@ -56,16 +73,21 @@ static const struct flow_ops *flow_kind(struct builder *b, const struct cfg_node
     return ops;
 }
 
-/* Endpoints, checks and reachability of a decoded flow; true when it can be created. */
+/* Endpoints, checks and reachability of a decoded flow; true when it can be created. With
+ * `only_check` (earlier stages had errors) the endpoints are checked by name and the flow is
+ * never created. */
 static bool flow_ok(struct builder *b, const struct flow_ops *ops, void *cfg,
                     const struct cfg_node *m, const char *name, struct host **src,
-                    struct host **dst)
+                    struct host **dst, bool only_check)
 {
-    *src = flow_host(b, m, "src");
-    *dst = flow_host(b, m, "dst");
-    if (!*src || !*dst || ops->check(cfg, m, b->d, name, b->sc->cfg.stop_ps) != 0)
+    bool ok = true;
+    *src = flow_host(b, m, "src", &ok);
+    *dst = flow_host(b, m, "dst", &ok);
+    if (ops->check(cfg, m, b->d, name, b->sc->cfg.stop_ps) != 0)
+        ok = false;
+    if (!ok || only_check || !*src || !*dst)
         return false;
-    struct src_loc dl = cfg_get(m, "dst")->loc;
+    struct src_loc dl = flow_key(b, m, "dst")->loc;
     if (*src == *dst) {
         diag_error(b->d, dl, "flow '%s' sends from '%s' to itself", name, (*src)->node.name);
         return false;
@@ -78,8 +100,25 @@ static bool flow_ok(struct builder *b, const struct flow_ops *ops, void *cfg,
     return true;
 }
 
+/* A flow's name, reported when it repeats one before it; NULL for a repeat. The name is
+ * allocated (free it); names put in `fnames` point into the tree or into created flows. */
+static char *flow_name(struct builder *b, const struct cfg_node *m, const struct flow_cfg *c,
+                       size_t i, const struct strmap *fnames)
+{
+    char *name = c->name ? xstrdup(c->name) : xasprintf("f%zu", i);
+    uint32_t prev;
+    if (!strmap_get(fnames, name, &prev))
+        return name;
+    diag_error(b->d, cfg_key_loc(m, "name"), "duplicate flow name '%s'", name);
+    b->errors++;
+    free(name);
+    return NULL;
+}
+
+/* Decodes, checks and (unless `only_check`) creates flow i. A flow with errors still has its
+ * name and endpoints checked. */
 static void create_flow(struct builder *b, const struct cfg_node *m, size_t i,
-                        struct strmap *fnames)
+                        struct strmap *fnames, bool only_check)
 {
     struct scenario *sc = b->sc;
     if (m->kind != CFG_MAP) {
@@ -95,27 +134,28 @@ static void create_flow(struct builder *b, const struct cfg_node *m, size_t i,
     char what[64];
     snprintf(what, sizeof(what), "%s flow %zu", ops->type, i);
     int e = build_decode(b, ops->params, *ops->nparams, "flow", NULL, m, cfg, what);
-    e += param_require(b->d, ops->params, *ops->nparams, m, m->loc, what);
+    e += param_require_layers(b->d, ops->params, *ops->nparams, m, build_defaults(b, "flow"),
+                              what);
+    char *name = flow_name(b, m, common, i, fnames);
+    struct host *src = NULL;
+    struct host *dst = NULL;
     if (e) {
+        bool ok = true;
+        if (flow_key(b, m, "src"))
+            flow_host(b, m, "src", &ok);
+        if (flow_key(b, m, "dst"))
+            flow_host(b, m, "dst", &ok);
         b->errors++;
-        goto out_free_cfg;
-    }
-    char *name = common->name ? xstrdup(common->name) : xasprintf("f%zu", i);
-    uint32_t prev;
-    bool dup = strmap_get(fnames, name, &prev);
-    if (dup)
-        diag_error(b->d, cfg_key_loc(m, "name"), "duplicate flow name '%s'", name);
-    struct host *src;
-    struct host *dst;
-    if (flow_ok(b, ops, cfg, m, name, &src, &dst) && !dup) {
+    } else if (flow_ok(b, ops, cfg, m, name ? name : "?", &src, &dst, only_check) && name) {
         struct flow *f = ops->create(sc->sim, sc->nflows, name, cfg, src, dst);
         strmap_put(fnames, f->name, sc->nflows);
         sc->flows[sc->nflows++] = f;
-    } else {
+    } else if (!only_check) {
         b->errors++;
     }
+    if (name && only_check && common->name) /* the name points into the tree */
+        strmap_put(fnames, common->name, (uint32_t)i);
     free(name);
-out_free_cfg:
     param_free(ops->params, *ops->nparams, cfg);
     free(cfg);
 }
@@ -213,8 +253,9 @@ void build_flows(struct builder *b)
     sc->flows = xcalloc(seq->n + 1, sizeof(*sc->flows));
     struct strmap fnames;
     strmap_init(&fnames, seq->n);
+    bool only_check = b->errors > 0;
     for (size_t i = 0; i < seq->n; i++)
-        create_flow(b, seq->items[i], i, &fnames);
+        create_flow(b, seq->items[i], i, &fnames, only_check);
     strmap_fini(&fnames);
     if (b->errors == 0)
         link_dependencies(b);

@@ -12,9 +12,11 @@
 #include "sim/app/plot.h"
 #include "sim/app/progress.h"
 #include "sim/app/registry.h"
+#include "sim/app/rundir.h"
 #include "sim/app/report.h"
 #include "sim/app/scenario.h"
 #include "sim/app/sweep_run.h"
+#include "sim/units.h"
 #include "sim/util.h"
 
 #define EXIT_BAD_INPUT 2
@@ -23,9 +25,12 @@ static const char usage[] =
     "usage: ddlsim COMMAND [ARGS]\n"
     "\n"
     "  run FILE.yaml [--out DIR] [--seed N] [--set KEY=VALUE]... [--pcap NODE:PORT,...] [--quiet]\n"
+    "      [--p4-exec=compiled|interp]  the engine of P4 switches (default compiled; interp:\n"
+    "                         the reference interpreter, same results)\n"
+    "      [--max-memory SIZE]\n"
     "      [--plot]           run a scenario; results go to DIR (default out/<file name>);\n"
     "                         --plot draws them into DIR/plots/\n"
-    "  check FILE.yaml [--set KEY=VALUE]...\n"
+    "  check FILE.yaml [--set KEY=VALUE]... [--max-memory SIZE]\n"
     "                         validate a scenario; every error as file:line:col\n"
     "  sweep FILE.yaml [--out DIR] [-j N] [--resume] [--keep] [--quiet] ...\n"
     "                         run a scenario over parameter axes into one CSV\n"
@@ -37,7 +42,7 @@ static const char usage[] =
     "  plot OUTDIR            gnuplot PNG and SVG of a run's results into OUTDIR/plots/\n"
     "  describe [KIND]        list the parameters of a kind (no KIND: list kinds)\n"
     "  p4 check FILE.p4       compile a P4_16 program and report errors\n"
-    "  p4 test FILE.p4 FILE.stf\n"
+    "  p4 test [--p4-exec=compiled|interp] FILE.p4 FILE.stf\n"
     "                         run STF packet tests against a P4 program\n"
     "\n"
     "exit codes: 0 success, 1 runtime failure, 2 bad input\n";
@@ -83,7 +88,9 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
         {"set", required_argument, NULL, 'S'},  {"pcap", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
-        {"plot", no_argument, NULL, 'P'},       {NULL, 0, NULL, 0},
+        {"plot", no_argument, NULL, 'P'},       {"p4-exec", required_argument, NULL, 'X'},
+        {"max-memory", required_argument, NULL, 'M'},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
     a->sets = xcalloc((size_t)argc + 1, sizeof(*a->sets));
@@ -98,8 +105,12 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         case 'q':
         case 'P':
             if (!run) {
-                fprintf(stderr, "ddlsim: error: option '%s' applies to run only\n",
-                        argv[optind - 1]);
+                const char *name = "?";
+                for (const struct option *lo = longopts; lo->name; lo++) {
+                    if (lo->val == c)
+                        name = lo->name;
+                }
+                fprintf(stderr, "ddlsim: error: option '--%s' applies to run only\n", name);
                 return EXIT_BAD_INPUT;
             }
             if (c == 'o')
@@ -126,6 +137,26 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
         case 'S':
             a->sets[a->nsets++] = optarg;
             break;
+        case 'X': /* the P4 engine of every switch: --set defaults.switch.p4_exec=... */
+            if (strcmp(optarg, "compiled") && strcmp(optarg, "interp")) {
+                fprintf(stderr, "ddlsim: error: --p4-exec expects compiled or interp, got '%s'\n",
+                        optarg);
+                return EXIT_BAD_INPUT;
+            }
+            a->sets[a->nsets++] =
+                strcmp(optarg, "interp") ? "defaults.switch.p4_exec=compiled"
+                                         : "defaults.switch.p4_exec=interp";
+            break;
+        case 'M': {
+            char err[256] = "";
+            int urc = units_parse_size(optarg, &a->opts.max_memory, err, sizeof(err));
+            if (urc < 0 || a->opts.max_memory == 0) {
+                fprintf(stderr, "ddlsim: error: --max-memory: %s\n",
+                        urc < 0 ? err : "must be more than 0");
+                return EXIT_BAD_INPUT;
+            }
+            break;
+        }
         case 'h':
             fputs(usage, stdout);
             exit(0);
@@ -145,19 +176,6 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
     a->opts.sets = a->sets;
     a->opts.nsets = a->nsets;
     return 0;
-}
-
-static char *default_out_dir(const char *file)
-{
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    char *name = xstrdup(base);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name)
-        *dot = '\0';
-    char *dir = xasprintf("out/%s", name);
-    free(name);
-    return dir;
 }
 
 static int cmd_check(int argc, char **argv)
@@ -201,7 +219,7 @@ static int cmd_run(int argc, char **argv)
         rc = EXIT_BAD_INPUT;
         goto out;
     }
-    dir = a.out ? xstrdup(a.out) : default_out_dir(a.file);
+    dir = a.out ? xstrdup(a.out) : rundir_default(a.file);
     r = report_open(sc, dir, a.pcap, &rc);
     if (!r)
         goto out;
@@ -209,11 +227,11 @@ static int cmd_run(int argc, char **argv)
     progress_init(&w.p, !a.quiet);
     sc->sim->hook = (struct sim_hook){run_watch_fire, &w, RUN_HOOK_EVENTS};
     double t0 = progress_now();
-    scenario_run(sc);
+    int run_rc = scenario_run(sc);
     double wall = progress_now() - t0;
     progress_clear(&w.p);
     sc->sim->hook.fn = NULL;
-    if (w.failed || report_check(r) < 0 || report_finish(r) < 0) {
+    if (run_rc < 0 || w.failed || report_check(r) < 0 || report_finish(r) < 0) {
         rc = 1;
         goto out;
     }

@@ -22,6 +22,11 @@
 #define EXIT_BAD_INPUT 2
 
 static const char *const style_names[] = {"lines", "bars", NULL};
+static const char *const key_names[] = {"top-left", "top-right", "bottom-left", "bottom-right",
+                                        "below", NULL};
+/* gnuplot's words for key_names */
+static const char *const key_gnuplot[] = {"top left", "top right", "bottom left", "bottom right",
+                                          "below"};
 static const char *const reduce_names[] = {"one",   "mean", "min",    "max", "sum", "count",
                                            "first", "last", "median", "p90", "p99", NULL};
 
@@ -30,6 +35,7 @@ struct fig_cfg {
     const char *claim;
     const struct cfg_node *sweep;
     const struct cfg_node *quick;
+    const struct cfg_node *pivot;
     const struct cfg_node *derive;
     const struct cfg_node *plot;
     const struct cfg_node *headline;
@@ -44,11 +50,14 @@ static const struct param_def fig_params[] = {
     {"sweep", PARAM_NODE, FO(sweep), NULL, NULL, NULL, NULL, "the sweep: a path or inline"},
     {"quick", PARAM_NODE, FO(quick), PARAM_OPTIONAL, NULL, NULL, NULL,
      "keys of the sweep that --quick replaces (a few seconds for make test)"},
+    {"pivot", PARAM_NODE, FO(pivot), PARAM_OPTIONAL, NULL, NULL, NULL,
+     "{by, keys, values}: one row per distinct keys with a column VALUE_B per value of `by` "
+     "(so that rows of different schemes can be compared), before derive"},
     {"derive", PARAM_NODE, FO(derive), PARAM_OPTIONAL, NULL, NULL, NULL,
      "derived columns: [{name, expr}]"},
     {"plot", PARAM_NODE, FO(plot), NULL, NULL, NULL, NULL, "how to draw it"},
     {"headline", PARAM_NODE, FO(headline), NULL, NULL, NULL, NULL,
-     "the number set beside the claim: {column, reduce, label}"},
+     "the number set beside the claim: {column, reduce, label}, or a list of them"},
     {"regression", PARAM_NODE, FO(regression), NULL, NULL, NULL, NULL,
      "{columns, tolerance, why}: what --quick compares with results/NAME.ref.csv"},
 };
@@ -63,6 +72,7 @@ struct plot_cfg {
     const struct cfg_node *titles;
     bool logx;
     bool logy;
+    int key;
 };
 
 #define PO(f) offsetof(struct plot_cfg, f)
@@ -79,6 +89,8 @@ static const struct param_def plot_params[] = {
      "legend text per y column"},
     {"logx", PARAM_BOOL, PO(logx), "false", NULL, NULL, NULL, "logarithmic x axis"},
     {"logy", PARAM_BOOL, PO(logy), "false", NULL, NULL, NULL, "logarithmic y axis"},
+    {"key", PARAM_ENUM, PO(key), "top-left", NULL, NULL, key_names,
+     "where the legend goes (below: under the plot, for many lines)"},
 };
 
 struct head_cfg {
@@ -117,13 +129,30 @@ struct fig_opts {
     const char *out;     /* sweep folder (one figure only) */
 };
 
+struct pivot_cfg {
+    const char *by;
+    const struct cfg_node *keys;
+    const struct cfg_node *values;
+};
+
+#define VO(f) offsetof(struct pivot_cfg, f)
+static const struct param_def pivot_params[] = {
+    {"by", PARAM_STRING, VO(by), NULL, NULL, NULL, NULL, "the column whose values become columns"},
+    {"keys", PARAM_NODE, VO(keys), NULL, NULL, NULL, NULL, "the columns that identify a row"},
+    {"values", PARAM_NODE, VO(values), NULL, NULL, NULL, NULL, "the columns spread by `by`"},
+};
+
+#define MAX_HEADLINES 8
+
 struct figure {
     char *file;
     char *name;
     struct cfg_doc *doc;
     struct fig_cfg cfg;
     struct plot_cfg plot;
-    struct head_cfg head;
+    struct head_cfg head[MAX_HEADLINES];
+    size_t nhead;
+    struct pivot_cfg pivot;
     struct reg_cfg reg;
 };
 
@@ -162,8 +191,26 @@ static struct figure *figure_load(const char *path, struct diag *d)
     int e = param_decode(d, fig_params, ARRAY_LEN(fig_params), doc->root, &f->cfg, "the figure");
     if (e == 0) {
         e += param_decode(d, plot_params, ARRAY_LEN(plot_params), f->cfg.plot, &f->plot, "plot");
-        e += param_decode(d, head_params, ARRAY_LEN(head_params), f->cfg.headline, &f->head,
-                          "headline");
+        const struct cfg_node *h = f->cfg.headline;
+        bool list = h->kind == CFG_SEQ;
+        f->nhead = list ? h->n : 1;
+        if (f->nhead == 0 || f->nhead > MAX_HEADLINES) {
+            diag_error(d, h->loc, "headline: 1 to %d of {column, reduce, label}", MAX_HEADLINES);
+            e++;
+            f->nhead = 0;
+        }
+        for (size_t i = 0; i < f->nhead; i++)
+            e += param_decode(d, head_params, ARRAY_LEN(head_params), list ? h->items[i] : h,
+                              &f->head[i], "headline");
+        if (f->cfg.pivot) {
+            e += param_decode(d, pivot_params, ARRAY_LEN(pivot_params), f->cfg.pivot, &f->pivot,
+                              "pivot");
+            if (e == 0 && (!all_scalars(f->pivot.keys) || !all_scalars(f->pivot.values))) {
+                diag_error(d, f->cfg.pivot->loc, "pivot: 'keys' and 'values' are lists of "
+                                                 "column names");
+                e++;
+            }
+        }
         e += param_decode(d, reg_params, ARRAY_LEN(reg_params), f->cfg.regression, &f->reg,
                           "regression");
     }
@@ -274,8 +321,8 @@ static int draw(const struct figure *f, const struct table *t, const char *base)
     char *xl = gnuplot_quote(f->plot.xlabel);
     char *yl = gnuplot_quote(f->plot.ylabel);
     char *head = xasprintf("set datafile separator \",\"\nset title %s\nset xlabel %s\n"
-                           "set ylabel %s\nset key top left box opaque\nset grid\n%s%s%s",
-                           title, xl, yl, f->plot.logx ? "set logscale x\n" : "",
+                           "set ylabel %s\nset key %s box opaque\nset grid\n%s%s%s",
+                           title, xl, yl, key_gnuplot[f->plot.key], f->plot.logx ? "set logscale x\n" : "",
                            f->plot.logy ? "set logscale y\n" : "",
                            f->plot.style == 1 ? "set style data histograms\n"
                                                 "set style histogram clustered gap 1\n"
@@ -377,17 +424,43 @@ static int compare(const struct figure *f, const struct table *t, const char *re
 
 static void headline(const struct figure *f, const struct table *t)
 {
-    int c = table_col(t, f->head.column);
-    double *v = xcalloc(t->nrows + 1, sizeof(*v));
-    size_t n = 0;
-    for (size_t r = 0; c >= 0 && r < t->nrows; r++) {
-        if (expr_number(t->rows[r][c], &v[n]) == 0)
-            n++;
+    printf("  claim: %s\n", f->cfg.claim);
+    for (size_t i = 0; i < f->nhead; i++) {
+        const struct head_cfg *h = &f->head[i];
+        int c = table_col(t, h->column);
+        double *v = xcalloc(t->nrows + 1, sizeof(*v));
+        size_t n = 0;
+        for (size_t r = 0; c >= 0 && r < t->nrows; r++) {
+            if (expr_number(t->rows[r][c], &v[n]) == 0)
+                n++;
+        }
+        double x = sweep_reduce(h->reduce, v, n);
+        printf("  ours:  %s = %.6g (%s over %zu points)\n", h->label, x,
+               reduce_names[h->reduce], n);
+        free(v);
     }
-    double x = sweep_reduce(f->head.reduce, v, n);
-    printf("  claim: %s\n  ours:  %s = %.6g (%s over %zu points)\n", f->cfg.claim, f->head.label,
-           x, reduce_names[f->head.reduce], n);
-    free(v);
+}
+
+/* The figure's pivot, if any; returns 0 or -1 after a message. */
+static int pivot(const struct figure *f, struct table *t)
+{
+    if (!f->cfg.pivot)
+        return 0;
+    const struct cfg_node *k = f->pivot.keys;
+    const struct cfg_node *v = f->pivot.values;
+    const char **keys = xcalloc(k->n, sizeof(*keys));
+    const char **vals = xcalloc(v->n, sizeof(*vals));
+    for (size_t i = 0; i < k->n; i++)
+        keys[i] = k->items[i]->str;
+    for (size_t i = 0; i < v->n; i++)
+        vals[i] = v->items[i]->str;
+    char err[300];
+    int rc = table_pivot(t, f->pivot.by, keys, k->n, vals, v->n, err, sizeof(err));
+    if (rc < 0)
+        fprintf(stderr, "%s: error: %s\n", f->file, err);
+    free(keys);
+    free(vals);
+    return rc;
 }
 
 static struct sweep *figure_sweep(const struct figure *f, bool quick, struct diag *d)
@@ -436,7 +509,7 @@ static int figure_run(const char *path, const struct fig_opts *o)
     } else if (table_read(res, &t) < 0) {
         fprintf(stderr, "ddlsim: error: cannot read '%s': %s\n", res, strerror(errno));
         rc = 1;
-    } else if (derive(f, &t, &d) < 0) {
+    } else if (pivot(f, &t) < 0 || derive(f, &t, &d) < 0) {
         rc = EXIT_BAD_INPUT;
     }
     const char *drop[] = {"status", "exit_code", "config_hash", "error"};

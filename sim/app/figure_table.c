@@ -135,3 +135,79 @@ void table_drop_col(struct table *t, const char *name)
     }
     t->ncols--;
 }
+
+/* The row of `out` whose key cells equal row r's of t, appended if new. */
+static size_t pivot_row(struct table *out, const struct table *t, size_t r, const int *kc,
+                        size_t nk)
+{
+    for (size_t o = 0; o < out->nrows; o++) {
+        size_t k = 0;
+        while (k < nk && strcmp(out->rows[o][k], t->rows[r][kc[k]]) == 0)
+            k++;
+        if (k == nk)
+            return o;
+    }
+    out->rows = xrealloc(out->rows, (out->nrows + 1) * sizeof(*out->rows));
+    char **row = xcalloc(out->ncols, sizeof(*row));
+    for (size_t k = 0; k < nk; k++)
+        row[k] = xstrdup(t->rows[r][kc[k]]);
+    for (size_t c = nk; c < out->ncols; c++)
+        row[c] = xstrdup("");
+    out->rows[out->nrows] = row;
+    return out->nrows++;
+}
+
+int table_pivot(struct table *t, const char *by, const char *const *keys, size_t nk,
+                const char *const *values, size_t nv, char *err, size_t errlen)
+{
+    int bc = table_col(t, by);
+    int *kc = xcalloc(nk + 1, sizeof(*kc));
+    int *vc = xcalloc(nv + 1, sizeof(*vc));
+    const char *missing = bc < 0 ? by : NULL;
+    for (size_t k = 0; k < nk && !missing; k++)
+        missing = (kc[k] = table_col(t, keys[k])) < 0 ? keys[k] : NULL;
+    for (size_t v = 0; v < nv && !missing; v++)
+        missing = (vc[v] = table_col(t, values[v])) < 0 ? values[v] : NULL;
+    if (missing) {
+        snprintf(err, errlen, "pivot: column '%s' is not in the results", missing);
+        free(kc);
+        free(vc);
+        return -1;
+    }
+    /* the values of `by`, in order of first appearance */
+    const char **bv = xcalloc(t->nrows + 1, sizeof(*bv));
+    size_t nb = 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        size_t i = 0;
+        while (i < nb && strcmp(bv[i], t->rows[r][bc]) != 0)
+            i++;
+        if (i == nb)
+            bv[nb++] = t->rows[r][bc];
+    }
+    struct table out = {0};
+    out.ncols = nk + nv * nb;
+    out.head = xcalloc(out.ncols, sizeof(*out.head));
+    for (size_t k = 0; k < nk; k++)
+        out.head[k] = xstrdup(keys[k]);
+    for (size_t v = 0; v < nv; v++) {
+        for (size_t b = 0; b < nb; b++)
+            out.head[nk + v * nb + b] = xasprintf("%s_%s", values[v], bv[b]);
+    }
+    for (size_t r = 0; r < t->nrows; r++) {
+        size_t o = pivot_row(&out, t, r, kc, nk);
+        size_t b = 0;
+        while (strcmp(bv[b], t->rows[r][bc]) != 0)
+            b++;
+        for (size_t v = 0; v < nv; v++) {
+            char **cell = &out.rows[o][nk + v * nb + b];
+            free(*cell);
+            *cell = xstrdup(t->rows[r][vc[v]]);
+        }
+    }
+    free(bv);
+    free(kc);
+    free(vc);
+    table_free(t);
+    *t = out;
+    return 0;
+}

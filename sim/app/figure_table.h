@@ -23,5 +23,11 @@ int table_col(const struct table *t, const char *name);
 void table_add_col(struct table *t, const char *name, char **cells);
 /* Drops a column if present. */
 void table_drop_col(struct table *t, const char *name);
+/* Pivots t in place: one row per distinct combination of the key columns (in order of first
+ * appearance) holding the keys and, for each value column v and each distinct value b of column
+ * `by`, a column "v_b" (empty where no row had that combination). Returns 0, or -1 with a
+ * message in err when a column is missing. */
+int table_pivot(struct table *t, const char *by, const char *const *keys, size_t nk,
+                const char *const *values, size_t nv, char *err, size_t errlen);
 
 #endif

@@ -199,12 +199,19 @@ static void plot_samples(struct plotter *p, json_t *root)
     free(rp.s);
 }
 
+/* Opens the run's result file NAME for reading; NULL when the run did not write it. */
+static FILE *open_result(const struct plotter *p, const char *name)
+{
+    char *path = xasprintf("%s/%s", p->dir, name);
+    FILE *f = fopen(path, "r");
+    free(path);
+    return f;
+}
+
 /* One datablock per (job, worker) of iterations.csv, so each worker's line is continuous. */
 static void plot_iterations(struct plotter *p)
 {
-    char *path = xasprintf("%s/iterations.csv", p->dir);
-    FILE *f = fopen(path, "r");
-    free(path);
+    FILE *f = open_result(p, "iterations.csv");
     if (!f)
         return;
     char keys[MAX_LINES][64];
@@ -319,9 +326,7 @@ static void plot_tensors(struct plotter *p)
 
 static void plot_fct(struct plotter *p)
 {
-    char *path = xasprintf("%s/flows.csv", p->dir);
-    FILE *f = fopen(path, "r");
-    free(path);
+    FILE *f = open_result(p, "flows.csv");
     if (!f)
         return;
     char line[4096];

@@ -3,7 +3,9 @@
 
 #include <string.h>
 
+#include "models/ddl/inc.h"
 #include "models/ddl/job.h"
+#include "models/ddl/sparse.h"
 #include "models/net/host.h"
 #include "models/net/link.h"
 #include "models/net/switch.h"
@@ -36,6 +38,10 @@ const struct registry_kind registry_kinds[] = {
      &link_nparams},
     {"output", "what a run records (section `output:`)", output_params, &output_nparams},
     {"job", "a distributed training job (entries of `jobs:`)", ddl_job_params, &ddl_job_nparams},
+    {"inc", "in-network aggregation of a job with arch inc or libra (`inc:` of a job)",
+     inc_params, &inc_nparams},
+    {"sparse", "the sparse workload of a job with arch libra (`sparse:` of a job)", sparse_params,
+     &sparse_nparams},
 };
 const size_t registry_nkinds = ARRAY_LEN(registry_kinds);
 

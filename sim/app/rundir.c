@@ -210,3 +210,16 @@ void rundir_abort(struct rundir *rd)
     memset(rd, 0, sizeof(*rd));
     rd->lock_fd = -1;
 }
+
+char *rundir_default(const char *scenario)
+{
+    const char *base = strrchr(scenario, '/');
+    base = base ? base + 1 : scenario;
+    char *name = xstrdup(base);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name)
+        *dot = '\0';
+    char *dir = xasprintf("out/%s", name);
+    free(name);
+    return dir;
+}

@@ -31,6 +31,9 @@ int rundir_commit(struct rundir *rd, char *err, size_t errn);
 void rundir_abort(struct rundir *rd);
 /* True when every entry of `dir` is a ddlsim output (so the folder may be replaced). */
 bool rundir_replaceable(const char *dir);
+/* The default output folder of a scenario file: out/ and the file's name without its
+ * extension (configs/demo.yaml -> out/demo). The caller frees it. */
+char *rundir_default(const char *scenario);
 /* Deletes a folder tree. Returns 0 or -1 (errno set). */
 int rundir_remove_tree(const char *dir);
 

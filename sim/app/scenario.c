@@ -1,10 +1,12 @@
 /* A scenario's lifecycle: load (parse, then the builder's stages), run, destroy, lookups. */
 #include "sim/app/scenario.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/app/build.h"
+#include "sim/app/estimate.h"
 #include "sim/app/registry.h"
 #include "sim/util.h"
 
@@ -40,20 +42,29 @@ const struct param_def output_params[] = {
 };
 const size_t output_nparams = ARRAY_LEN(output_params);
 
-/* The builder's stages in order; stops where a later stage would build on what failed. */
+/* The builder's stages in order. After an error, the stages that would build on what failed
+ * only check: nodes and links when the topology was collected, flows always (build_flows
+ * checks without creating once there are errors). */
 static void build_all(struct builder *b)
 {
     build_check_defaults(b);
-    b->errors += topo_collect(&b->topo, b->sc->doc->root, b->d);
-    if (b->errors)
+    int topo_errors = topo_collect(&b->topo, b->sc->doc->root, b->d);
+    b->errors += topo_errors;
+    if (topo_errors == 0 &&
+        estimate_check(&b->topo, b->sc->doc->root, estimate_limit(b->max_memory), b->d) < 0) {
+        b->errors++;
         return;
-    build_nodes(b);
-    if (b->errors)
+    }
+    if (topo_errors == 0) {
+        build_nodes(b);
+        build_links(b);
+        if (b->errors == 0)
+            build_connected(b);
+    }
+    if (b->errors) {
+        build_flows(b);
         return;
-    build_links(b);
-    build_connected(b);
-    if (b->errors)
-        return;
+    }
     build_routes(b);
     build_finish(b);
     build_flows(b);
@@ -66,7 +77,9 @@ static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o
     struct scenario *sc = xcalloc(1, sizeof(*sc));
     sc->doc = doc;
     sc->diag = d;
-    struct builder b = {.sc = sc, .d = d};
+    sc->p4_cache = o ? o->p4_cache : NULL;
+    struct builder b = {.sc = sc, .d = d, .max_memory = o ? o->max_memory : 0};
+    diag_hold(d);
     for (int i = 0; o && i < o->nsets; i++) {
         if (cfg_set(doc, o->sets[i], d) < 0)
             b.errors++;
@@ -76,22 +89,23 @@ static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o
         if (cfg_set_node(doc, a->path, a->value, a->value->loc, d) < 0)
             b.errors++;
     }
-    if (b.errors == 0 &&
-        param_decode(d, scenario_params, scenario_nparams, doc->root, &sc->cfg, "the scenario"))
+    /* a failed --set leaves the tree as it was: the file is still checked in full */
+    if (param_decode(d, scenario_params, scenario_nparams, doc->root, &sc->cfg, "the scenario"))
         b.errors++;
     if (o && o->seed_given)
         sc->cfg.seed = (int64_t)o->seed;
     sc->sim = sim_create((uint64_t)sc->cfg.seed, d);
-    if (b.errors == 0)
-        build_all(&b);
+    build_all(&b);
     strmap_fini(&b.names);
     topo_free(&b.topo);
     free(b.kind_of);
     free(b.where);
     if (b.errors || diag_count(d)) {
+        diag_release(d);
         scenario_destroy(sc);
         return NULL;
     }
+    diag_release(d);
     return sc;
 }
 
@@ -114,10 +128,19 @@ struct scenario *scenario_load_node(const char *name, const struct cfg_node *roo
     return build(cfg_doc_from(name, root), o, d);
 }
 
-void scenario_run(struct scenario *sc)
+int scenario_run(struct scenario *sc)
 {
     sim_time_t until = sc->cfg.stop_ps ? sc->cfg.stop_ps : SIM_TIME_NEVER;
     sc->events += sim_run(sc->sim, until);
+    if (!sc->sim->evq.past_horizon)
+        return 0;
+    char now[32];
+    fprintf(stderr,
+            "ddlsim: error: simulated time would pass its limit of %.0f s (about 26.7 days) "
+            "at %s of simulated time; shorten the scenario (smaller flows, faster links, or "
+            "`stop:`)\n",
+            simtime_sec(SIM_TIME_HORIZON), sim_time_fmt(sc->sim->now, now, sizeof(now)));
+    return -1;
 }
 
 void scenario_destroy(struct scenario *sc)

@@ -64,6 +64,7 @@ struct scenario {
     const char **pcap_ports; /* "node:port" specs to trace, resolved at output setup */
     uint32_t npcap_ports;
     uint64_t events;
+    struct p4_cache *p4_cache; /* scenario_opts.p4_cache (the caller's) */
 };
 
 /* A tree placed at a key path (sweep points): like --set, with any YAML value. */
@@ -79,6 +80,10 @@ struct scenario_opts {
     int nassigns;
     bool seed_given;
     uint64_t seed;
+    uint64_t max_memory; /* bytes a build may need (estimate.h); 0: the machine's */
+    /* Loaded P4 programs to take programs from and add them to (p4/engine/p4cache.h), owned
+     * by the caller and kept across scenarios (sweep workers); NULL: loaded per scenario. */
+    struct p4_cache *p4_cache;
 };
 
 extern const struct param_def scenario_params[];
@@ -96,7 +101,8 @@ struct scenario *scenario_load_string(const char *name, const char *yaml,
 struct scenario *scenario_load_node(const char *name, const struct cfg_node *root,
                                     const struct scenario_opts *o, struct diag *d);
 /* Runs to the stop time or until no event remains. */
-void scenario_run(struct scenario *sc);
+/* Returns 0, or -1 after printing an error when simulated time would pass SIM_TIME_HORIZON. */
+int scenario_run(struct scenario *sc);
 void scenario_destroy(struct scenario *sc);
 
 struct node *scenario_node(const struct scenario *sc, const char *name);

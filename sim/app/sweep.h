@@ -109,9 +109,11 @@ void sweep_free(struct sweep *sw);
 
 void sweep_point_get(const struct sweep *sw, uint64_t id, struct sweep_point *p);
 void sweep_point_free(struct sweep_point *p);
-/* Loads the point's scenario (errors through d). */
+struct p4_cache;
+/* Loads the point's scenario (errors through d), its P4 programs through p4_cache (may be
+ * NULL). */
 struct scenario *sweep_point_scenario(const struct sweep *sw, const struct sweep_point *p,
-                                      struct diag *d);
+                                      struct p4_cache *p4_cache, struct diag *d);
 
 /* The CSV header line (with '\n'). Caller frees. */
 char *sweep_csv_header(const struct sweep *sw);

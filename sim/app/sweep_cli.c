@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/app/rundir.h"
 #include "sim/util.h"
 
 #define EXIT_BAD_INPUT 2
@@ -86,19 +87,6 @@ static int parse(int argc, char **argv, struct sweep_run_opts *o, const char **f
     return 0;
 }
 
-static char *default_out(const char *file)
-{
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    char *name = xstrdup(base);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name)
-        *dot = '\0';
-    char *dir = xasprintf("out/%s", name);
-    free(name);
-    return dir;
-}
-
 int sweep_main(int argc, char **argv)
 {
     int rank = 0;
@@ -122,7 +110,7 @@ int sweep_main(int argc, char **argv)
         }
     }
     if (rc == 0) {
-        out = o.out ? xstrdup(o.out) : default_out(file);
+        out = o.out ? xstrdup(o.out) : rundir_default(file);
         o.out = out;
         if (mpi && rank > 0) {
             o.quiet = true;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "p4/engine/p4cache.h"
 #include "sim/util.h"
 
 #define POLL_MS (1000 / PROGRESS_HZ)
@@ -25,11 +26,13 @@ struct worker {
     int64_t point; /* running point, -1 when idle */
 };
 
-static int read_full(int fd, void *buf, size_t n)
+/* Moves all n bytes through fd (a pipe): write when `out`, else read. 0, or -1 on an error or
+ * end of file. */
+static int pipe_full(int fd, void *buf, size_t n, bool out)
 {
     char *p = buf;
     while (n > 0) {
-        ssize_t k = read(fd, p, n);
+        ssize_t k = out ? write(fd, p, n) : read(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -40,28 +43,25 @@ static int read_full(int fd, void *buf, size_t n)
     return 0;
 }
 
+static int read_full(int fd, void *buf, size_t n)
+{
+    return pipe_full(fd, buf, n, false);
+}
+
 static int write_full(int fd, const void *buf, size_t n)
 {
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
+    return pipe_full(fd, (void *)buf, n, true);
 }
 
 static _Noreturn void worker_loop(const struct sweep *sw, const char *out, bool keep, int cmd,
                                   int res)
 {
     uint64_t id;
+    /* the worker's programs: each is loaded once, for its first point */
+    struct p4_cache *p4_cache = p4_cache_create();
     while (read_full(cmd, &id, sizeof(id)) == 0) {
         struct sweep_rec r;
-        sweep_point_run(sw, id, out, keep, &r);
+        sweep_point_run(sw, id, out, keep, p4_cache, &r);
         char *text = sweep_rec_format(&r);
         uint64_t len = strlen(text);
         if (write_full(res, &len, sizeof(len)) < 0 || write_full(res, text, len) < 0)
@@ -69,6 +69,7 @@ static _Noreturn void worker_loop(const struct sweep *sw, const char *out, bool 
         free(text);
         sweep_rec_free(&r);
     }
+    p4_cache_free(p4_cache);
     _exit(0);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "p4/engine/p4cache.h"
 #include "sim/util.h"
 
 /* The rank count mpirun announced (Open MPI, MPICH/Hydra, PMIx), 0 when not under mpirun. */
@@ -94,17 +95,19 @@ int sweep_mpi_run(struct sweep_ctl *c, const uint64_t *pending, uint64_t n)
 
 void sweep_mpi_serve(const struct sweep *sw, const char *out, bool keep)
 {
+    struct p4_cache *p4_cache = p4_cache_create(); /* programs loaded once per rank */
     for (;;) {
         MPI_Status st;
         uint64_t id;
         MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         if (st.MPI_TAG != TAG_WORK) {
             MPI_Recv(NULL, 0, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            p4_cache_free(p4_cache);
             return;
         }
         MPI_Recv(&id, 1, MPI_UINT64_T, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         struct sweep_rec r;
-        sweep_point_run(sw, id, out, keep, &r);
+        sweep_point_run(sw, id, out, keep, p4_cache, &r);
         char *text = sweep_rec_format(&r);
         MPI_Send(text, (int)strlen(text), MPI_CHAR, 0, TAG_DONE, MPI_COMM_WORLD);
         free(text);

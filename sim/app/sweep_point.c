@@ -116,9 +116,9 @@ static int run_into(const struct sweep *sw, struct scenario *sc, const char *dir
     if (!r)
         return rc;
     sc->sim->hook = (struct sim_hook){stop_on_write_error, r, POINT_HOOK_EVENTS};
-    scenario_run(sc);
+    int run_rc = scenario_run(sc);
     sc->sim->hook.fn = NULL;
-    rc = report_check(r) < 0 || report_finish(r) < 0 ? 1 : 0;
+    rc = run_rc < 0 || report_check(r) < 0 || report_finish(r) < 0 ? 1 : 0;
     report_free(r);
     if (rc == 0) {
         char err[1024];
@@ -131,7 +131,7 @@ static int run_into(const struct sweep *sw, struct scenario *sc, const char *dir
 }
 
 void sweep_point_run(const struct sweep *sw, uint64_t id, const char *out, bool keep,
-                     struct sweep_rec *rec)
+                     struct p4_cache *p4_cache, struct sweep_rec *rec)
 {
     memset(rec, 0, sizeof(*rec));
     rec->id = id;
@@ -152,7 +152,7 @@ void sweep_point_run(const struct sweep *sw, uint64_t id, const char *out, bool 
     char **values = xcalloc(sw->nmetrics + 1, sizeof(*values));
     char hash[SHA256_HEX_LEN] = "";
     char seed[32] = "";
-    struct scenario *sc = sweep_point_scenario(sw, &p, &d);
+    struct scenario *sc = sweep_point_scenario(sw, &p, p4_cache, &d);
     if (!sc) {
         fprintf(stderr, "%s: %d error%s\n", sw->file, diag_count(&d), diag_count(&d) == 1 ? "" : "s");
         rec->exit_code = 2;

@@ -21,11 +21,13 @@ struct sweep_rec {
     char *inputs; /* lines "role sha256 path" */
 };
 
-/* Runs point `id`: loads its scenario, runs it into a folder under `out` (kept in
+struct p4_cache;
+
+/* Runs point `id` (P4 programs from p4_cache, which may be NULL): loads its scenario, runs it into a folder under `out` (kept in
  * out/points/NNNNNNNN when `keep`), reads the metrics, and fills rec. Messages the point prints
  * go to out/.work/NNNNNNNN.err and the first error among them into the row. */
 void sweep_point_run(const struct sweep *sw, uint64_t id, const char *out, bool keep,
-                     struct sweep_rec *rec);
+                     struct p4_cache *p4_cache, struct sweep_rec *rec);
 /* The record of a point whose worker died (signal, or exit without a record). */
 void sweep_point_crashed(const struct sweep *sw, uint64_t id, const char *out, int exit_code,
                          struct sweep_rec *rec);

@@ -554,13 +554,14 @@ void sweep_point_free(struct sweep_point *p)
 }
 
 struct scenario *sweep_point_scenario(const struct sweep *sw, const struct sweep_point *p,
-                                      struct diag *d)
+                                      struct p4_cache *p4_cache, struct diag *d)
 {
     struct scenario_opts o = {
         .assigns = p->assigns,
         .nassigns = (int)p->nassigns,
         .seed_given = p->seed_given,
         .seed = p->seed,
+        .p4_cache = p4_cache,
     };
     if (sw->scenario_path)
         return scenario_load(sw->scenario_path, &o, d);

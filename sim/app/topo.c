@@ -150,6 +150,28 @@ static void generate(struct topo *t, const struct topo_gen_cfg *g, struct src_lo
     }
 }
 
+/* Links a generator would make (every node but the star's switch has at least one), counted
+ * before generating: leaf_spine 10,000 x 10,000 x 10,000 within the ranges makes 10^8 hosts,
+ * whose declarations alone exhaust memory before the estimate (estimate.h) can refuse them. */
+#define TOPO_MAX_GENERATED 4000000
+
+static uint64_t planned_links(const struct topo_gen_cfg *g)
+{
+    uint64_t k = (uint64_t)g->k;
+    switch (g->kind) {
+    case TOPO_STAR:
+        return (uint64_t)g->hosts;
+    case TOPO_DUMBBELL:
+        return (uint64_t)g->left + (uint64_t)g->right + 1;
+    case TOPO_LEAF_SPINE:
+        return (uint64_t)g->leaves * ((uint64_t)g->spines + (uint64_t)g->hosts_per_leaf);
+    case TOPO_FAT_TREE:
+        return 3 * k * k * k / 4; /* hosts, edge-agg and agg-core: k^3/4 each */
+    default:
+        return 0;
+    }
+}
+
 static int collect_nodes(struct topo *t, const struct cfg_node *seq, enum decl_kind kind,
                          const char *section, struct diag *d)
 {
@@ -210,6 +232,14 @@ int topo_collect(struct topo *t, const struct cfg_node *root, struct diag *d)
         if (e == 0 && g.kind == TOPO_FAT_TREE && g.k % 2) {
             diag_error(d, cfg_get(gen, "k")->loc, "fat_tree: k must be even, got %lld",
                        (long long)g.k);
+            e++;
+        }
+        if (e == 0 && planned_links(&g) > TOPO_MAX_GENERATED) {
+            diag_error(d, gen->loc,
+                       "this %s would have %llu links; generators make at most %d (the memory "
+                       "estimate refuses far fewer on most machines)",
+                       kind_names[g.kind], (unsigned long long)planned_links(&g),
+                       TOPO_MAX_GENERATED);
             e++;
         }
         errors += e;

@@ -9,11 +9,7 @@
 #      leaves the earlier set in place;
 #   5. "cannot create output folder" says why; a folder holding other files is not replaced.
 set -u
-cd "$(dirname "$0")/../.."
-bin=$PWD/${BUILD:-build}/ddlsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/cli.sh"
 cat >"$tmp/long.yaml" <<'YAML'
 topology: {kind: star, hosts: 3}
 stop: 60ms

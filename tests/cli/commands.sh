@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # The commands a new user types from the README work: demo run, check, describe, --set.
 set -eu
-cd "$(dirname "$0")/../.."
-bin=${BUILD:-build}/ddlsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/cli.sh"
 out=$("$bin" run configs/demo.yaml --out "$tmp/demo")
 grep -q 'urgent .* 200000 .* 200000 ' <<<"$out"
 grep -q 's0:7>h7' <<<"$out"

@@ -2,10 +2,7 @@
 # Same scenario and seed → byte-identical summary.json, flows.csv, queues.csv and trace.pcap;
 # another seed changes a Poisson run.
 set -eu
-cd "$(dirname "$0")/../.."
-bin=${BUILD:-build}/ddlsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/cli.sh"
 "$bin" run configs/demo.yaml --out "$tmp/a" --pcap s0:7 --quiet
 "$bin" run configs/demo.yaml --out "$tmp/b" --pcap s0:7 --quiet
 "$bin" run configs/demo.yaml --out "$tmp/c" --pcap s0:7 --quiet --seed 2

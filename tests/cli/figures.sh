@@ -3,11 +3,7 @@
 # tolerance of its reference results/NAME.ref.csv; and the check can fail: a reference moved
 # beyond the tolerance fails with the point and column named, one moved within it passes.
 set -u
-cd "$(dirname "$0")/../.."
-bin=$PWD/${BUILD:-build}/ddlsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/cli.sh"
 n=0
 for f in configs/figures/*.yaml; do
     name=$(basename "$f" .yaml)

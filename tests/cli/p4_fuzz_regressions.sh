@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # Inputs the fuzzers once crashed on (undefined behaviour) now end in located errors, exit 2.
 set -u
-cd "$(dirname "$0")/../.."
-bin=${BUILD:-build}/ddlsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/cli.sh"
 fail=0
 # a struct that contains itself (its type was still being laid out)
 printf 'struct s_t {\n    s_t inner;\n}\n' >"$tmp/rec.p4"

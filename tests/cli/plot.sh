@@ -3,11 +3,7 @@
 # data (queue samples, TCP cwnd samples, RDMA rate samples, DDL iterations and tensors, flow
 # completion times), with labelled axes and units; a folder without results is refused.
 set -u
-cd "$(dirname "$0")/../.."
-bin=$PWD/${BUILD:-build}/ddlsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/cli.sh"
 cat >"$tmp/mix.yaml" <<'YAML'
 topology: {kind: star, hosts: 6, link: {rate: 10Gbps, delay: 2us}, switch: {pfc: true}}
 flows:

@@ -4,11 +4,7 @@
 # --quiet, or when stderr is not a terminal, nothing extra is printed. (script(1) gives the
 # command a terminal.)
 set -u
-cd "$(dirname "$0")/../.."
-bin=$PWD/${BUILD:-build}/ddlsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/cli.sh"
 command -v script >/dev/null || { echo "no script(1): skipped"; exit 0; }
 cat >"$tmp/long.yaml" <<'YAML'
 topology: {kind: star, hosts: 3}

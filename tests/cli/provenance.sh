@@ -5,12 +5,7 @@
 # directory: run from a folder whose p4/include, p4/programs and configs/models differ, the
 # inputs, their digests and every result are the same as from the source tree.
 set -u
-cd "$(dirname "$0")/../.."
-root=$PWD
-bin=$root/${BUILD:-build}/ddlsim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/cli.sh"
 cat >"$tmp/job.yaml" <<'YAML'
 name: prov
 topology: {kind: star, hosts: 3, link: {rate: 10Gbps, delay: 1us}, switch: {pfc: true}}

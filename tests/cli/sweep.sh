@@ -10,13 +10,8 @@
 #      an existing sweep folder needs --resume or --fresh;
 #   5. the plain build under mpirun says to use the MPI build.
 set -u
-cd "$(dirname "$0")/../.."
-root=$PWD
-bin=$root/${BUILD:-build}/ddlsim
-mpibin=$root/${BUILD:-build}/ddlsim-mpi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/cli.sh"
+mpibin=${bin%/ddlsim}/ddlsim-mpi
 cd "$tmp"
 cat >base.yaml <<'YAML'
 name: two-poisson

@@ -1,0 +1,26 @@
+/* The compiled engine: the lowered program (p4ir.h) turned once, at load, into a flat,
+ * pre-resolved form that runs by closure threading. Every expression and statement node
+ * becomes a record holding the function that runs it and its operands already resolved
+ * (slots, masks, widths, the callee's compiled body, a table's compiled keys and actions),
+ * so a packet costs one indirect call per node and no dispatch on opcodes, types or names.
+ * Specialised paths: values of at most 64 bits, fixed-layout headers extracted and emitted
+ * from flat field lists, checksum and hash data lists packed from flat lists, table applies
+ * with compiled keys and action calls, the parser's select. Whatever has no specialised path
+ * (wide values, header stacks, varbits, out/inout arguments, loops, the rarer externs) runs
+ * through the interpreter's code for that node (p4vmi.h), so both engines share one
+ * implementation of it and their results are identical (tests/test_p4cc.c checks this). */
+#ifndef SIM_P4_P4CC_H
+#define SIM_P4_P4CC_H
+
+#include "p4/engine/p4vm.h"
+
+struct p4cc;
+
+/* Compiles prog (which must outlive the result). */
+struct p4cc *p4cc_compile(const struct p4_prog *prog);
+void p4cc_free(struct p4cc *cc);
+/* As p4vm_run_parser and p4vm_run_control, on the compiled form. */
+void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm);
+void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, const struct p4ir_callable *c);
+
+#endif

@@ -1,0 +1,142 @@
+/* Internal to the compiled engine (p4cc.c builds these records, p4ccrun.c runs them): see
+ * p4cc.h. Records are allocated once at compile time and never change afterwards. */
+#ifndef SIM_P4_P4CCI_H
+#define SIM_P4_P4CCI_H
+
+#include "p4/engine/p4cc.h"
+#include "p4/engine/p4ops.h"
+
+struct cx;
+struct cs;
+struct ccall;
+struct ctab;
+typedef uint64_t cx_fn(struct p4vm *vm, const struct cx *x);
+typedef void cs_fn(struct p4vm *vm, const struct cs *s);
+
+/* An expression of at most 64 bits. */
+struct cx {
+    cx_fn *fn;
+    const struct cx *a;
+    const struct cx *b;
+    const struct cx *c;
+    int32_t slot;
+    uint64_t k; /* constant */
+    struct p4ops_args p;
+    enum p4op op;
+    const struct p4ir_expr *e; /* the node (interpreted fallbacks, fault locations) */
+    const struct ccall *call;  /* CALL */
+    const struct ctab *tab;    /* HIT, MISS */
+};
+
+/* A block: statements run in order until one changes the flow. */
+struct cb {
+    const struct cs *s;
+    int n;
+};
+
+/* A compiled action, function or control body. */
+struct cfn {
+    const struct p4ir_callable *ir;
+    struct cb body;
+};
+
+/* A call site: simple when every argument is a value of at most 64 bits copied in (or action
+ * data); otherwise the interpreter's call runs it (copy-in/copy-out of references). */
+struct ccall {
+    const struct p4ir_call *ir;
+    const struct cfn *fn;
+    const struct cx **args; /* per parameter; NULL: action data */
+    bool simple;
+};
+
+/* A table apply: compiled keys (NULL: a wide key the interpreter evaluates) and actions. */
+struct ctab {
+    const struct p4ir_table *ir;
+    const struct cx **keys;
+    struct ccall *acts;
+};
+
+/* A flat list of fields of at most 64 bits: slot offsets (from the header) and widths; when
+ * `window` every field lies in the 8 bytes from its first byte (bo: byte offset in the
+ * header, sh: its right shift in that big-endian word), so a byte-aligned header is read and
+ * written with one 64-bit load or store per field. */
+#define CFIELDS_MAX_BYTES 64
+struct cfields {
+    const int32_t *off;
+    const uint8_t *w;
+    const uint8_t *bo;
+    const uint8_t *sh;
+    int n;
+    int bytes; /* the header's bytes (width rounded up) */
+    bool window;
+};
+
+/* A data list packed from slots: per element its slot, width and the validity slot of its
+ * header (-1: none). */
+struct cpack {
+    const int32_t *slot;
+    const int32_t *hslot;
+    const uint8_t *w;
+    int n;
+};
+
+struct cs {
+    cs_fn *fn;
+    const struct p4ir_stmt *st;
+    const struct cx *a;
+    const struct cx *b;
+    int32_t slot;
+    int32_t slot2; /* checksum and hash results: the destination slot, -1: by reference */
+    uint64_t k;
+    uint64_t mask2;
+    struct cb body;
+    struct cb els;
+    const struct cb *cases;
+    const struct ctab *tab;
+    const struct ccall *call;
+    struct cfields fields;
+    struct cpack pack;
+};
+
+struct cstate {
+    struct cb body;
+    const struct cx **keys;
+};
+
+struct p4cc {
+    const struct p4_prog *prog;
+    const struct cfn *ctl[5]; /* verify, ingress, egress, compute, deparser */
+    struct cb parser_init;
+    struct cstate *states;
+    struct cfn **fns; /* compiled callables (looked up by their IR) */
+    int nfns;
+    int capfns;
+    void **allocs;
+    int nallocs;
+    int capallocs;
+};
+
+/* ---- runners (p4ccrun.c) ---- */
+cx_fn cx_const, cx_load, cx_interp, cx_land, cx_lor, cx_cond, cx_add, cx_sub, cx_and, cx_or,
+    cx_xor, cx_eq, cx_ne, cx_ult, cx_ule, cx_ugt, cx_uge, cx_binop, cx_unop, cx_call, cx_hit,
+    cx_add_sk, cx_sub_sk, cx_eq_sk, cx_ne_sk, cx_loadx;
+cs_fn cs_interp, cs_assign, cs_assign_load, cs_assign_const, cs_if_slot, cs_block, cs_if, cs_setvalid, cs_apply, cs_switch, cs_switchv,
+    cs_call, cs_exit, cs_return, cs_extract, cs_emit, cs_update_cksum, cs_verify_cksum, cs_hash,
+    cs_drop, cs_reg_read, cs_reg_write, cs_loop, cs_break, cs_continue, cs_assign_x,
+    cs_extract_next, cs_emit_stack;
+
+/* The same as p4vm's, on compiled records. */
+void p4cc_run_call(struct p4vm *vm, const struct ccall *c);
+int p4cc_apply(struct p4vm *vm, const struct ctab *t, bool *hit);
+
+static inline void p4cc_block(struct p4vm *vm, const struct cb *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const struct cs *s = &b->s[i];
+        s->fn(vm, s);
+        if (vm->flow)
+            return;
+    }
+}
+
+#endif

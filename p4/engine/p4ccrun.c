@@ -1,0 +1,675 @@
+/* The compiled engine's runners: one function per kind of record (p4cci.h). Each does what
+ * the interpreter does for the node it was compiled from (p4vm.c, p4vmext.c), with the
+ * operands resolved ahead; the *_interp ones hand the node to the interpreter. */
+#include "p4/engine/p4cci.h"
+#include "p4/engine/p4hash.h"
+#include "p4/engine/p4pipe.h"
+#include "p4/engine/p4vmi.h"
+#include "p4/engine/p4wire.h"
+
+#include <string.h>
+
+#define RUN(x) ((x)->fn(vm, (x)))
+
+/* ---- expressions ---- */
+
+uint64_t cx_const(struct p4vm *vm, const struct cx *x)
+{
+    (void)vm;
+    return x->k;
+}
+
+uint64_t cx_load(struct p4vm *vm, const struct cx *x)
+{
+    return vm->slots[x->slot];
+}
+
+/* s[i].f with a computed index (out of range reads 0, as the interpreter) */
+uint64_t cx_loadx(struct p4vm *vm, const struct cx *x)
+{
+    const struct p4ir_expr *e = x->e;
+    uint64_t idx = RUN(x->a);
+    if (idx >= (uint64_t)e->aux2)
+        return 0;
+    return vm->slots[e->slot + 1 + (int64_t)idx * e->aux + (int64_t)e->k];
+}
+
+uint64_t cx_interp(struct p4vm *vm, const struct cx *x)
+{
+    return p4vm_eval(vm, x->e);
+}
+
+uint64_t cx_land(struct p4vm *vm, const struct cx *x)
+{
+    return RUN(x->a) && RUN(x->b);
+}
+
+uint64_t cx_lor(struct p4vm *vm, const struct cx *x)
+{
+    return RUN(x->a) || RUN(x->b);
+}
+
+uint64_t cx_cond(struct p4vm *vm, const struct cx *x)
+{
+    return RUN(x->a) ? RUN(x->b) : RUN(x->c);
+}
+
+/* Operands left to right (P4_16 8.1), as the interpreter. */
+#define CX_BINARY(name, expr)                                                                  \
+    uint64_t name(struct p4vm *vm, const struct cx *x)                                        \
+    {                                                                                          \
+        uint64_t a = RUN(x->a);                                                                \
+        uint64_t b = RUN(x->b);                                                                \
+        return (expr);                                                                         \
+    }
+CX_BINARY(cx_add, (a + b) & x->p.mask)
+CX_BINARY(cx_sub, (a - b) & x->p.mask)
+CX_BINARY(cx_and, a & b)
+CX_BINARY(cx_or, a | b)
+CX_BINARY(cx_xor, a ^ b)
+CX_BINARY(cx_eq, a == b)
+CX_BINARY(cx_ne, a != b)
+CX_BINARY(cx_ult, a < b)
+CX_BINARY(cx_ule, a <= b)
+CX_BINARY(cx_ugt, a > b)
+CX_BINARY(cx_uge, a >= b)
+#undef CX_BINARY
+
+/* A slot and a constant (x->a is the LOAD, x->k the constant): h.f + 1, h.f == 0x800 */
+uint64_t cx_add_sk(struct p4vm *vm, const struct cx *x)
+{
+    return (vm->slots[x->slot] + x->k) & x->p.mask;
+}
+
+uint64_t cx_sub_sk(struct p4vm *vm, const struct cx *x)
+{
+    return (vm->slots[x->slot] - x->k) & x->p.mask;
+}
+
+uint64_t cx_eq_sk(struct p4vm *vm, const struct cx *x)
+{
+    return vm->slots[x->slot] == x->k;
+}
+
+uint64_t cx_ne_sk(struct p4vm *vm, const struct cx *x)
+{
+    return vm->slots[x->slot] != x->k;
+}
+
+uint64_t cx_binop(struct p4vm *vm, const struct cx *x)
+{
+    uint64_t a = RUN(x->a);
+    uint64_t b = RUN(x->b);
+    bool div0 = false;
+    uint64_t r = p4ops_narrow(x->op, a, b, &x->p, &div0);
+    if (div0)
+        p4vm_fault(vm, x->e->loc, x->op == P4OP_DIV ? "division by zero" : "modulo by zero");
+    return r;
+}
+
+uint64_t cx_unop(struct p4vm *vm, const struct cx *x)
+{
+    bool div0 = false;
+    return p4ops_narrow(x->op, RUN(x->a), 0, &x->p, &div0);
+}
+
+uint64_t cx_call(struct p4vm *vm, const struct cx *x)
+{
+    p4cc_run_call(vm, x->call);
+    return vm->slots[x->slot];
+}
+
+uint64_t cx_hit(struct p4vm *vm, const struct cx *x)
+{
+    bool hit;
+    p4cc_apply(vm, x->tab, &hit);
+    return x->op == P4OP_HIT ? hit : !hit;
+}
+
+/* ---- calls and tables ---- */
+
+void p4cc_run_call(struct p4vm *vm, const struct ccall *c)
+{
+    if (!c->simple) {
+        p4vm_call(vm, c->ir);
+        return;
+    }
+    const struct p4ir_callable *fn = c->ir->fn;
+    for (int i = 0; i < c->ir->nargs; i++) {
+        if (c->args[i])
+            vm->slots[fn->params[i].slot] = RUN(c->args[i]);
+    }
+    p4cc_block(vm, &c->fn->body);
+    if (vm->flow == P4VM_RETURN)
+        vm->flow = P4VM_NORMAL;
+}
+
+/* The entry's direct counter and meter (as the interpreter's apply_table). */
+static void direct_state(struct p4vm *vm, const struct p4ir_table *t, struct p4table *rt,
+                         struct p4table_entry *en)
+{
+    struct p4table_direct *d = p4table_direct(rt, en);
+    if (t->direct_counter >= 0) {
+        d->packets++;
+        d->bytes += vm->packet_length;
+    }
+    if (t->direct_meter >= 0) {
+        const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
+        vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
+            &d->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(vm->pipe));
+    }
+}
+
+int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
+{
+    const struct p4ir_table *t = ct->ir;
+    struct p4_pipe *pipe = vm->pipe;
+    struct p4table *rt = &pipe->tables[t->id];
+    uint64_t *key = pipe->keybuf;
+    for (int i = 0; i < t->nkeys; i++) {
+        const struct p4ir_key *k = &t->keys[i];
+        if (ct->keys[i])
+            key[k->woff] = RUN(ct->keys[i]);
+        else
+            p4vm_evalw(vm, k->e, key + k->woff);
+    }
+    struct p4table_entry *en = p4table_lookup(rt, key);
+    int action;
+    const uint64_t *data;
+    if (en) {
+        *hit = true;
+        action = en->action;
+        data = p4table_data(rt, en);
+        if (rt->has_direct)
+            direct_state(vm, t, rt, en);
+    } else {
+        *hit = false;
+        action = rt->default_action;
+        data = rt->default_data;
+        if (t->direct_meter >= 0)
+            vm->dmeter_color[t->direct_meter & 63] = P4_GREEN;
+    }
+    if (action < 0)
+        return -1;
+    const struct p4ir_callable *fn = t->actions[action].call.fn;
+    int w = 0;
+    for (int i = 0; i < fn->nparams; i++) {
+        const struct p4ir_param *p = &fn->params[i];
+        if (p->dir != P4_DIR_NONE)
+            continue;
+        memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
+        w += p->nslots;
+    }
+    p4cc_run_call(vm, &ct->acts[action]);
+    return action;
+}
+
+/* ---- statements ---- */
+
+void cs_interp(struct p4vm *vm, const struct cs *s)
+{
+    p4vm_exec(vm, s->st);
+}
+
+void cs_assign(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t v = RUN(s->b);
+    if (!vm->flow) /* a failed lookahead or an exit drops the write */
+        vm->slots[s->slot] = v & s->k;
+}
+
+/* s[i].f = v: the location first, then the value (P4_16 8.2); out of range writes nothing */
+void cs_assign_x(struct p4vm *vm, const struct cs *s)
+{
+    const struct p4ir_expr *ref = s->st->a;
+    uint64_t idx = RUN(s->a);
+    uint64_t v = RUN(s->b);
+    if (idx < (uint64_t)ref->aux2 && !vm->flow)
+        vm->slots[ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k] = v & s->k;
+}
+
+/* dst = src (both of at most 64 bits): no flow change is possible */
+void cs_assign_load(struct p4vm *vm, const struct cs *s)
+{
+    vm->slots[s->slot] = vm->slots[s->slot2] & s->k;
+}
+
+void cs_assign_const(struct p4vm *vm, const struct cs *s)
+{
+    vm->slots[s->slot] = s->mask2;
+}
+
+/* if (h.isValid()) on a header at a fixed slot */
+void cs_if_slot(struct p4vm *vm, const struct cs *s)
+{
+    if (vm->slots[s->slot2])
+        p4cc_block(vm, &s->body);
+    else
+        p4cc_block(vm, &s->els);
+}
+
+void cs_block(struct p4vm *vm, const struct cs *s)
+{
+    p4cc_block(vm, &s->body);
+}
+
+void cs_if(struct p4vm *vm, const struct cs *s)
+{
+    if (RUN(s->b))
+        p4cc_block(vm, &s->body);
+    else
+        p4cc_block(vm, &s->els);
+}
+
+void cs_setvalid(struct p4vm *vm, const struct cs *s)
+{
+    vm->slots[s->slot] = s->k;
+}
+
+void cs_apply(struct p4vm *vm, const struct cs *s)
+{
+    bool hit;
+    p4cc_apply(vm, s->tab, &hit);
+}
+
+void cs_switch(struct p4vm *vm, const struct cs *s)
+{
+    bool hit;
+    int a = p4cc_apply(vm, s->tab, &hit);
+    if (vm->flow)
+        return;
+    if (a >= 0 && s->st->has_case[a])
+        p4cc_block(vm, &s->cases[a]);
+    else
+        p4cc_block(vm, &s->els);
+}
+
+void cs_switchv(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t v = RUN(s->b);
+    const struct p4ir_stmt *st = s->st;
+    for (int i = 0; i < st->ncases; i++) {
+        if (st->has_case[i] && st->vals[i] == v) {
+            p4cc_block(vm, &s->cases[i]);
+            return;
+        }
+    }
+    p4cc_block(vm, &s->els);
+}
+
+/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
+static bool loop_continues(struct p4vm *vm)
+{
+    if (vm->flow == P4VM_BREAK) {
+        vm->flow = P4VM_NORMAL;
+        return false;
+    }
+    if (vm->flow == P4VM_CONTINUE)
+        vm->flow = P4VM_NORMAL;
+    return vm->flow == P4VM_NORMAL;
+}
+
+/* while (b or true) { body; els (the update) }, stopped after P4VM_LOOP_MAX iterations */
+void cs_loop(struct p4vm *vm, const struct cs *s)
+{
+    for (uint32_t n = 0; !s->b || RUN(s->b); n++) {
+        if (vm->flow)
+            return;
+        if (n == P4VM_LOOP_MAX) {
+            p4vm_fault(vm, s->st->loc, "loop stopped after 1048576 iterations");
+            return;
+        }
+        p4cc_block(vm, &s->body);
+        if (!loop_continues(vm))
+            return;
+        p4cc_block(vm, &s->els);
+        if (vm->flow)
+            return;
+    }
+}
+
+void cs_break(struct p4vm *vm, const struct cs *s)
+{
+    (void)s;
+    vm->flow = P4VM_BREAK;
+}
+
+void cs_continue(struct p4vm *vm, const struct cs *s)
+{
+    (void)s;
+    vm->flow = P4VM_CONTINUE;
+}
+
+void cs_call(struct p4vm *vm, const struct cs *s)
+{
+    p4cc_run_call(vm, s->call);
+}
+
+void cs_exit(struct p4vm *vm, const struct cs *s)
+{
+    (void)s;
+    vm->flow = P4VM_EXIT;
+}
+
+void cs_return(struct p4vm *vm, const struct cs *s)
+{
+    (void)s;
+    vm->flow = P4VM_RETURN;
+}
+
+static inline uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return __builtin_bswap64(x);
+}
+
+/* Reads a fixed-layout header at slot h from the packet (the length was checked). */
+static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h)
+{
+    if (f->window && f->bytes && !(vm->in_bitpos & 7)) { /* one 64-bit load per field */
+        uint32_t at = vm->in_bitpos >> 3;
+        const uint8_t *p = vm->in + at;
+        uint8_t buf[CFIELDS_MAX_BYTES + 8];
+        if ((uint64_t)at + (uint64_t)f->bytes + 8 > vm->in_len) { /* near the end: a copy */
+            memcpy(buf, p, (size_t)f->bytes);
+            memset(buf + f->bytes, 0, 8);
+            p = buf;
+        }
+        for (int i = 0; i < f->n; i++)
+            h[f->off[i]] = load_be64(p + f->bo[i]) >> f->sh[i] & p4util_mask64(f->w[i]);
+    } else {
+        struct bitr r;
+        bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
+        for (int i = 0; i < f->n; i++)
+            h[f->off[i]] = bitr_get(&r, f->w[i]);
+    }
+    h[0] = 1;
+}
+
+/* A fixed-layout header from its flat field list. */
+void cs_extract(struct p4vm *vm, const struct cs *s)
+{
+    uint32_t total = (uint32_t)s->k;
+    if (vm->in_bitpos + (uint64_t)total > (uint64_t)vm->in_len * 8) {
+        vm->parser_error = ERR_PACKET_TOO_SHORT;
+        vm->flow = P4VM_EXIT;
+        return;
+    }
+    extract_fields(vm, &s->fields, vm->slots + s->slot);
+    vm->in_bitpos += total;
+}
+
+/* extract(s.next): beyond the stack the parser stops with StackOutOfBounds (P4_16 8.18) */
+void cs_extract_next(struct p4vm *vm, const struct cs *s)
+{
+    const struct p4ir_expr *ref = s->st->a;
+    uint64_t idx = vm->slots[ref->slot];
+    if (idx >= (uint64_t)ref->aux2) {
+        vm->parser_error = ERR_STACK_OUT_OF_BOUNDS;
+        vm->flow = P4VM_EXIT;
+        return;
+    }
+    uint32_t total = (uint32_t)s->k;
+    if (vm->in_bitpos + (uint64_t)total > (uint64_t)vm->in_len * 8) {
+        vm->parser_error = ERR_PACKET_TOO_SHORT;
+        vm->flow = P4VM_EXIT;
+        return;
+    }
+    int64_t at = ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k;
+    extract_fields(vm, &s->fields, vm->slots + at);
+    vm->in_bitpos += total;
+    vm->slots[ref->slot]++;
+}
+
+static void emit_fields(struct p4vm *vm, const struct cfields *f, const uint64_t *h)
+{
+    if (!h[0])
+        return;
+    uint32_t bytes = (uint32_t)f->bytes;
+    if (vm->out_len + bytes > vm->out_cap) {
+        vm->out_overflow = true;
+        return;
+    }
+    struct bitw b = {vm->out + vm->out_len, 0, 0, 0};
+    for (int i = 0; i < f->n; i++)
+        bitw_field(&b, h + f->off[i], f->w[i]);
+    bitw_flush(&b);
+    vm->out_len += bytes;
+}
+
+void cs_emit(struct p4vm *vm, const struct cs *s)
+{
+    emit_fields(vm, &s->fields, vm->slots + s->slot);
+}
+
+/* emit(stack): each element in order (s->k elements, s->mask2 slots apart) */
+void cs_emit_stack(struct p4vm *vm, const struct cs *s)
+{
+    const uint64_t *base = vm->slots + s->slot + 1;
+    for (uint64_t i = 0; i < s->k; i++)
+        emit_fields(vm, &s->fields, base + i * s->mask2);
+}
+
+/* Packs a flat data list into vm->buf (fields of invalid headers left out); byte length. */
+static size_t pack_flat(struct p4vm *vm, const struct cpack *p)
+{
+    struct bitw b = {vm->buf, 0, 0, 0};
+    const uint64_t *sl = vm->slots;
+    for (int i = 0; i < p->n; i++) {
+        if (p->hslot[i] >= 0 && !sl[p->hslot[i]])
+            continue;
+        bitw_put(&b, sl[p->slot[i]] & p4util_mask64(p->w[i]), p->w[i]);
+    }
+    bitw_flush(&b);
+    return b.n;
+}
+
+/* csum16 of a flat data list without writing its bytes: the stream's big-endian 64-bit words
+ * are summed and folded with end-around carry, which is the one's complement sum of its
+ * 16-bit words (RFC 1071); a last partial word is padded with zeros as bytes would be. */
+static uint64_t csum16_flat(struct p4vm *vm, const struct cpack *p)
+{
+    const uint64_t *sl = vm->slots;
+    unsigned __int128 sum = 0;
+    uint64_t acc = 0;
+    int bits = 0;
+    for (int i = 0; i < p->n; i++) {
+        if (p->hslot[i] >= 0 && !sl[p->hslot[i]])
+            continue;
+        int w = p->w[i];
+        uint64_t v = sl[p->slot[i]] & p4util_mask64(w);
+        int room = 64 - bits;
+        if (w < room) {
+            acc = acc << w | v;
+            bits += w;
+        } else if (w == room) {
+            sum += room == 64 ? v : acc << w | v;
+            acc = 0;
+            bits = 0;
+        } else {
+            int rest = w - room;
+            sum += acc << room | v >> rest;
+            acc = v & p4util_mask64(rest);
+            bits = rest;
+        }
+    }
+    if (bits)
+        sum += acc << (64 - bits);
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return (uint16_t)~(uint64_t)sum;
+}
+
+static uint64_t cksum(struct p4vm *vm, const struct cs *s)
+{
+    const struct p4ir_stmt *st = s->st;
+    if (st->aux2 == P4HASH_CSUM16 && !st->flag)
+        return csum16_flat(vm, &s->pack);
+    size_t len = pack_flat(vm, &s->pack);
+    if (st->flag && vm->in) { /* _with_payload: append the unparsed bytes */
+        uint32_t off = (uint32_t)vm->slots[0];
+        for (uint32_t i = off; i < vm->in_len && len < sizeof(vm->buf); i++)
+            vm->buf[len++] = vm->in[i];
+    }
+    if (st->aux2 == P4HASH_RANDOM)
+        return p4pipe_random(vm->pipe);
+    return p4hash_compute(st->aux2, vm->buf, len);
+}
+
+void cs_update_cksum(struct p4vm *vm, const struct cs *s)
+{
+    if (!RUN(s->a))
+        return;
+    uint64_t c = cksum(vm, s);
+    if (s->slot2 >= 0)
+        vm->slots[s->slot2] = c & s->mask2;
+    else
+        p4vm_set_ref(vm, s->st->args[1], c);
+}
+
+void cs_verify_cksum(struct p4vm *vm, const struct cs *s)
+{
+    if (!RUN(s->a))
+        return;
+    uint64_t c = cksum(vm, s);
+    uint64_t have = RUN(s->b);
+    int err = vm->prog->std.checksum_error;
+    if ((c & s->st->args[1]->mask) != have && err >= 0)
+        vm->slots[err] = 1;
+}
+
+/* hash(out, algo, base, data, max) with max of at most 64 bits. */
+void cs_hash(struct p4vm *vm, const struct cs *s)
+{
+    const struct p4ir_stmt *st = s->st;
+    uint64_t base = RUN(s->a);
+    uint64_t max = RUN(s->b);
+    uint64_t h;
+    if (st->aux2 == P4HASH_RANDOM)
+        h = p4pipe_random(vm->pipe);
+    else
+        h = p4hash_compute(st->aux2, vm->buf, pack_flat(vm, &s->pack));
+    p4vm_set_ref(vm, st->args[0], max ? base + h % max : base);
+}
+
+/* register.read(dst, index) into a slot, elements of at most 64 bits */
+void cs_reg_read(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t idx = RUN(s->a);
+    const struct p4ir_extern *x = &vm->prog->externs[s->st->aux2];
+    vm->slots[s->slot] = idx < (uint64_t)x->size ? vm->pipe->ext[s->st->aux2].vals[idx] : 0;
+}
+
+/* register.write(index, value), elements of at most 64 bits */
+void cs_reg_write(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t idx = RUN(s->a);
+    uint64_t v = RUN(s->b) & s->k;
+    const struct p4ir_extern *x = &vm->prog->externs[s->st->aux2];
+    if (idx < (uint64_t)x->size)
+        vm->pipe->ext[s->st->aux2].vals[idx] = v;
+}
+
+void cs_drop(struct p4vm *vm, const struct cs *s)
+{
+    (void)s;
+    const struct p4ir_std *std = &vm->prog->std;
+    vm->slots[std->egress_spec] = 511;
+    if (std->mcast_grp >= 0)
+        vm->slots[std->mcast_grp] = 0;
+}
+
+/* ---- blocks ---- */
+
+/* The select of state s: the next state, or -3 when no case matches. */
+static int select_next(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk)
+{
+    for (int c = 0; c < s->ncases; c++) {
+        const struct p4ir_case *pc = &s->cases[c];
+        bool ok = true;
+        for (int i = 0; i < nk && ok; i++) {
+            switch (pc->kind[i]) {
+            case P4SEL_VALUE:
+                ok = keys[i] == pc->v[i];
+                break;
+            case P4SEL_MASK:
+                ok = (keys[i] & pc->m[i]) == pc->v[i];
+                break;
+            case P4SEL_RANGE:
+                ok = keys[i] >= pc->v[i] && keys[i] <= pc->m[i];
+                break;
+            case P4SEL_VSET: {
+                const struct p4_ext_state *es = &vm->pipe->ext[pc->v[i]];
+                ok = false;
+                for (int k = 0; k < es->nvals && !ok; k++)
+                    ok = (keys[i] & es->vals[2 * k + 1]) == es->vals[2 * k];
+                break;
+            }
+            default:
+                break;
+            }
+        }
+        if (ok)
+            return pc->next;
+    }
+    return -3;
+}
+
+void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
+{
+    const struct p4_prog *prog = vm->prog;
+    vm->flow = P4VM_NORMAL;
+    vm->parser_error = 0;
+    vm->in_parser = true;
+    p4cc_block(vm, &cc->parser_init);
+    int st = prog->start_state;
+    int steps = 0;
+    uint64_t keys[16];
+    while (st >= 0 && vm->flow == P4VM_NORMAL) {
+        if (++steps > 100000) {
+            vm->parser_error = ERR_PARSER_TIMEOUT;
+            break;
+        }
+        const struct p4ir_state *s = &prog->states[st];
+        const struct cstate *cs = &cc->states[st];
+        p4cc_block(vm, &cs->body);
+        if (vm->flow)
+            break;
+        if (!s->nkeys) {
+            st = s->next;
+            continue;
+        }
+        int nk = s->nkeys < 16 ? s->nkeys : 16;
+        for (int i = 0; i < nk; i++)
+            keys[i] = RUN(cs->keys[i]);
+        if (vm->flow)
+            break;
+        int next = select_next(vm, s, keys, nk);
+        if (next == -3) {
+            vm->parser_error = ERR_NO_MATCH;
+            break;
+        }
+        st = next;
+    }
+    vm->flow = P4VM_NORMAL;
+    vm->in_parser = false;
+    vm->slots[0] = vm->in_bitpos / 8;
+    if (prog->std.parser_error >= 0)
+        vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;
+}
+
+void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, const struct p4ir_callable *c)
+{
+    const struct cfn *f = NULL;
+    for (int i = 0; i < 5 && !f; i++) {
+        if (cc->ctl[i] && cc->ctl[i]->ir == c)
+            f = cc->ctl[i];
+    }
+    vm->flow = P4VM_NORMAL;
+    if (f)
+        p4cc_block(vm, &f->body);
+    else
+        p4vm_run_control(vm, c);
+    vm->flow = P4VM_NORMAL;
+}

@@ -1,0 +1,38 @@
+/* Internal: the interpreter's pieces shared by its files (p4vm.c, p4vmext.c) and by the
+ * compiled engine (p4cc.c), which runs whatever it does not compile itself through them, so
+ * both engines have one implementation of every rarely used construct. */
+#ifndef SIM_P4_P4VMI_H
+#define SIM_P4_P4VMI_H
+
+#include "p4/engine/p4vm.h"
+
+/* error values declared first in core.p4 */
+enum {
+    ERR_NO_ERROR,
+    ERR_PACKET_TOO_SHORT,
+    ERR_NO_MATCH,
+    ERR_STACK_OUT_OF_BOUNDS,
+    ERR_HEADER_TOO_SHORT,
+    ERR_PARSER_TIMEOUT,
+    ERR_PARSER_INVALID_ARGUMENT
+};
+
+/* An expression of at most 64 bits; a wider one into e->nw words. */
+uint64_t p4vm_eval(struct p4vm *vm, const struct p4ir_expr *e);
+void p4vm_evalw(struct p4vm *vm, const struct p4ir_expr *e, uint64_t *out);
+/* The slot a reference (LOAD, LOADX) designates, -1 out of range. */
+int64_t p4vm_ref_slot(struct p4vm *vm, const struct p4ir_expr *e);
+void p4vm_exec(struct p4vm *vm, const struct p4ir_stmt *st);
+void p4vm_call(struct p4vm *vm, const struct p4ir_call *c);
+/* Applies a table: the action index run (-1 none), *hit. */
+int p4vm_apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
+void p4vm_extract(struct p4vm *vm, const struct p4ir_stmt *st);
+void p4vm_emit(struct p4vm *vm, const struct p4ir_stmt *st);
+void p4vm_builtin(struct p4vm *vm, const struct p4ir_stmt *st);
+/* Packs data-list values into vm->buf (fields of invalid headers left out); byte length. */
+size_t p4vm_pack(struct p4vm *vm, struct p4ir_expr *const *v, int n);
+void p4vm_set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v);
+/* A run-time fault reported through the host (division by zero, failed assert). */
+void p4vm_fault(struct p4vm *vm, struct p4_loc loc, const char *msg);
+
+#endif

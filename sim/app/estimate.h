@@ -1,0 +1,30 @@
+/* The memory a scenario needs, estimated before it is built from what its declarations imply
+ * (hosts, switches, links, routes, flows), so that a scenario that cannot fit is refused with
+ * the amount instead of being killed, or exhausting the machine, half-way through building.
+ * The per-object costs are upper bounds of what `ddlsim check` measured (docs/limits.md). */
+#ifndef SIM_SIM_APP_ESTIMATE_H
+#define SIM_SIM_APP_ESTIMATE_H
+
+#include <stdint.h>
+
+#include "sim/app/topo.h"
+#include "sim/diag.h"
+
+struct estimate {
+    uint64_t hosts;
+    uint64_t switches;
+    uint64_t links;
+    uint64_t routes; /* switches x hosts: one route set per destination at every switch */
+    uint64_t flows;
+    uint64_t bytes;
+};
+
+void estimate_compute(struct estimate *e, const struct topo *t, const struct cfg_node *root);
+/* The memory a run may use: `given` when non-zero (--max-memory), else the machine's physical
+ * memory or the process's address-space or data limit, whichever is least. */
+uint64_t estimate_limit(uint64_t given);
+/* Reports an error (located at the topology) and returns -1 when the estimate exceeds limit. */
+int estimate_check(const struct topo *t, const struct cfg_node *root, uint64_t limit,
+                   struct diag *d);
+
+#endif

@@ -1,0 +1,17 @@
+// cmd: p4 check FILE
+// exit: 2
+// expect: FILE:15:81: error: control 'A' is instantiated inside itself (instance 'x') near 'x'
+#include <core.p4>
+#include <v1model.p4>
+struct metadata { bit<32> a; bit<8> b; }
+header h_t { bit<8> x; bit<8> y; }
+struct headers { h_t h; }
+parser P(packet_in p, out headers h, inout metadata m, inout standard_metadata_t s) { state start { p.extract(h.h); transition accept; } }
+control V(inout headers h, inout metadata m) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t s) { apply { } }
+control C(inout headers h, inout metadata m) { apply { } }
+control D(packet_out p, in headers h) { apply { p.emit(h.h); } }
+control B(inout headers h, inout metadata m, inout standard_metadata_t s);
+control A(inout headers h, inout metadata m, inout standard_metadata_t s) { A() x; apply { x.apply(h, m, s); } }
+control I(inout headers h, inout metadata m, inout standard_metadata_t s) { A() a; apply { a.apply(h, m, s); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;

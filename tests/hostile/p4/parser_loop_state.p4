@@ -1,0 +1,15 @@
+// cmd: p4 check FILE
+// exit: 0
+// a parser that loops is legal P4; bmv2 bounds it at run time
+#include <core.p4>
+#include <v1model.p4>
+struct metadata { bit<32> a; bit<8> b; }
+header h_t { bit<8> x; bit<8> y; }
+struct headers { h_t h; }
+parser P(packet_in p, out headers h, inout metadata m, inout standard_metadata_t s) { state start { transition start; } }
+control V(inout headers h, inout metadata m) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t s) { apply { } }
+control C(inout headers h, inout metadata m) { apply { } }
+control D(packet_out p, in headers h) { apply { p.emit(h.h); } }
+control I(inout headers h, inout metadata m, inout standard_metadata_t s) { apply { } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;

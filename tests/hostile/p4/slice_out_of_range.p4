@@ -1,0 +1,18 @@
+// cmd: p4 check FILE
+// exit: 2
+// expect: FILE:16:18: error: slice bounds [40:33] out of range for width 32 near '['
+// expect: FILE:16:17: error: type mismatch in assignment: expected bit<8>, got bit<32> near 'a'
+#include <core.p4>
+#include <v1model.p4>
+struct metadata { bit<32> a; bit<8> b; }
+header h_t { bit<8> x; bit<8> y; }
+struct headers { h_t h; }
+parser P(packet_in p, out headers h, inout metadata m, inout standard_metadata_t s) { state start { p.extract(h.h); transition accept; } }
+control V(inout headers h, inout metadata m) { apply { } }
+control E(inout headers h, inout metadata m, inout standard_metadata_t s) { apply { } }
+control C(inout headers h, inout metadata m) { apply { } }
+control D(packet_out p, in headers h) { apply { p.emit(h.h); } }
+control I(inout headers h, inout metadata m, inout standard_metadata_t s) {
+apply { m.b = m.a[40:33]; }
+}
+V1Switch(P(), V(), I(), E(), C(), D()) main;

@@ -1,0 +1,133 @@
+/* TCP tests: one flow whose two ends the test drives by hand (segments and ACKs injected,
+ * what a host sent drained). Header-only: each test binary is one file. */
+#ifndef SIM_TESTS_TESTTCP_H
+#define SIM_TESTS_TESTTCP_H
+
+#include "tests/testscenario.h"
+
+#include <stdio.h>
+
+#include "models/transport/tcp.h"
+#include "models/transport/tcp_hdr.h"
+#include "models/net/host.h"
+#include "sim/util.h"
+
+/* ------------------------------------------------------------ helpers */
+
+static inline struct tcp_flow *tcp_of(struct scenario *sc, const char *name)
+{
+    struct flow *f = scenario_flow(sc, name);
+    assert_non_null(f);
+    assert_ptr_equal(f->ops, &tcp_flow_ops);
+    return container_of(f, struct tcp_flow, base);
+}
+
+/* One flow h0 -> h1 that starts late, so the test drives both ends by hand. */
+static inline struct scenario *load_pair(const char *flow_extra)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof(yaml),
+             "topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+             "flows:\n"
+             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 100000, mss: 1000,\n"
+             "     start: 1s, %s}\n",
+             flow_extra);
+    struct scenario *sc = load(yaml);
+    /* as if started: the tests below play the network's part by hand */
+    tcp_of(sc, "f0")->state = TCP_STATE_ESTABLISHED;
+    return sc;
+}
+
+/* Delivers a data segment [off, off+len) to the receiver of f. */
+static inline void inject_data(struct tcp_flow *f, uint64_t off, uint32_t len, uint8_t ecn, uint8_t flags)
+{
+    struct sim *sim = f->base.src->node.sim;
+    struct pkt *p = pkt_alloc(sim);
+    struct tcp_seg s = {
+        .src_ip = f->base.src->ip,
+        .dst_ip = f->base.dst->ip,
+        .src_port = f->snd_port,
+        .dst_port = f->rcv_port,
+        .seq = f->snd_isn + 1 + (uint32_t)off, /* the SYN took the ISN */
+        .ack = f->rcv_isn + 1,
+        .flags = (uint8_t)(TCP_ACK | flags),
+        .window = 100,
+        .ecn = ecn,
+        .payload_bytes = len,
+    };
+    tcp_hdr_build(p, &s);
+    f->rcv_ep.recv(&f->rcv_ep, f->base.dst, p);
+}
+
+/* Delivers an ACK for offset `off` carrying `nsack` SACK blocks (offsets) to the sender of f. */
+static inline void inject_sack(struct tcp_flow *f, uint64_t off, bool ece, int nsack,
+                               const uint64_t (*blocks)[2])
+{
+    struct sim *sim = f->base.src->node.sim;
+    struct pkt *p = pkt_alloc(sim);
+    struct tcp_seg s = {
+        .src_ip = f->base.dst->ip,
+        .dst_ip = f->base.src->ip,
+        .src_port = f->rcv_port,
+        .dst_port = f->snd_port,
+        .seq = f->rcv_isn + 1,
+        .ack = f->snd_isn + 1 + (uint32_t)off,
+        .flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0)),
+        .window = 100,
+        .nsack = (uint8_t)nsack,
+    };
+    for (int i = 0; i < nsack; i++) {
+        s.sack[i][0] = f->snd_isn + 1 + (uint32_t)blocks[i][0];
+        s.sack[i][1] = f->snd_isn + 1 + (uint32_t)blocks[i][1];
+    }
+    tcp_hdr_build(p, &s);
+    f->snd_ep.recv(&f->snd_ep, f->base.src, p);
+}
+
+/* Delivers an ACK for offset `off` to the sender of f. */
+static inline void inject_ack(struct tcp_flow *f, uint64_t off, bool ece)
+{
+    inject_sack(f, off, ece, 0, NULL);
+}
+
+/* Packets a host has sent while the simulation is not running: the one its link took
+ * (the link stays "busy" afterwards, so later ones wait in the NIC queue) and the queued
+ * ones, in order. Frees them; decodes up to `max` into out. */
+static inline int drain_host(struct host *h, struct tcp_seg *out, int max)
+{
+    struct sim *sim = h->node.sim;
+    struct link *l = &h->node.ports[0]->tx;
+    int n = 0;
+    struct pkt *p = l->serializing;
+    l->serializing = NULL;
+    if (!p)
+        p = pq_dequeue(&h->nic, PQ_ALL);
+    while (p) {
+        if (n < max) {
+            assert_true(tcp_hdr_parse(p, &out[n]));
+            n++;
+        }
+        pkt_free(sim, p);
+        p = pq_dequeue(&h->nic, PQ_ALL);
+    }
+    return n;
+}
+
+static inline uint64_t ack_off(const struct tcp_flow *f, const struct tcp_seg *s)
+{
+    return (uint32_t)(s->ack - f->snd_isn - 1);
+}
+
+/* Pulls every segment the window allows, as the NIC would; returns how many. */
+static inline int pull_all(struct tcp_flow *f)
+{
+    int n = 0;
+    struct pkt *p;
+    while ((p = f->source.next_pkt(&f->source, f->base.src)) != NULL) {
+        pkt_free(f->base.src->node.sim, p);
+        n++;
+    }
+    return n;
+}
+
+#endif
