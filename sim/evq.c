@@ -5,6 +5,11 @@
 #include "sim/util.h"
 
 #define KEY_PHASE_SHIFT 56
+/* A 4-ary heap: half the levels of a binary one, so a sift moves half as many entries (each
+ * move writes the moved timer's heap_idx, a cache miss in a large fabric); the 4 children of a
+ * node are adjacent. Keys are unique, so the order of events is the same with any arity. */
+#define ARITY 4
+#define PARENT(i) (((i)-1) / ARITY)
 
 static inline bool entry_less(const struct evq_entry *a, const struct evq_entry *b)
 {
@@ -20,7 +25,7 @@ static inline void place(struct evq *q, uint32_t i, struct evq_entry e)
 static void sift_up(struct evq *q, uint32_t i, struct evq_entry e)
 {
     while (i > 0) {
-        uint32_t parent = (i - 1) / 2;
+        uint32_t parent = PARENT(i);
         if (!entry_less(&e, &q->heap[parent]))
             break;
         place(q, i, q->heap[parent]);
@@ -33,11 +38,15 @@ static void sift_down(struct evq *q, uint32_t i, struct evq_entry e)
 {
     uint32_t n = q->len;
     for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n)
+        uint32_t first = ARITY * i + 1;
+        if (first >= n)
             break;
-        if (c + 1 < n && entry_less(&q->heap[c + 1], &q->heap[c]))
-            c++;
+        uint32_t end = first + ARITY < n ? first + ARITY : n;
+        uint32_t c = first;
+        for (uint32_t k = first + 1; k < end; k++) {
+            if (entry_less(&q->heap[k], &q->heap[c]))
+                c = k;
+        }
         if (!entry_less(&q->heap[c], &e))
             break;
         place(q, i, q->heap[c]);
@@ -102,7 +111,7 @@ static void remove_at(struct evq *q, uint32_t i)
     if (i == q->len)
         return;
     struct evq_entry last = q->heap[q->len];
-    if (i > 0 && entry_less(&last, &q->heap[(i - 1) / 2]))
+    if (i > 0 && entry_less(&last, &q->heap[PARENT(i)]))
         sift_up(q, i, last);
     else
         sift_down(q, i, last);

@@ -1,4 +1,4 @@
-/* The event queue: a binary heap in one array of {time, key, timer} entries, ordered by
+/* The event queue: a 4-ary heap in one array of {time, key, timer} entries, ordered by
  * (time, key). The key is (phase << 56 | insertion counter): among events at the same
  * picosecond, lower phases run first, and within a phase events run in the order they were
  * scheduled, so runs are bit-for-bit reproducible.

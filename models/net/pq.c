@@ -27,13 +27,16 @@ void pq_fini(struct sim *sim, struct pq *q)
         }
         q->cls[i].head = q->cls[i].tail = NULL;
     }
+    q->busy = 0;
     q->bytes = 0;
     q->pkts = 0;
 }
 
 void pq_enqueue(struct pq *q, struct pkt *p)
 {
-    struct pq_class *c = &q->cls[pq_class_of(q, p)];
+    uint8_t ci = pq_class_of(q, p);
+    struct pq_class *c = &q->cls[ci];
+    q->busy |= (uint8_t)(1u << ci);
     p->next = NULL;
     if (c->tail)
         c->tail->next = p;
@@ -50,8 +53,10 @@ static struct pkt *take(struct pq *q, struct pq_class *c)
 {
     struct pkt *p = c->head;
     c->head = p->next;
-    if (!c->head)
+    if (!c->head) {
         c->tail = NULL;
+        q->busy &= (uint8_t)~(1u << (c - q->cls));
+    }
     p->next = NULL;
     c->bytes -= pq_pkt_bytes(q, p);
     c->pkts--;
@@ -64,10 +69,7 @@ static struct pkt *take(struct pq *q, struct pq_class *c)
  * weight × quantum bytes of credit and sends head packets while the credit lasts. */
 static struct pkt *drr_dequeue(struct pq *q, uint8_t allowed)
 {
-    bool any = false;
-    for (int i = 0; i < q->nprio; i++)
-        any = any || (q->cls[i].head && (allowed & (1u << i)));
-    if (!any)
+    if (!(q->busy & allowed))
         return NULL;
     for (;;) {
         struct pq_class *c = &q->cls[q->drr_cur];
@@ -94,11 +96,10 @@ struct pkt *pq_dequeue(struct pq *q, uint8_t allowed)
         return NULL;
     if (q->sched == PQ_SCHED_DRR)
         return drr_dequeue(q, allowed);
-    for (int i = q->nprio - 1; i >= 0; i--) {
-        if (q->cls[i].head && ((allowed >> i) & 1u))
-            return take(q, &q->cls[i]);
-    }
-    return NULL;
+    unsigned ready = (unsigned)(q->busy & allowed);
+    if (!ready)
+        return NULL;
+    return take(q, &q->cls[31 - __builtin_clz(ready)]); /* the highest ready class */
 }
 
 uint8_t pq_queues_allowed(const struct pq *q, uint8_t tc_allowed)

@@ -27,17 +27,20 @@ struct pq_class {
     int64_t deficit;  /* DRR: bytes this class may still send in its turn */
 };
 
+/* The fields every enqueue and dequeue reads come first, so they share a cache line with the
+ * first class; `busy` spares a dequeue the walk over every class's head. */
 struct pq {
-    struct pq_class cls[PQ_MAX_PRIO];
     uint8_t nprio;
     uint8_t sched;   /* enum pq_sched */
     uint8_t drr_cur; /* DRR: class whose turn it is */
     bool by_tc;      /* classify by p->tc (NIC queues) instead of p->qclass (switch queues) */
-    uint32_t quantum_bytes;
-    uint64_t bytes; /* all classes */
+    uint8_t busy;    /* bit i: class i holds packets */
     uint32_t pkts;
+    uint64_t bytes; /* all classes */
     const struct link_cfg *dev; /* the link it feeds: bytes count link_dev_bytes (NULL: the
                                  * packet's size_bytes) */
+    uint32_t quantum_bytes;
+    struct pq_class cls[PQ_MAX_PRIO];
 };
 
 /* Bytes a queued packet takes in q (what the device of q's link holds). */
