@@ -24,6 +24,7 @@
 static const char *const style_names[] = {"lines", "bars", NULL};
 static const char *const key_names[] = {"top-left", "top-right", "bottom-left", "bottom-right",
                                         "below", NULL};
+#define KEY_BELOW 4 /* index of "below" in key_names */
 /* gnuplot's words for key_names */
 static const char *const key_gnuplot[] = {"top left", "top right", "bottom left", "bottom right",
                                           "below"};
@@ -330,6 +331,13 @@ static int draw(const struct figure *f, const struct table *t, const char *base)
                                                 "set yrange [0:*]\n"
                                               : "");
     append(&cmd, head);
+    if (f->plot.key == KEY_BELOW) {
+        /* gnuplot lays a key below the plot over the x label: room for the label and one row
+         * per line at most */
+        char *m = xasprintf("set bmargin %zu\n", 4 + f->plot.y->n);
+        append(&cmd, m);
+        free(m);
+    }
     append(&cmd, "plot ");
     /* lines: the reference columns (second on) dashed, drawn first; the first column, ddlsim's
      * own, on top with points, so a perfect match still shows both */
