@@ -12,10 +12,9 @@
 /* Bytes per object, rounded up from the peak RSS of `ddlsim check` on generated topologies with
  * `program: none`: a star of 10,000 and 40,000 hosts (4.2-4.7 KB per host with its link and
  * switch port), leaf_spine 200-400 x 200-400 x 1 (2.4 KB per link once routes are counted). A
- * route is 8 bytes plus 4 per equal-cost next hop (models/net/routing.h); the next hops of a
- * switch are bounded by its links to other switches (or 1), so a route is counted as
- * 8 + 4 x that: exact for the leaves of a leaf-spine and the edges of a fat tree, an upper bound
- * elsewhere (fat_tree k = 32 measured 0.7 GB, estimated 1.0 GB). */
+ * switch holds a route per destination switch (one with hosts): 8 bytes plus 4 per equal-cost
+ * next hop (models/net/routing.h), the next hops bounded by its links to other switches (or 1):
+ * exact for the leaves of a leaf-spine and the edges of a fat tree, an upper bound elsewhere. */
 #define EST_BASE (16ULL << 20)
 #define EST_HOST 5000ULL
 #define EST_SWITCH 8000ULL
@@ -61,28 +60,41 @@ static uint64_t samples(const struct cfg_node *root)
     return n;
 }
 
-/* Sum over switches of (8 + 4 x its links to switches): the route bytes per destination host. */
-static uint64_t route_bytes_per_host(const struct topo *t)
+/* Sum over switches of (8 + 4 x its links to switches): the route bytes per destination. A
+ * destination is a switch with hosts (models/net/routing.h: hosts behind one switch share its
+ * routes); their number goes to *ndst. */
+static uint64_t route_bytes_per_dst(const struct topo *t, uint64_t *ndst)
 {
     struct strmap idx;
     strmap_init(&idx, t->nnodes);
     uint64_t *deg = xcalloc(t->nnodes + 1, sizeof(*deg));
+    bool *dst = xcalloc(t->nnodes + 1, sizeof(*dst));
     for (size_t i = 0; i < t->nnodes; i++)
         strmap_put(&idx, t->nodes[i].name, (uint32_t)i);
     for (size_t i = 0; i < t->nlinks; i++) {
         uint32_t a;
         uint32_t b;
-        if (strmap_get(&idx, t->links[i].a, &a) && strmap_get(&idx, t->links[i].b, &b) &&
-            t->nodes[a].kind != DECL_HOST && t->nodes[b].kind != DECL_HOST) {
+        if (!strmap_get(&idx, t->links[i].a, &a) || !strmap_get(&idx, t->links[i].b, &b))
+            continue;
+        bool ha = t->nodes[a].kind == DECL_HOST;
+        bool hb = t->nodes[b].kind == DECL_HOST;
+        if (!ha && !hb) {
             deg[a]++;
             deg[b]++;
         }
+        if (ha && !hb)
+            dst[b] = true;
+        if (hb && !ha)
+            dst[a] = true;
     }
     uint64_t sum = 0;
+    *ndst = 0;
     for (size_t i = 0; i < t->nnodes; i++) {
         if (t->nodes[i].kind != DECL_HOST)
             sum += EST_ROUTE + EST_NEXTHOP * (deg[i] ? deg[i] : 1);
+        *ndst += dst[i];
     }
+    free(dst);
     free(deg);
     strmap_fini(&idx);
     return sum;
@@ -98,12 +110,14 @@ void estimate_compute(struct estimate *e, const struct topo *t, const struct cfg
             e->switches++;
     }
     e->links = t->nlinks;
-    e->routes = e->switches * e->hosts;
+    uint64_t ndst;
+    uint64_t per_dst = route_bytes_per_dst(t, &ndst);
+    e->routes = e->switches * ndst;
     const struct cfg_node *flows = cfg_get(root, "flows");
     e->flows = flows && flows->kind == CFG_SEQ ? flows->n : 0;
     e->samples = samples(root);
     e->bytes = EST_BASE + e->hosts * EST_HOST + e->switches * EST_SWITCH + e->links * EST_LINK +
-               e->hosts * route_bytes_per_host(t) + e->flows * EST_FLOW +
+               ndst * per_dst + e->flows * EST_FLOW +
                e->samples * EST_SAMPLE;
 }
 
