@@ -160,7 +160,8 @@ void diag_release(struct diag *d)
             }
         }
     }
-    qsort(d->held, d->nheld, sizeof(*d->held), msg_cmp);
+    if (d->nheld) /* qsort of a NULL array is undefined, even of 0 elements (UBSan) */
+        qsort(d->held, d->nheld, sizeof(*d->held), msg_cmp);
     int shown = 0;
     for (size_t i = 0; i < d->nheld; i++) {
         struct diag_msg *m = &d->held[i];
