@@ -141,11 +141,12 @@ static int parse_with_units(const char *s, const struct unit *units, size_t nuni
                 mult = units[i].mult;
         }
         size_t sl = strlen(suf);
-        if (units == rate_units && sl >= 3 && strcmp(suf + sl - 3, "Bps") == 0)
+        bool bytes = units == rate_units && sl >= 3 && strcmp(suf + sl - 3, "Bps") == 0;
+        if (bytes)
             mult = 0; /* bytes per second: off by 8 if read as bits */
         if (mult == 0) {
             snprintf(err, errn, "unknown unit '%s' in %s '%s' (e.g. %s%s)", suf, what, s, hint,
-                     units == rate_units ? "; rates are in bits per second" : "");
+                     bytes ? "; rates are in bits per second" : "");
             return -1;
         }
     }

@@ -6,15 +6,15 @@
 #include <unistd.h>
 
 #include "sim/strmap.h"
+#include "sim/units.h"
 #include "sim/util.h"
 
 /* Bytes per object, rounded up from the peak RSS of `ddlsim check` on generated topologies with
  * `program: none`: a star of 10,000 and 40,000 hosts (4.2-4.7 KB per host with its link and
  * switch port), leaf_spine 200-400 x 200-400 x 1 (2.4 KB per link once routes are counted). A
- * route is 8 bytes plus 4 per equal-cost next hop (models/net/routing.h); the next hops of a
- * switch are bounded by its links to other switches (or 1), so a route is counted as
- * 8 + 4 x that: exact for the leaves of a leaf-spine and the edges of a fat tree, an upper bound
- * elsewhere (fat_tree k = 32 measured 0.7 GB, estimated 1.0 GB). */
+ * switch holds a route per destination switch (one with hosts): 8 bytes plus 4 per equal-cost
+ * next hop (models/net/routing.h), the next hops bounded by its links to other switches (or 1):
+ * exact for the leaves of a leaf-spine and the edges of a fat tree, an upper bound elsewhere. */
 #define EST_BASE (16ULL << 20)
 #define EST_HOST 5000ULL
 #define EST_SWITCH 8000ULL
@@ -22,29 +22,79 @@
 #define EST_ROUTE 8ULL
 #define EST_NEXTHOP 4ULL
 #define EST_FLOW 8000ULL
+#define EST_SAMPLE 64ULL /* a 32-byte sample in a vector grown by doubling */
+#define EST_MAX_SAMPLES 1000000000000000ULL
 
-/* Sum over switches of (8 + 4 x its links to switches): the route bytes per destination host. */
-static uint64_t route_bytes_per_host(const struct topo *t)
+static sim_time_t time_of(const struct cfg_node *n)
+{
+    char err[256];
+    sim_time_t t = 0;
+    if (!n || n->kind != CFG_SCALAR || units_parse_time(n->str, &t, err, sizeof(err)) < 0)
+        return 0;
+    return t;
+}
+
+/* Samples of cwnd_interval and rate_interval until `stop` (none without a stop time: the run's
+ * length is not known before it ends). */
+static uint64_t samples(const struct cfg_node *root)
+{
+    sim_time_t stop = time_of(cfg_get(root, "stop"));
+    const struct cfg_node *flows = cfg_get(root, "flows");
+    const struct cfg_node *defaults = cfg_get(root, "defaults");
+    const struct cfg_node *dflow = defaults ? cfg_get(defaults, "flow") : NULL;
+    if (stop <= 0 || !flows || flows->kind != CFG_SEQ)
+        return 0;
+    static const char *const keys[] = {"cwnd_interval", "rate_interval"};
+    uint64_t n = 0;
+    for (size_t i = 0; i < flows->n; i++) {
+        const struct cfg_node *f = flows->items[i];
+        for (size_t k = 0; k < 2 && f->kind == CFG_MAP; k++) {
+            const struct cfg_node *v = cfg_get(f, keys[k]);
+            sim_time_t iv = time_of(v ? v : dflow ? cfg_get(dflow, keys[k]) : NULL);
+            if (iv > 0)
+                n += (uint64_t)(stop / iv) + 1;
+            if (n > EST_MAX_SAMPLES) /* far past any machine; keeps the product in range */
+                n = EST_MAX_SAMPLES;
+        }
+    }
+    return n;
+}
+
+/* Sum over switches of (8 + 4 x its links to switches): the route bytes per destination. A
+ * destination is a switch with hosts (models/net/routing.h: hosts behind one switch share its
+ * routes); their number goes to *ndst. */
+static uint64_t route_bytes_per_dst(const struct topo *t, uint64_t *ndst)
 {
     struct strmap idx;
     strmap_init(&idx, t->nnodes);
     uint64_t *deg = xcalloc(t->nnodes + 1, sizeof(*deg));
+    bool *dst = xcalloc(t->nnodes + 1, sizeof(*dst));
     for (size_t i = 0; i < t->nnodes; i++)
         strmap_put(&idx, t->nodes[i].name, (uint32_t)i);
     for (size_t i = 0; i < t->nlinks; i++) {
         uint32_t a;
         uint32_t b;
-        if (strmap_get(&idx, t->links[i].a, &a) && strmap_get(&idx, t->links[i].b, &b) &&
-            t->nodes[a].kind != DECL_HOST && t->nodes[b].kind != DECL_HOST) {
+        if (!strmap_get(&idx, t->links[i].a, &a) || !strmap_get(&idx, t->links[i].b, &b))
+            continue;
+        bool ha = t->nodes[a].kind == DECL_HOST;
+        bool hb = t->nodes[b].kind == DECL_HOST;
+        if (!ha && !hb) {
             deg[a]++;
             deg[b]++;
         }
+        if (ha && !hb)
+            dst[b] = true;
+        if (hb && !ha)
+            dst[a] = true;
     }
     uint64_t sum = 0;
+    *ndst = 0;
     for (size_t i = 0; i < t->nnodes; i++) {
         if (t->nodes[i].kind != DECL_HOST)
             sum += EST_ROUTE + EST_NEXTHOP * (deg[i] ? deg[i] : 1);
+        *ndst += dst[i];
     }
+    free(dst);
     free(deg);
     strmap_fini(&idx);
     return sum;
@@ -60,11 +110,15 @@ void estimate_compute(struct estimate *e, const struct topo *t, const struct cfg
             e->switches++;
     }
     e->links = t->nlinks;
-    e->routes = e->switches * e->hosts;
+    uint64_t ndst;
+    uint64_t per_dst = route_bytes_per_dst(t, &ndst);
+    e->routes = e->switches * ndst;
     const struct cfg_node *flows = cfg_get(root, "flows");
     e->flows = flows && flows->kind == CFG_SEQ ? flows->n : 0;
+    e->samples = samples(root);
     e->bytes = EST_BASE + e->hosts * EST_HOST + e->switches * EST_SWITCH + e->links * EST_LINK +
-               e->hosts * route_bytes_per_host(t) + e->flows * EST_FLOW;
+               ndst * per_dst + e->flows * EST_FLOW +
+               e->samples * EST_SAMPLE;
 }
 
 uint64_t estimate_limit(uint64_t given)
@@ -110,12 +164,16 @@ int estimate_check(const struct topo *t, const struct cfg_node *root, uint64_t l
     char have[32];
     fmt_bytes(need, sizeof(need), e.bytes);
     fmt_bytes(have, sizeof(have), limit);
+    char smp[64] = "";
+    if (e.samples)
+        snprintf(smp, sizeof(smp), ", %llu cwnd/rate samples", (unsigned long long)e.samples);
     diag_error(d, loc,
                "this scenario needs about %s of memory (%llu hosts, %llu switch%s, %llu links, "
-               "%llu routes, %llu flows), more than the %s this run may use (--max-memory); "
-               "make the topology smaller",
+               "%llu routes, %llu flows%s), more than the %s this run may use (--max-memory); "
+               "make the topology smaller%s",
                need, (unsigned long long)e.hosts, (unsigned long long)e.switches,
                e.switches == 1 ? "" : "es", (unsigned long long)e.links,
-               (unsigned long long)e.routes, (unsigned long long)e.flows, have);
+               (unsigned long long)e.routes, (unsigned long long)e.flows, smp, have,
+               e.samples ? " or the sampling intervals longer" : "");
     return -1;
 }

@@ -16,6 +16,7 @@ struct estimate {
     uint64_t links;
     uint64_t routes; /* switches x hosts: one route set per destination at every switch */
     uint64_t flows;
+    uint64_t samples; /* cwnd_interval / rate_interval samples up to `stop` (kept in memory) */
     uint64_t bytes;
 };
 

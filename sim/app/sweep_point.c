@@ -208,6 +208,7 @@ void sweep_point_crashed(const struct sweep *sw, uint64_t id, const char *out, i
     rec->error = error;
     rec->inputs = xstrdup("");
     unlink(errfile);
+    free(errfile);
     char *dir = sweep_point_path(out, ".work", id, "");
     rundir_remove_tree(dir);
     free(dir);
