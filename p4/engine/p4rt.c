@@ -1,5 +1,6 @@
 /* Control plane by name: see p4rt.h. */
 #include "p4/engine/p4rt.h"
+#include "p4/engine/p4util.h"
 #include "p4/engine/p4pipe.h"
 
 #include <ctype.h>
@@ -7,19 +8,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -75,9 +63,9 @@ static int find_table(const struct p4_pipe *pipe, const char *name, char *err, s
         names[i] = prog->tables[i]->name;
     int t = find_name(names, n, name);
     if (t == -1)
-        return fail(err, errlen, "unknown table '%s'", name);
+        return p4util_errbuf(err, errlen, "unknown table '%s'", name);
     if (t == -2)
-        return fail(err, errlen, "ambiguous table name '%s'", name);
+        return p4util_errbuf(err, errlen, "ambiguous table name '%s'", name);
     return t;
 }
 
@@ -108,9 +96,9 @@ static int find_extern(const struct p4_pipe *pipe, const char *name, enum p4ext_
         names[i] = prog->externs[i].kind == kind ? prog->externs[i].name : NULL;
     int x = find_name(names, n, name);
     if (x == -1)
-        return fail(err, errlen, "unknown %s '%s'", what, name);
+        return p4util_errbuf(err, errlen, "unknown %s '%s'", what, name);
     if (x == -2)
-        return fail(err, errlen, "ambiguous %s name '%s'", what, name);
+        return p4util_errbuf(err, errlen, "ambiguous %s name '%s'", what, name);
     return x;
 }
 
@@ -147,7 +135,7 @@ static int parse_number(const char *s, size_t len, int width, uint64_t *v, uint6
         i += 2;
     }
     if (i >= len)
-        return fail(err, errlen, "invalid number '%.*s'", (int)len, s);
+        return p4util_errbuf(err, errlen, "invalid number '%.*s'", (int)len, s);
     int ndigits = 0;
     int tail = 0;
     *has_star = false;
@@ -161,7 +149,7 @@ static int parse_number(const char *s, size_t len, int width, uint64_t *v, uint6
         bool star = c == '*';
         if (star) {
             if (!bits_per)
-                return fail(err, errlen, "'*' digits need a hex or binary number in '%.*s'",
+                return p4util_errbuf(err, errlen, "'*' digits need a hex or binary number in '%.*s'",
                             (int)len, s);
             d = 0;
             *has_star = true;
@@ -174,11 +162,11 @@ static int parse_number(const char *s, size_t len, int width, uint64_t *v, uint6
             else
                 d = 99;
             if (d >= base)
-                return fail(err, errlen, "invalid number '%.*s'", (int)len, s);
+                return p4util_errbuf(err, errlen, "invalid number '%.*s'", (int)len, s);
             tail = 0;
         }
         if (p4big_bits(&val) > P4_MAXWIDTH - 4)
-            return fail(err, errlen, "number too large '%.*s'", (int)len, s);
+            return p4util_errbuf(err, errlen, "number too large '%.*s'", (int)len, s);
         struct p4_big dv;
         p4big_set_u64(&dv, (uint64_t)d);
         p4big_mul(&val, &val, &b);
@@ -195,7 +183,7 @@ static int parse_number(const char *s, size_t len, int width, uint64_t *v, uint6
     struct p4_big tr = val;
     p4big_trunc(&tr, width, false);
     if (!neg && p4big_cmp_signed(&tr, &val) != 0)
-        return fail(err, errlen, "value '%.*s' does not fit in %d bits", (int)len, s, width);
+        return p4util_errbuf(err, errlen, "value '%.*s' does not fit in %d bits", (int)len, s, width);
     memcpy(v, tr.w, (size_t)nw * 8);
     if (m) {
         if (bits_per) {
@@ -244,7 +232,7 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
     int tail;
     if (sep) {
         if (k->mk != P4MK_RANGE)
-            return fail(err, errlen, "range value for non-range key '%s'", k->name);
+            return p4util_errbuf(err, errlen, "range value for non-range key '%s'", k->name);
         if (parse_number(text, (size_t)(sep - text), width, v, NULL, NULL, &star, err, errlen) ||
             parse_number(sep + 2, strlen(sep + 2), width, hi, NULL, NULL, &star, err, errlen))
             return -1;
@@ -253,7 +241,7 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
     }
     if (amp) {
         if (k->mk == P4MK_EXACT || k->mk == P4MK_RANGE)
-            return fail(err, errlen, "mask for key '%s' that is not ternary or lpm", k->name);
+            return p4util_errbuf(err, errlen, "mask for key '%s' that is not ternary or lpm", k->name);
         if (parse_number(text, (size_t)(amp - text), width, v, NULL, NULL, &star, err, errlen) ||
             parse_number(amp + 3, strlen(amp + 3), width, m, NULL, NULL, &star, err, errlen))
             return -1;
@@ -261,11 +249,11 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
     }
     if (slash) {
         if (k->mk != P4MK_LPM && k->mk != P4MK_TERNARY)
-            return fail(err, errlen, "prefix length for key '%s' that is not lpm", k->name);
+            return p4util_errbuf(err, errlen, "prefix length for key '%s' that is not lpm", k->name);
         char *end;
         long plen = strtol(slash + 1, &end, 10);
         if (*end || plen < 0 || plen > width)
-            return fail(err, errlen, "invalid prefix length in '%s'", text);
+            return p4util_errbuf(err, errlen, "invalid prefix length in '%s'", text);
         if (parse_number(text, (size_t)(slash - text), width, v, NULL, NULL, &star, err, errlen))
             return -1;
         uint64_t ones[P4_WMAX];
@@ -285,7 +273,7 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
     switch (k->mk) {
     case P4MK_EXACT:
         if (star)
-            return fail(err, errlen, "'*' in exact key '%s'", k->name);
+            return p4util_errbuf(err, errlen, "'*' in exact key '%s'", k->name);
         p4util_wmask(m, nw, width);
         break;
     case P4MK_LPM: {
@@ -314,7 +302,7 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
             }
         }
         if (nstars != trailing)
-            return fail(err, errlen, "'*' digits of lpm key '%s' must be at the end", k->name);
+            return p4util_errbuf(err, errlen, "'*' digits of lpm key '%s' must be at the end", k->name);
         int plen = bits ? (ndigits - nstars) * bits : width;
         if (plen > width)
             plen = width;
@@ -348,9 +336,9 @@ static int find_action(const struct p4ir_table *t, const char *name, char *err, 
         names[i] = t->actions[i].call.fn->name;
     int a = find_name(names, n, name);
     if (a == -1)
-        return fail(err, errlen, "table '%s' has no action '%s'", t->name, name);
+        return p4util_errbuf(err, errlen, "table '%s' has no action '%s'", t->name, name);
     if (a == -2)
-        return fail(err, errlen, "ambiguous action name '%s'", name);
+        return p4util_errbuf(err, errlen, "ambiguous action name '%s'", name);
     return a;
 }
 
@@ -371,7 +359,7 @@ static int action_args(const struct p4ir_table *t, int a, const struct p4rt_kv *
                 found = j;
         }
         if (found < 0)
-            return fail(err, errlen, "missing parameter '%s' of action '%s'", p->name, fn->name);
+            return p4util_errbuf(err, errlen, "missing parameter '%s' of action '%s'", p->name, fn->name);
         used[found] = true;
         bool star;
         if (parse_number(args[found].value, strlen(args[found].value), p->type->width, data + w,
@@ -381,7 +369,7 @@ static int action_args(const struct p4ir_table *t, int a, const struct p4rt_kv *
     }
     for (int j = 0; j < nargs && j < 64; j++) {
         if (!used[j])
-            return fail(err, errlen, "action '%s' has no parameter '%s'", fn->name, args[j].name);
+            return p4util_errbuf(err, errlen, "action '%s' has no parameter '%s'", fn->name, args[j].name);
     }
     return 0;
 }
@@ -396,7 +384,7 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
     const struct p4ir_table *t = pipe->prog->tables[ti];
     struct p4table *rt = &pipe->tables[ti];
     if (t->const_entries)
-        return fail(err, errlen, "table '%s' has const entries", t->name);
+        return p4util_errbuf(err, errlen, "table '%s' has const entries", t->name);
     int kw = t->key_words;
     uint64_t *v = p4util_calloc((size_t)kw * 3 + (size_t)pipe->prog->max_data_words + 1, 8);
     uint64_t *m = v + kw;
@@ -425,16 +413,16 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
             k = find_name(names, n, norm);
         }
         if (k == -1) {
-            fail(err, errlen, "table '%s' has no key '%s'", t->name, keys[i].name);
+            p4util_errbuf(err, errlen, "table '%s' has no key '%s'", t->name, keys[i].name);
             goto out;
         }
         if (k == -2) {
-            fail(err, errlen, "ambiguous key name '%s'", keys[i].name);
+            p4util_errbuf(err, errlen, "ambiguous key name '%s'", keys[i].name);
             goto out;
         }
         const struct p4ir_key *kd = &t->keys[k];
         if (given[k]) {
-            fail(err, errlen, "key '%s' given twice", keys[i].name);
+            p4util_errbuf(err, errlen, "key '%s' given twice", keys[i].name);
             goto out;
         }
         given[k] = true;
@@ -443,7 +431,7 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
     }
     for (int i = 0; i < t->nkeys && i < 256; i++) {
         if (!given[i] && t->keys[i].mk == P4MK_EXACT) {
-            fail(err, errlen, "missing value for exact key '%s'", t->keys[i].name);
+            p4util_errbuf(err, errlen, "missing value for exact key '%s'", t->keys[i].name);
             goto out;
         }
     }
@@ -451,7 +439,7 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
     if (a < 0)
         goto out;
     if (t->actions[a].default_only) {
-        fail(err, errlen, "action '%s' is @defaultonly", t->actions[a].call.fn->name);
+        p4util_errbuf(err, errlen, "action '%s' is @defaultonly", t->actions[a].call.fn->name);
         goto out;
     }
     if (action_args(t, a, args, nargs, data, err, errlen))
@@ -465,7 +453,7 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
         t->smallest_wins ? (priority < 0 ? INT_MIN / 2 : -priority) : (priority < 0 ? 0 : priority);
     int h = p4table_add(rt, v, m, has_range ? hi : NULL, prio, a, data);
     if (h < 0) {
-        fail(err, errlen, rt->n >= t->size ? "table '%s' is full" : "duplicate entry in table '%s'",
+        p4util_errbuf(err, errlen, rt->n >= t->size ? "table '%s' is full" : "duplicate entry in table '%s'",
              t->name);
         goto out;
     }
@@ -484,9 +472,9 @@ int p4rt_table_remove(struct p4_pipe *pipe, const char *table, int handle, char 
         return -1;
     int rc = p4table_remove(&pipe->tables[ti], handle);
     if (rc == -2)
-        return fail(err, errlen, "entry %d of table '%s' is const", handle, table);
+        return p4util_errbuf(err, errlen, "entry %d of table '%s' is const", handle, table);
     if (rc)
-        return fail(err, errlen, "no entry %d in table '%s'", handle, table);
+        return p4util_errbuf(err, errlen, "no entry %d in table '%s'", handle, table);
     return 0;
 }
 
@@ -498,12 +486,12 @@ int p4rt_table_set_default(struct p4_pipe *pipe, const char *table, const char *
         return -1;
     const struct p4ir_table *t = pipe->prog->tables[ti];
     if (t->const_default)
-        return fail(err, errlen, "table '%s' has a const default action", t->name);
+        return p4util_errbuf(err, errlen, "table '%s' has a const default action", t->name);
     int a = find_action(t, action, err, errlen);
     if (a < 0)
         return -1;
     if (t->actions[a].table_only)
-        return fail(err, errlen, "action '%s' is @tableonly", t->actions[a].call.fn->name);
+        return p4util_errbuf(err, errlen, "action '%s' is @tableonly", t->actions[a].call.fn->name);
     uint64_t *data = p4util_calloc((size_t)t->actions[a].data_words + 1, 8);
     int rc = action_args(t, a, args, nargs, data, err, errlen);
     if (!rc)
@@ -595,7 +583,7 @@ int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, ui
         return -1;
     const struct p4ir_extern *e = &pipe->prog->externs[x];
     if (index >= (uint64_t)e->size)
-        return fail(err, errlen, "index %llu out of range for register '%s' (size %d)",
+        return p4util_errbuf(err, errlen, "index %llu out of range for register '%s' (size %d)",
                     (unsigned long long)index, e->name, e->size);
     *value = pipe->ext[x].vals[index * (uint64_t)e->nw];
     return 0;
@@ -609,7 +597,7 @@ int p4rt_register_write(struct p4_pipe *pipe, const char *reg, uint64_t index, u
         return -1;
     const struct p4ir_extern *e = &pipe->prog->externs[x];
     if (index >= (uint64_t)e->size)
-        return fail(err, errlen, "index %llu out of range for register '%s' (size %d)",
+        return p4util_errbuf(err, errlen, "index %llu out of range for register '%s' (size %d)",
                     (unsigned long long)index, e->name, e->size);
     uint64_t *w = pipe->ext[x].vals + index * (uint64_t)e->nw;
     memset(w, 0, (size_t)e->nw * 8);
@@ -649,12 +637,12 @@ int p4rt_counter_read(struct p4_pipe *pipe, const char *ctr, uint64_t index, uin
                 }
             }
         }
-        return fail(err, errlen, "no entry %llu for direct counter '%s'", (unsigned long long)index,
+        return p4util_errbuf(err, errlen, "no entry %llu for direct counter '%s'", (unsigned long long)index,
                     ctr);
     }
     const struct p4ir_extern *e = &pipe->prog->externs[x];
     if (index >= (uint64_t)e->size)
-        return fail(err, errlen, "index %llu out of range for counter '%s' (size %d)",
+        return p4util_errbuf(err, errlen, "index %llu out of range for counter '%s' (size %d)",
                     (unsigned long long)index, e->name, e->size);
     *packets = pipe->ext[x].packets[index];
     *bytes = pipe->ext[x].bytes[index];
@@ -669,7 +657,7 @@ int p4rt_meter_set(struct p4_pipe *pipe, const char *mtr, uint64_t index, uint64
         return -1;
     const struct p4ir_extern *e = &pipe->prog->externs[x];
     if (index >= (uint64_t)e->size)
-        return fail(err, errlen, "index out of range for meter '%s'", e->name);
+        return p4util_errbuf(err, errlen, "index out of range for meter '%s'", e->name);
     struct p4_meter *m = &pipe->ext[x].meters[index];
     m->configured = true;
     m->cir = cir;
@@ -691,7 +679,7 @@ int p4rt_value_set_add(struct p4_pipe *pipe, const char *vset, const char *value
     const struct p4ir_extern *e = &pipe->prog->externs[x];
     struct p4_ext_state *es = &pipe->ext[x];
     if (es->nvals >= e->size)
-        return fail(err, errlen, "value set '%s' is full (size %d)", e->name, e->size);
+        return p4util_errbuf(err, errlen, "value set '%s' is full (size %d)", e->name, e->size);
     struct p4ir_key k;
     memset(&k, 0, sizeof(k));
     k.mk = P4MK_TERNARY;
@@ -723,7 +711,7 @@ static struct p4_mc_group *group(struct p4_pipe *pipe, uint32_t grp)
 int p4rt_mc_group_create(struct p4_pipe *pipe, uint32_t grp, char *err, size_t errlen)
 {
     if (group(pipe, grp))
-        return fail(err, errlen, "multicast group %u already exists", grp);
+        return p4util_errbuf(err, errlen, "multicast group %u already exists", grp);
     struct p4_mc_group g = {grp, NULL, 0, 0};
     P4_PUSH(pipe->groups, pipe->ngroups, pipe->capgroups, g);
     return 0;
@@ -747,9 +735,9 @@ int p4rt_mc_node_associate(struct p4_pipe *pipe, uint32_t grp, int handle, char 
 {
     struct p4_mc_group *g = group(pipe, grp);
     if (!g)
-        return fail(err, errlen, "no multicast group %u", grp);
+        return p4util_errbuf(err, errlen, "no multicast group %u", grp);
     if (handle < 0 || handle >= pipe->nnodes)
-        return fail(err, errlen, "no multicast node %d", handle);
+        return p4util_errbuf(err, errlen, "no multicast node %d", handle);
     const struct p4_mc_node *n = &pipe->nodes[handle];
     for (int i = 0; i < n->nports; i++) {
         struct p4_mc_member m = {n->ports[i], n->rid};
@@ -779,7 +767,7 @@ int p4rt_mirror_add(struct p4_pipe *pipe, uint32_t session, uint32_t port, char 
         }
     }
     if (port > 511)
-        return fail(err, errlen, "invalid mirror port %u", port);
+        return p4util_errbuf(err, errlen, "invalid mirror port %u", port);
     struct p4_mirror m = {session, port};
     P4_PUSH(pipe->mirrors, pipe->nmirrors, pipe->capmirrors, m);
     return 0;

@@ -2,25 +2,13 @@
  * checks are those of the text adds (p4rt.c), without parsing numbers. */
 #include "p4/engine/p4pipe.h"
 #include "p4/engine/p4rt.h"
+#include "p4/engine/p4util.h"
 
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static const struct p4ir_table *ir_of(const struct p4rt_entry *e)
 {
@@ -30,7 +18,7 @@ static const struct p4ir_table *ir_of(const struct p4rt_entry *e)
 int p4rt_key_id(const struct p4_pipe *pipe, int table, const char *key, char *err, size_t errlen)
 {
     if (table < 0 || table >= pipe->prog->ntables)
-        return fail(err, errlen, "unknown table");
+        return p4util_errbuf(err, errlen, "unknown table");
     const struct p4ir_table *t = pipe->prog->tables[table];
     const char *names[256];
     int n = t->nkeys < 256 ? t->nkeys : 256;
@@ -38,9 +26,9 @@ int p4rt_key_id(const struct p4_pipe *pipe, int table, const char *key, char *er
         names[j] = t->keys[j].name;
     int k = p4rt_find_name(names, n, key);
     if (k == -1)
-        return fail(err, errlen, "table '%s' has no key '%s'", t->name, key);
+        return p4util_errbuf(err, errlen, "table '%s' has no key '%s'", t->name, key);
     if (k == -2)
-        return fail(err, errlen, "ambiguous key name '%s'", key);
+        return p4util_errbuf(err, errlen, "ambiguous key name '%s'", key);
     return k;
 }
 
@@ -49,23 +37,23 @@ int p4rt_entry_init(struct p4rt_entry *e, const struct p4_pipe *pipe, int table,
 {
     memset(e, 0, sizeof(*e));
     if (table < 0 || table >= pipe->prog->ntables)
-        return fail(err, errlen, "unknown table");
+        return p4util_errbuf(err, errlen, "unknown table");
     const struct p4ir_table *t = pipe->prog->tables[table];
     if (t->const_entries)
-        return fail(err, errlen, "table '%s' has const entries", t->name);
+        return p4util_errbuf(err, errlen, "table '%s' has const entries", t->name);
     if (t->nkeys > 64)
-        return fail(err, errlen, "table '%s' has more than 64 keys", t->name);
+        return p4util_errbuf(err, errlen, "table '%s' has more than 64 keys", t->name);
     const char *names[256];
     int n = t->nactions < 256 ? t->nactions : 256;
     for (int i = 0; i < n; i++)
         names[i] = t->actions[i].call.fn->name;
     int a = p4rt_find_name(names, n, action);
     if (a == -1)
-        return fail(err, errlen, "table '%s' has no action '%s'", t->name, action);
+        return p4util_errbuf(err, errlen, "table '%s' has no action '%s'", t->name, action);
     if (a == -2)
-        return fail(err, errlen, "ambiguous action name '%s'", action);
+        return p4util_errbuf(err, errlen, "ambiguous action name '%s'", action);
     if (t->actions[a].default_only)
-        return fail(err, errlen, "action '%s' is @defaultonly", t->actions[a].call.fn->name);
+        return p4util_errbuf(err, errlen, "action '%s' is @defaultonly", t->actions[a].call.fn->name);
     int kw = t->key_words;
     e->value = p4util_calloc((size_t)kw * 3 + (size_t)pipe->prog->max_data_words + 1, 8);
     e->mask = e->value + kw;
@@ -100,7 +88,7 @@ int p4rt_entry_param(const struct p4rt_entry *e, const char *param, char *err, s
             return i;
         i++;
     }
-    return fail(err, errlen, "action '%s' has no parameter '%s'", fn->name, param);
+    return p4util_errbuf(err, errlen, "action '%s' has no parameter '%s'", fn->name, param);
 }
 
 /* Whether the nw words of v hold nothing at or above bit `width`. */
@@ -127,18 +115,18 @@ int p4rt_entry_key(struct p4rt_entry *e, int k, const uint64_t *value, int prefi
 {
     const struct p4ir_table *t = ir_of(e);
     if (k < 0 || k >= t->nkeys)
-        return fail(err, errlen, "table '%s' has no key %d", t->name, k);
+        return p4util_errbuf(err, errlen, "table '%s' has no key %d", t->name, k);
     const struct p4ir_key *kd = &t->keys[k];
     int nw = kd->nw;
     if (prefix_len >= 0 && kd->mk != P4MK_LPM && kd->mk != P4MK_TERNARY)
-        return fail(err, errlen, "prefix length for key '%s' that is not lpm", kd->name);
+        return p4util_errbuf(err, errlen, "prefix length for key '%s' that is not lpm", kd->name);
     if (prefix_len > kd->width)
-        return fail(err, errlen, "invalid prefix length %d for key '%s' of %d bits", prefix_len,
+        return p4util_errbuf(err, errlen, "invalid prefix length %d for key '%s' of %d bits", prefix_len,
                     kd->name, kd->width);
     if (!fits(value, nw, kd->width)) {
         char buf[64];
         value_text(value, nw, buf, sizeof(buf));
-        return fail(err, errlen, "value '%s' does not fit in %d bits", buf, kd->width);
+        return p4util_errbuf(err, errlen, "value '%s' does not fit in %d bits", buf, kd->width);
     }
     uint64_t *v = e->value + kd->woff;
     uint64_t *m = e->mask + kd->woff;
@@ -180,7 +168,7 @@ int p4rt_entry_arg(struct p4rt_entry *e, int i, const uint64_t *value, char *err
             if (!fits(value, pp->nslots, pp->type->width)) {
                 char buf[64];
                 value_text(value, pp->nslots, buf, sizeof(buf));
-                return fail(err, errlen, "value '%s' does not fit in %d bits", buf,
+                return p4util_errbuf(err, errlen, "value '%s' does not fit in %d bits", buf,
                             pp->type->width);
             }
             memcpy(e->data + w, value, (size_t)pp->nslots * 8);
@@ -188,7 +176,7 @@ int p4rt_entry_arg(struct p4rt_entry *e, int i, const uint64_t *value, char *err
         }
         w += pp->nslots;
     }
-    return fail(err, errlen, "action '%s' has no parameter %d", fn->name, i);
+    return p4util_errbuf(err, errlen, "action '%s' has no parameter %d", fn->name, i);
 }
 
 int p4rt_entry_add(struct p4_pipe *pipe, const struct p4rt_entry *e, int *handle, char *err,
@@ -199,14 +187,14 @@ int p4rt_entry_add(struct p4_pipe *pipe, const struct p4rt_entry *e, int *handle
     bool has_range = false;
     for (int i = 0; i < t->nkeys; i++) {
         if (!(e->given >> i & 1) && t->keys[i].mk == P4MK_EXACT)
-            return fail(err, errlen, "missing value for exact key '%s'", t->keys[i].name);
+            return p4util_errbuf(err, errlen, "missing value for exact key '%s'", t->keys[i].name);
         has_range |= t->keys[i].mk == P4MK_RANGE;
     }
     int p = e->priority;
     int prio = t->smallest_wins ? (p < 0 ? INT_MIN / 2 : -p) : (p < 0 ? 0 : p);
     int h = p4table_add(rt, e->value, e->mask, has_range ? e->hi : NULL, prio, e->action, e->data);
     if (h < 0)
-        return fail(err, errlen,
+        return p4util_errbuf(err, errlen,
                     rt->n >= t->size ? "table '%s' is full" : "duplicate entry in table '%s'",
                     t->name);
     if (handle)

@@ -271,3 +271,14 @@ void p4util_wtrunc(uint64_t *w, int nwords, int width)
         w[i] &= rem <= 0 ? 0 : p4util_mask64(rem);
     }
 }
+
+int p4util_errbuf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}

@@ -48,6 +48,11 @@ struct p4_loc {
     const char *near; /* text of the token there (owned by the program), or NULL */
 };
 
+/* Writes the message into err (when err and errlen are set) and returns -1: the control
+ * plane's error convention. */
+int p4util_errbuf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Diagnostics sink: prints `file:line:col: error: message near 'token'` (the token from
  * loc.near, unless the message already names one) and counts. */
 struct p4_diag {
