@@ -415,16 +415,10 @@ static void test_param_suggest(void **state)
     assert_null(param_suggest("zzz", names, 3));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cfg_tree_locations), cmocka_unit_test(test_cfg_syntax_error),
-        cmocka_unit_test(test_cfg_duplicate_key),  cmocka_unit_test(test_cfg_alias),
-        cmocka_unit_test(test_cfg_set), cmocka_unit_test(test_cfg_set_node),
-        cmocka_unit_test(test_cfg_set_yaml), cmocka_unit_test(test_diag_hold),
-        cmocka_unit_test(test_cfg_canonical),            cmocka_unit_test(test_param_decode),
-        cmocka_unit_test(test_param_errors),       cmocka_unit_test(test_param_suggest),
-        cmocka_unit_test(test_param_lists),        cmocka_unit_test(test_param_list_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_cfg_tree_locations), cmocka_unit_test(test_cfg_syntax_error),
+          cmocka_unit_test(test_cfg_duplicate_key), cmocka_unit_test(test_cfg_alias),
+          cmocka_unit_test(test_cfg_set), cmocka_unit_test(test_cfg_set_node),
+          cmocka_unit_test(test_cfg_set_yaml), cmocka_unit_test(test_diag_hold),
+          cmocka_unit_test(test_cfg_canonical), cmocka_unit_test(test_param_decode),
+          cmocka_unit_test(test_param_errors), cmocka_unit_test(test_param_suggest),
+          cmocka_unit_test(test_param_lists), cmocka_unit_test(test_param_list_errors))

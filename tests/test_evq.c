@@ -176,12 +176,6 @@ static void test_evq_random_heap(void **state)
     free(v);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_evq_order_and_ties),    cmocka_unit_test(test_evq_phases),
-        cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
-        cmocka_unit_test(test_evq_random_heap),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_phases),
+          cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
+          cmocka_unit_test(test_evq_random_heap))

@@ -64,12 +64,5 @@ static void test_expr_errors(void **state)
     assert_string_equal(err, "in '1 2' at column 3: unexpected 2");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_expr_arithmetic),
-        cmocka_unit_test(test_expr_units),
-        cmocka_unit_test(test_expr_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_expr_arithmetic), cmocka_unit_test(test_expr_units),
+          cmocka_unit_test(test_expr_errors))

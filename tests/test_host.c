@@ -51,10 +51,4 @@ static void test_host_endpoints(void **state)
     sim_destroy(sim);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_endpoints),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_host_endpoints))

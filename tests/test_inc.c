@@ -200,14 +200,6 @@ static void test_inc_beats_ps_and_ring(void **state)
     assert_true(ring < ps);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_inc_exact_with_loss),
-        cmocka_unit_test(test_inc_collision_fallback),
-        cmocka_unit_test(test_inc_pool_full),
-        cmocka_unit_test(test_inc_ecn_window),
-        cmocka_unit_test(test_inc_beats_ps_and_ring),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_inc_exact_with_loss), cmocka_unit_test(test_inc_collision_fallback),
+          cmocka_unit_test(test_inc_pool_full), cmocka_unit_test(test_inc_ecn_window),
+          cmocka_unit_test(test_inc_beats_ps_and_ring))

@@ -89,11 +89,4 @@ static void test_libra_beats_ps_only(void **state)
     scenario_destroy(ps);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_libra_hot_share),
-        cmocka_unit_test(test_libra_beats_ps_only),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_libra_hot_share), cmocka_unit_test(test_libra_beats_ps_only))

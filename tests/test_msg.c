@@ -224,14 +224,7 @@ static void test_msg_nccl_presets(void **state)
     assert_int_equal(msg_rx_cost_ps(&c, 524288), SIM_NS(1500));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_msg_cost_formulas),  cmocka_unit_test(test_msg_one_message_analytic),
-        cmocka_unit_test(test_msg_control_rtt),    cmocka_unit_test(test_msg_loops_and_cpu),
-        cmocka_unit_test(test_msg_stream_boundaries), cmocka_unit_test(test_msg_bad_transport),
-        cmocka_unit_test(test_msg_presets_analytic),
-        cmocka_unit_test(test_msg_nccl_presets),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_msg_cost_formulas), cmocka_unit_test(test_msg_one_message_analytic),
+          cmocka_unit_test(test_msg_control_rtt), cmocka_unit_test(test_msg_loops_and_cpu),
+          cmocka_unit_test(test_msg_stream_boundaries), cmocka_unit_test(test_msg_bad_transport),
+          cmocka_unit_test(test_msg_presets_analytic), cmocka_unit_test(test_msg_nccl_presets))

@@ -266,10 +266,4 @@ static void test_p4cc_same_results_as_interpreter(void **state)
     assert_true(compared >= 25); /* the repository's programs, less those needing models */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4cc_same_results_as_interpreter),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4cc_same_results_as_interpreter))

@@ -1,10 +1,6 @@
 /* Hash functions against known values (the standard check value of each CRC over
  * "123456789", RFC 1071 examples) so they stay bit-identical to bmv2. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include "p4/engine/p4hash.h"
 
@@ -56,12 +52,6 @@ static void test_p4hash_xor16_identity(void **state)
     assert_true(p4hash_identity(ten, 10) == 0x0102030405060708ULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4hash_crc32_ieee),     cmocka_unit_test(test_p4hash_crc16_arc),
-        cmocka_unit_test(test_p4hash_crc_ccitt),      cmocka_unit_test(test_p4hash_csum16),
-        cmocka_unit_test(test_p4hash_xor16_identity),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4hash_crc32_ieee), cmocka_unit_test(test_p4hash_crc16_arc),
+          cmocka_unit_test(test_p4hash_crc_ccitt), cmocka_unit_test(test_p4hash_csum16),
+          cmocka_unit_test(test_p4hash_xor16_identity))

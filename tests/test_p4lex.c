@@ -1,10 +1,6 @@
 /* Lexer: width-prefixed literals, separators, multi-character operators, line markers,
  * error messages with exact locations. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +144,6 @@ static void test_p4lex_errors(void **state)
     p4lex_fini(&lx);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4lex_width_literals), cmocka_unit_test(test_p4lex_wide_literal),
-        cmocka_unit_test(test_p4lex_operators),      cmocka_unit_test(test_p4lex_nested_type_args),
-        cmocka_unit_test(test_p4lex_line_markers),   cmocka_unit_test(test_p4lex_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4lex_width_literals), cmocka_unit_test(test_p4lex_wide_literal),
+          cmocka_unit_test(test_p4lex_operators), cmocka_unit_test(test_p4lex_nested_type_args),
+          cmocka_unit_test(test_p4lex_line_markers), cmocka_unit_test(test_p4lex_errors))

@@ -1,10 +1,6 @@
 /* Parser and checker diagnostics: exact messages, lines and columns (Lua's checksyntax), and
  * programs that must be rejected. Runs from the repository root (p4/include). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,14 +128,7 @@ static void test_p4parse_accepts_valid(void **state)
     free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4parse_expected_token),
-        cmocka_unit_test(test_p4parse_unclosed),
-        cmocka_unit_test(test_p4parse_lexical_error_location),
-        cmocka_unit_test(test_p4parse_semantic_errors),
-        cmocka_unit_test(test_p4parse_accepts_valid),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4parse_expected_token), cmocka_unit_test(test_p4parse_unclosed),
+          cmocka_unit_test(test_p4parse_lexical_error_location),
+          cmocka_unit_test(test_p4parse_semantic_errors),
+          cmocka_unit_test(test_p4parse_accepts_valid))

@@ -159,12 +159,6 @@ static void test_p4cache_loads_once_until_changed(void **state)
     free(text);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4rtbin_entry_forwards_like_text),
-        cmocka_unit_test(test_p4rtbin_errors),
-        cmocka_unit_test(test_p4cache_loads_once_until_changed),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4rtbin_entry_forwards_like_text),
+          cmocka_unit_test(test_p4rtbin_errors),
+          cmocka_unit_test(test_p4cache_loads_once_until_changed))

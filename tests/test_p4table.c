@@ -1,10 +1,6 @@
 /* Table matching: lpm longest prefix wins regardless of insertion order, ternary larger
  * priority wins (ties: first added), exact hash lookups, range bounds, removal. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <string.h>
 
@@ -236,16 +232,8 @@ static void test_p4table_meter_colors(void **state)
     assert_int_equal(p4table_meter(&m, 50, 50000000000LL), P4_GREEN);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4table_lpm_longest_prefix),
-        cmocka_unit_test(test_p4table_lpm_with_exact),
-        cmocka_unit_test(test_p4table_ternary_priority),
-        cmocka_unit_test(test_p4table_exact_hash),
-        cmocka_unit_test(test_p4table_duplicate_index),
-        cmocka_unit_test(test_p4table_range),
-        cmocka_unit_test(test_p4table_meter_colors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4table_lpm_longest_prefix),
+          cmocka_unit_test(test_p4table_lpm_with_exact),
+          cmocka_unit_test(test_p4table_ternary_priority),
+          cmocka_unit_test(test_p4table_exact_hash), cmocka_unit_test(test_p4table_duplicate_index),
+          cmocka_unit_test(test_p4table_range), cmocka_unit_test(test_p4table_meter_colors))

@@ -1,11 +1,7 @@
 /* The per-packet API (p4.h) without the STF runner: forwarding decisions, priority, clone
  * requests, output length changes (headers added and removed, virtual payload carried),
  * state buffers that outlive the pipeline's scratch, and the host time callback. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -320,16 +316,9 @@ static void test_p4vm_runtime_fault(void **state)
     p4_prog_free(prog);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_p4vm_decisions, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_p4vm_output_grows_and_shrinks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_p4vm_state_is_per_packet, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_p4vm_control_plane_errors, setup, teardown),
-        cmocka_unit_test(test_p4vm_introspection),
-        cmocka_unit_test(test_p4vm_table_size),
-        cmocka_unit_test(test_p4vm_runtime_fault),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_p4vm_decisions, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_p4vm_output_grows_and_shrinks, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_p4vm_state_is_per_packet, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_p4vm_control_plane_errors, setup, teardown),
+          cmocka_unit_test(test_p4vm_introspection), cmocka_unit_test(test_p4vm_table_size),
+          cmocka_unit_test(test_p4vm_runtime_fault))

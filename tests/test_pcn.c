@@ -194,12 +194,5 @@ static void test_pcn_dcqcn(void **state)
     assert_true(sig.bct < none.bct);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pcn_signalled),
-        cmocka_unit_test(test_pcn_predictive),
-        cmocka_unit_test(test_pcn_dcqcn),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_pcn_signalled), cmocka_unit_test(test_pcn_predictive),
+          cmocka_unit_test(test_pcn_dcqcn))

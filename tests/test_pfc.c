@@ -180,13 +180,5 @@ static void test_pfc_classes(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pfc_incast_lossless),
-        cmocka_unit_test(test_pfc_pause_timing),
-        cmocka_unit_test(test_pfc_classes),
-        cmocka_unit_test(test_pfc_priority_groups),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_pfc_incast_lossless), cmocka_unit_test(test_pfc_pause_timing),
+          cmocka_unit_test(test_pfc_classes), cmocka_unit_test(test_pfc_priority_groups))

@@ -132,12 +132,6 @@ static void test_pq_drr_weights(void **state)
     sim_destroy(sim);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pkt_udp_headers), cmocka_unit_test(test_pkt_ecn_checksum),
-        cmocka_unit_test(test_pkt_flow_hash),   cmocka_unit_test(test_pq_strict),
-        cmocka_unit_test(test_pq_drr_weights),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_pkt_udp_headers), cmocka_unit_test(test_pkt_ecn_checksum),
+          cmocka_unit_test(test_pkt_flow_hash), cmocka_unit_test(test_pq_strict),
+          cmocka_unit_test(test_pq_drr_weights))

@@ -53,11 +53,4 @@ static void test_ranges_random(void **state)
     ranges_fini(&r);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ranges_basic),
-        cmocka_unit_test(test_ranges_random),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_ranges_basic), cmocka_unit_test(test_ranges_random))

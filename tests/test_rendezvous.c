@@ -89,11 +89,4 @@ static void test_rendezvous_simultaneous(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rendezvous_simultaneous),
-        cmocka_unit_test(test_rendezvous_grid),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_rendezvous_simultaneous), cmocka_unit_test(test_rendezvous_grid))

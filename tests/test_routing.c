@@ -178,14 +178,6 @@ static void test_routing_unreachable(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routing_fat_tree),
-        cmocka_unit_test(test_routing_leaf_spine),
-        cmocka_unit_test(test_routing_state_per_destination_switch),
-        cmocka_unit_test(test_routing_pick_spreads),
-        cmocka_unit_test(test_routing_unreachable),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_routing_fat_tree), cmocka_unit_test(test_routing_leaf_spine),
+          cmocka_unit_test(test_routing_state_per_destination_switch),
+          cmocka_unit_test(test_routing_pick_spreads), cmocka_unit_test(test_routing_unreachable))

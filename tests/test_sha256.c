@@ -79,13 +79,5 @@ static void test_sha256_file(void **state)
     assert_int_equal(sha256_file(path, hex), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256_vectors),
-        cmocka_unit_test(test_sha256_million_incremental),
-        cmocka_unit_test(test_sha256_padding_edges),
-        cmocka_unit_test(test_sha256_file),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sha256_vectors), cmocka_unit_test(test_sha256_million_incremental),
+          cmocka_unit_test(test_sha256_padding_edges), cmocka_unit_test(test_sha256_file))

@@ -74,13 +74,5 @@ static void test_rng_streams(void **state)
     sim_destroy(c);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats_basic),
-        cmocka_unit_test(test_stats_bounded),
-        cmocka_unit_test(test_stats_coverage),
-        cmocka_unit_test(test_rng_streams),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_stats_basic), cmocka_unit_test(test_stats_bounded),
+          cmocka_unit_test(test_stats_coverage), cmocka_unit_test(test_rng_streams))

@@ -148,14 +148,6 @@ static void test_sweep_csv_cell(void **state)
     free(b);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sweep_points_order),
-        cmocka_unit_test(test_sweep_errors_located),
-        cmocka_unit_test(test_sweep_record_round_trip),
-        cmocka_unit_test(test_sweep_reduce),
-        cmocka_unit_test(test_sweep_csv_cell),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sweep_points_order), cmocka_unit_test(test_sweep_errors_located),
+          cmocka_unit_test(test_sweep_record_round_trip), cmocka_unit_test(test_sweep_reduce),
+          cmocka_unit_test(test_sweep_csv_cell))

@@ -801,32 +801,19 @@ static void test_flow_destroy_unbinds(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tcp_hdr_roundtrip),
-        cmocka_unit_test(test_tcp_receiver_out_of_order),
-        cmocka_unit_test(test_tcp_receiver_dctcp_delack_state_machine),
-        cmocka_unit_test(test_tcp_receiver_classic_ece_latch),
-        cmocka_unit_test(test_tcp_sender_newreno_recovery),
-        cmocka_unit_test(test_tcp_sender_limited_transmit),
-        cmocka_unit_test(test_tcp_sender_rto_backoff),
-        cmocka_unit_test(test_tcp_sender_dctcp_alpha),
-        cmocka_unit_test(test_tcp_dctcp_2_flows),
-        cmocka_unit_test(test_tcp_dctcp_8_flows),
-        cmocka_unit_test(test_tcp_dctcp_16_flows),
-        cmocka_unit_test(test_tcp_newreno_fills_buffer),
-        cmocka_unit_test(test_tcp_dctcp_delayed_ack),
-        cmocka_unit_test(test_tcp_newreno_ecn),
-        cmocka_unit_test(test_tcp_stop_time),
-        cmocka_unit_test(test_tcp_seq_wrap),
-        cmocka_unit_test(test_tcp_handshake),
-        cmocka_unit_test(test_tcp_handshake_syn_loss),
-        cmocka_unit_test(test_tcp_cwnd_samples),
-        cmocka_unit_test(test_tcp_incast_exactly_once),
-        cmocka_unit_test(test_tcp_incast_dctcp),
-        cmocka_unit_test(test_tcp_set_sport_rekeys),
-        cmocka_unit_test(test_flow_destroy_unbinds),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_tcp_hdr_roundtrip),
+          cmocka_unit_test(test_tcp_receiver_out_of_order),
+          cmocka_unit_test(test_tcp_receiver_dctcp_delack_state_machine),
+          cmocka_unit_test(test_tcp_receiver_classic_ece_latch),
+          cmocka_unit_test(test_tcp_sender_newreno_recovery),
+          cmocka_unit_test(test_tcp_sender_limited_transmit),
+          cmocka_unit_test(test_tcp_sender_rto_backoff),
+          cmocka_unit_test(test_tcp_sender_dctcp_alpha), cmocka_unit_test(test_tcp_dctcp_2_flows),
+          cmocka_unit_test(test_tcp_dctcp_8_flows), cmocka_unit_test(test_tcp_dctcp_16_flows),
+          cmocka_unit_test(test_tcp_newreno_fills_buffer),
+          cmocka_unit_test(test_tcp_dctcp_delayed_ack), cmocka_unit_test(test_tcp_newreno_ecn),
+          cmocka_unit_test(test_tcp_stop_time), cmocka_unit_test(test_tcp_seq_wrap),
+          cmocka_unit_test(test_tcp_handshake), cmocka_unit_test(test_tcp_handshake_syn_loss),
+          cmocka_unit_test(test_tcp_cwnd_samples), cmocka_unit_test(test_tcp_incast_exactly_once),
+          cmocka_unit_test(test_tcp_incast_dctcp), cmocka_unit_test(test_tcp_set_sport_rekeys),
+          cmocka_unit_test(test_flow_destroy_unbinds))

@@ -370,18 +370,8 @@ static void test_tcp_timestamps(void **state)
     assert_true(samples[0] < 20);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sack_hdr_roundtrip),
-        cmocka_unit_test(test_sack_receiver_blocks),
-        cmocka_unit_test(test_sack_scoreboard),
-        cmocka_unit_test(test_sack_sender_recovery),
-        cmocka_unit_test(test_sack_incast_retransmits_drops),
-        cmocka_unit_test(test_handshake_third_ack),
-        cmocka_unit_test(test_tcp_nic_queue),
-        cmocka_unit_test(test_tcp_send_buffer),
-        cmocka_unit_test(test_tcp_timestamps),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sack_hdr_roundtrip), cmocka_unit_test(test_sack_receiver_blocks),
+          cmocka_unit_test(test_sack_scoreboard), cmocka_unit_test(test_sack_sender_recovery),
+          cmocka_unit_test(test_sack_incast_retransmits_drops),
+          cmocka_unit_test(test_handshake_third_ack), cmocka_unit_test(test_tcp_nic_queue),
+          cmocka_unit_test(test_tcp_send_buffer), cmocka_unit_test(test_tcp_timestamps))

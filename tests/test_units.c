@@ -135,13 +135,7 @@ static void test_units_format(void **state)
     assert_string_equal(sim_time_fmt(12, buf, sizeof(buf)), "12ps");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units_time),      cmocka_unit_test(test_units_time_errors),
-        cmocka_unit_test(test_units_rate),      cmocka_unit_test(test_units_size),
-        cmocka_unit_test(test_units_tx_time),   cmocka_unit_test(test_units_format),
-        cmocka_unit_test(test_units_exponent),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_units_time), cmocka_unit_test(test_units_time_errors),
+          cmocka_unit_test(test_units_rate), cmocka_unit_test(test_units_size),
+          cmocka_unit_test(test_units_tx_time), cmocka_unit_test(test_units_format),
+          cmocka_unit_test(test_units_exponent))

@@ -1,4 +1,4 @@
-/* Shared includes for the cmocka tests (older libcmocka needs these before cmocka.h). */
+/* Shared by the cmocka tests: the includes older libcmocka needs before cmocka.h, and main. */
 #ifndef SIM_TESTS_TESTUTIL_H
 #define SIM_TESTS_TESTUTIL_H
 
@@ -8,5 +8,13 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+/* A test binary's main: runs the given cmocka_unit_test(...) entries as one group. */
+#define TEST_MAIN(...)                                                                             \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        const struct CMUnitTest tests[] = {__VA_ARGS__};                                           \
+        return cmocka_run_group_tests(tests, NULL, NULL);                                          \
+    }
 
 #endif
