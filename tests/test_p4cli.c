@@ -1,10 +1,6 @@
 /* `ddlsim p4 check|test` exit codes: 0 ok, 1 failed expectations, 2 bad input or usage.
  * Runs from the repository root. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +19,7 @@ static char *temp_file(const char *text)
     static const char tmpl[] = "/tmp/ddlsim-cli-XXXXXX";
     char *path = malloc(sizeof(tmpl));
     snprintf(path, sizeof(tmpl), "%s", tmpl);
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(text, f);
-    fclose(f);
+    test_write_temp(path, 0, text);
     return path;
 }
 
@@ -65,12 +57,5 @@ static void test_p4cli_test(void **state)
     free(bad);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4cli_usage),
-        cmocka_unit_test(test_p4cli_check),
-        cmocka_unit_test(test_p4cli_test),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4cli_usage), cmocka_unit_test(test_p4cli_check),
+          cmocka_unit_test(test_p4cli_test))
