@@ -311,6 +311,26 @@ static void test_ddl_nic_blocking(void **state)
     assert_true(crit7 < 1.5e-6);
 }
 
+/* A ring all-reduce of one tensor of `bytes` over h0..h3 of a star (no compute), run to its end:
+ * every worker finished. */
+static struct scenario *ring4_run(const char *bytes, int iterations, const char *extra)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 4}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: one, layers: [{name: t, bytes: %s}]}\n"
+             "    workers: [h0, h1, h2, h3]\n"
+             "    iterations: %d\n"
+             "%s",
+             bytes, iterations, extra);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    assert_true(sc->jobs[0]->workers_done == 4);
+    return sc;
+}
+
 /* Ring all-reduce of S bytes over N workers in whole segments (slice: 0): each worker sends
  * 2(N-1)/N S, and with no compute the iteration is 2(N-1) steps of one segment over two hops,
  * which is within the latency terms of the bandwidth-optimal 2(N-1)/N S / rate. */
@@ -319,17 +339,8 @@ static void test_ddl_ring_allreduce(void **state)
     (void)state;
     const int N = 4;
     const uint64_t S = 4000000;
-    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
-                               "jobs:\n"
-                               "  - arch: allreduce\n"
-                               "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
-                               "    workers: [h0, h1, h2, h3]\n"
-                               "    iterations: 2\n"
-                               "    chunk: 0\n"
-                               "    slice: 0\n");
-    scenario_run(sc);
+    struct scenario *sc = ring4_run("4MB", 2, "    chunk: 0\n    slice: 0\n");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == (uint32_t)N);
     for (int w = 0; w < N; w++)
         assert_true(job->worker_bytes[w] == 2 * 2 * (N - 1) * S / N); /* two iterations */
     sim_time_t step = two_hops(0, S / N);
@@ -383,19 +394,7 @@ static void test_ddl_ring_many_workers(void **state)
 /* One ring all-reduce of 64 MB over 4 workers, one iteration, no compute. */
 static double ring64(const char *extra)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
-             "topology: {kind: star, hosts: 4}\n"
-             "jobs:\n"
-             "  - arch: allreduce\n"
-             "    model: {name: one, layers: [{name: t, bytes: 64MB}]}\n"
-             "    workers: [h0, h1, h2, h3]\n"
-             "    iterations: 1\n"
-             "%s",
-             extra);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    struct scenario *sc = ring4_run("64MB", 1, extra);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     scenario_destroy(sc);
     return it;
@@ -499,28 +498,37 @@ static void test_ddl_fifo_end_to_end(void **state)
     assert_true(prio8 != none8);
 }
 
-/* Two workers all-reduce three 1 MB layers (forward 100 us, backward 200 us each), one
- * iteration. Gradients are ready at 500, 700 and 900 us (layers c, b, a). Returns each
- * layer's completion time at worker 0 (its gradient's ready time plus its tensor latency) and
- * worker 0's gradient ready times. */
-static void collective_run(const char *extra, double done[3], double ready[3])
+/* Two workers h0, h1 on a star all-reduce a model of the given layers, one iteration, run to its
+ * end: both workers finished. */
+static struct scenario *ring2_run(const char *layers, const char *extra)
 {
     char y[1024];
     snprintf(y, sizeof(y),
              "topology: {kind: star, hosts: 2}\n"
              "jobs:\n"
              "  - arch: allreduce\n"
-             "    model: {name: m, layers: [{name: a, bytes: 1MB, forward: 100us, backward: 200us},\n"
-             "                              {name: b, bytes: 1MB, forward: 100us, backward: 200us},\n"
-             "                              {name: c, bytes: 1MB, forward: 100us, backward: 200us}]}\n"
+             "    model: {name: m, layers: %s}\n"
              "    workers: [h0, h1]\n"
              "    iterations: 1\n"
              "%s",
-             extra);
+             layers, extra);
     struct scenario *sc = load(y);
     scenario_run(sc);
+    assert_true(sc->jobs[0]->workers_done == 2);
+    return sc;
+}
+
+/* Two workers all-reduce three 1 MB layers (forward 100 us, backward 200 us each), one
+ * iteration. Gradients are ready at 500, 700 and 900 us (layers c, b, a). Returns each
+ * layer's completion time at worker 0 (its gradient's ready time plus its tensor latency) and
+ * worker 0's gradient ready times. */
+static void collective_run(const char *extra, double done[3], double ready[3])
+{
+    struct scenario *sc = ring2_run("[{name: a, bytes: 1MB, forward: 100us, backward: 200us},\n"
+                                    "  {name: b, bytes: 1MB, forward: 100us, backward: 200us},\n"
+                                    "  {name: c, bytes: 1MB, forward: 100us, backward: 200us}]",
+                                    extra);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     for (int l = 0; l < 3; l++) {
         ready[l] = simtime_sec(job->workers[0].push_ready[l]);
         done[l] = ready[l] + job->push_lat[l].min;
@@ -569,18 +577,10 @@ static void test_ddl_collective_costs(void **state)
 static void test_ddl_contention_midstep(void **state)
 {
     (void)state;
-    struct scenario *sc =
-        load("topology: {kind: star, hosts: 2}\n"
-             "jobs:\n"
-             "  - arch: allreduce\n"
-             "    model: {name: m, layers: [{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
-             "                              {name: b, bytes: 125KB, forward: 100us, backward: 200us}]}\n"
-             "    workers: [h0, h1]\n"
-             "    iterations: 1\n"
-             "    contention: 1\n");
-    scenario_run(sc);
+    struct scenario *sc = ring2_run("[{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
+                                    "  {name: b, bytes: 125KB, forward: 100us, backward: 200us}]",
+                                    "    contention: 1\n");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     double lat_b = job->push_lat[1].min;
     assert_true(lat_b > 0 && lat_b < 0.002);
     double ready_a = simtime_sec(job->workers[0].push_ready[0]);
@@ -648,18 +648,9 @@ static void test_ddl_step_latency(void **state)
     (void)state;
     const int N = 4;
     const sim_time_t d = SIM_US(7);
-    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
-                               "jobs:\n"
-                               "  - arch: allreduce\n"
-                               "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
-                               "    workers: [h0, h1, h2, h3]\n"
-                               "    iterations: 2\n"
-                               "    chunk: 0\n"
-                               "    slice: 0\n"
-                               "    step_latency: 7us\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        ring4_run("4MB", 2, "    chunk: 0\n    slice: 0\n    step_latency: 7us\n");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == (uint32_t)N);
     sim_time_t step = two_hops(0, 4000000 / N);
     assert_true(job->iter_time.max == simtime_sec(2 * (N - 1) * (step + d)));
     assert_true(job->iter_time.min == simtime_sec(2 * (N - 1) * (step + d)));
@@ -856,28 +847,14 @@ static void test_ddl_ps_tcp_many_servers(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ddl_shim_roundtrip),
-        cmocka_unit_test(test_ddl_one_worker_analytic),
-        cmocka_unit_test(test_ddl_bandwidth_share),
-        cmocka_unit_test(test_ddl_priority_first_layer),
-        cmocka_unit_test(test_ddl_blocking_time),
-        cmocka_unit_test(test_ddl_critical_blocking),
-        cmocka_unit_test(test_ddl_nic_blocking),
-        cmocka_unit_test(test_ddl_ring_allreduce),
-        cmocka_unit_test(test_ddl_ring_many_workers),
-        cmocka_unit_test(test_ddl_ring_slices),
-        cmocka_unit_test(test_ddl_fifo_end_to_end),
-        cmocka_unit_test(test_ddl_collective_costs),
-        cmocka_unit_test(test_ddl_step_latency),
-        cmocka_unit_test(test_ddl_contention_midstep),
-        cmocka_unit_test(test_ddl_pfc_queue_not_class),
-        cmocka_unit_test(test_ddl_async),
-        cmocka_unit_test(test_ddl_sharding),
-        cmocka_unit_test(test_ddl_ps_tcp_many_servers),
-        cmocka_unit_test(test_ddl_compute_jitter),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_ddl_shim_roundtrip), cmocka_unit_test(test_ddl_one_worker_analytic),
+          cmocka_unit_test(test_ddl_bandwidth_share),
+          cmocka_unit_test(test_ddl_priority_first_layer), cmocka_unit_test(test_ddl_blocking_time),
+          cmocka_unit_test(test_ddl_critical_blocking), cmocka_unit_test(test_ddl_nic_blocking),
+          cmocka_unit_test(test_ddl_ring_allreduce), cmocka_unit_test(test_ddl_ring_many_workers),
+          cmocka_unit_test(test_ddl_ring_slices), cmocka_unit_test(test_ddl_fifo_end_to_end),
+          cmocka_unit_test(test_ddl_collective_costs), cmocka_unit_test(test_ddl_step_latency),
+          cmocka_unit_test(test_ddl_contention_midstep),
+          cmocka_unit_test(test_ddl_pfc_queue_not_class), cmocka_unit_test(test_ddl_async),
+          cmocka_unit_test(test_ddl_sharding), cmocka_unit_test(test_ddl_ps_tcp_many_servers),
+          cmocka_unit_test(test_ddl_compute_jitter))
