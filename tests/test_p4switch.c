@@ -108,22 +108,10 @@ static void test_p4switch_same_timing_as_fixed(void **state)
 static void test_p4switch_routes_fat_tree(void **state)
 {
     (void)state;
-    char y[4096];
-    int len = snprintf(y, sizeof(y), "topology: {kind: fat_tree, k: 4}\nflows:\n");
-    for (int i = 0; i < 16; i++)
-        len += snprintf(y + len, sizeof(y) - (size_t)len, "  - {src: h%d, dst: h%d, bytes: 50KB}\n",
-                        i, (i + 7) % 16);
-    struct scenario *sc = load(y);
+    struct scenario *sc = load_fat_tree_flows(7, "50KB");
     scenario_run(sc);
-    for (uint32_t i = 0; i < sc->nflows; i++)
-        assert_true(sc->flows[i]->st.rx_bytes == 50000);
-    int cores = 0;
-    for (int c = 0; c < 4; c++) {
-        char name[16];
-        snprintf(name, sizeof(name), "core%d", c);
-        cores += switch_of(scenario_node(sc, name))->rx_pkts > 0;
-    }
-    assert_true(cores >= 3);
+    assert_flows_received(sc, 50000);
+    assert_true(fat_tree_cores_used(sc) >= 3);
     scenario_destroy(sc);
 }
 
@@ -161,8 +149,7 @@ static void test_p4switch_wide_ports(void **state)
     assert_true(switch_is_p4(sw));
     assert_int_equal(p4rt_table_size(p4switch_pipe(sw), "ipv4_lpm"), 1 << 20);
     scenario_run(sc);
-    for (uint32_t i = 0; i < sc->nflows; i++)
-        assert_true(sc->flows[i]->st.rx_bytes == 14720);
+    assert_flows_received(sc, 14720);
     scenario_destroy(sc);
 }
 
@@ -205,17 +192,10 @@ static void test_p4switch_drops_by_reason(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4switch_ecn_from_enq_qdepth),
-        cmocka_unit_test(test_p4switch_multicast),
-        cmocka_unit_test(test_p4switch_same_timing_as_fixed),
-        cmocka_unit_test(test_p4switch_routes_fat_tree),
-        cmocka_unit_test(test_p4switch_explicit_entry_wins),
-        cmocka_unit_test(test_p4switch_wide_ports),
-        cmocka_unit_test(test_p4switch_wide_routes),
-        cmocka_unit_test(test_p4switch_drops_by_reason),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4switch_ecn_from_enq_qdepth),
+          cmocka_unit_test(test_p4switch_multicast),
+          cmocka_unit_test(test_p4switch_same_timing_as_fixed),
+          cmocka_unit_test(test_p4switch_routes_fat_tree),
+          cmocka_unit_test(test_p4switch_explicit_entry_wins),
+          cmocka_unit_test(test_p4switch_wide_ports), cmocka_unit_test(test_p4switch_wide_routes),
+          cmocka_unit_test(test_p4switch_drops_by_reason))

@@ -285,25 +285,13 @@ static void test_scenario_strict_priority(void **state)
 static void test_scenario_fat_tree(void **state)
 {
     (void)state;
-    char y[4096];
-    int len = snprintf(y, sizeof(y), "topology: {kind: fat_tree, k: 4}\nflows:\n");
-    for (int i = 0; i < 16; i++)
-        len += snprintf(y + len, sizeof(y) - (size_t)len,
-                        "  - {src: h%d, dst: h%d, bytes: 300KB}\n", i, (i + 5) % 16);
-    struct scenario *sc = load(y);
+    struct scenario *sc = load_fat_tree_flows(5, "300KB");
     assert_int_equal(scenario_count(sc, "host"), 16);
     assert_int_equal(scenario_count(sc, "switch"), 20);
     scenario_run(sc);
-    for (uint32_t i = 0; i < sc->nflows; i++)
-        assert_true(sc->flows[i]->st.rx_bytes == 300000);
+    assert_flows_received(sc, 300000);
     /* ECMP spreads the inter-pod flows over several core switches */
-    int cores_used = 0;
-    for (int c = 0; c < 4; c++) {
-        char name[16];
-        snprintf(name, sizeof(name), "core%d", c);
-        cores_used += switch_of(scenario_node(sc, name))->rx_pkts > 0;
-    }
-    assert_true(cores_used >= 2);
+    assert_true(fat_tree_cores_used(sc) >= 2);
     scenario_destroy(sc);
 }
 
@@ -415,28 +403,18 @@ static void test_scenario_defaults_required_keys(void **state)
     assert_string_equal(scenario_flow(sc, "b")->src->node.name, "h1");
     assert_string_equal(scenario_flow(sc, "c")->dst->node.name, "h2");
     scenario_run(sc);
-    for (uint32_t i = 0; i < sc->nflows; i++)
-        assert_int_equal(sc->flows[i]->st.rx_bytes, 2944);
+    assert_flows_received(sc, 2944);
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scenario_incast_exact_time),
-        cmocka_unit_test(test_scenario_incast_drops),
-        cmocka_unit_test(test_scenario_incast_drops_ppp),
-        cmocka_unit_test(test_scenario_incast_time_framing),
-        cmocka_unit_test(test_scenario_ecn_threshold_marks),
-        cmocka_unit_test(test_scenario_md1_load_05),
-        cmocka_unit_test(test_scenario_md1_load_08),
-        cmocka_unit_test(test_scenario_strict_priority),
-        cmocka_unit_test(test_scenario_fat_tree),
-        cmocka_unit_test(test_scenario_leaf_spine_dumbbell),
-        cmocka_unit_test(test_scenario_determinism),
-        cmocka_unit_test(test_scenario_switch_latency),
-        cmocka_unit_test(test_scenario_after),
-        cmocka_unit_test(test_scenario_defaults_required_keys),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_scenario_incast_exact_time),
+          cmocka_unit_test(test_scenario_incast_drops),
+          cmocka_unit_test(test_scenario_incast_drops_ppp),
+          cmocka_unit_test(test_scenario_incast_time_framing),
+          cmocka_unit_test(test_scenario_ecn_threshold_marks),
+          cmocka_unit_test(test_scenario_md1_load_05), cmocka_unit_test(test_scenario_md1_load_08),
+          cmocka_unit_test(test_scenario_strict_priority), cmocka_unit_test(test_scenario_fat_tree),
+          cmocka_unit_test(test_scenario_leaf_spine_dumbbell),
+          cmocka_unit_test(test_scenario_determinism),
+          cmocka_unit_test(test_scenario_switch_latency), cmocka_unit_test(test_scenario_after),
+          cmocka_unit_test(test_scenario_defaults_required_keys))
