@@ -69,22 +69,27 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static double run(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
+/* Nanoseconds of CPU per pass of a packet through ingress and egress, n passes; `vary`, if set,
+ * rewrites the packet before pass i. */
+static double time_passes(struct p4_pipe *pipe, const struct p4_prog *prog,
+                          struct p4_ingress_in in, uint8_t *pkt, long n,
+                          void (*vary)(uint8_t *pkt, long i))
 {
     uint64_t *state = calloc(1, p4_prog_state_bytes(prog) + 8);
-    uint8_t out[256];
-    struct p4_ingress_in in = {packet, sizeof(packet), 0, 3, 0, NULL, -1};
+    uint8_t out[512];
     struct p4_ingress_out io;
     struct p4_egress_in ein;
     memset(&ein, 0, sizeof(ein));
-    ein.bytes = packet;
-    ein.len = sizeof(packet);
+    ein.bytes = in.bytes;
+    ein.len = in.len;
     ein.out = out;
     ein.out_cap = sizeof(out);
     struct p4_egress_out eo;
     unsigned sink = 0;
     double t0 = now_ns();
     for (long i = 0; i < n; i++) {
+        if (vary)
+            vary(pkt, i);
         p4_pipe_ingress(pipe, state, &in, &io);
         ein.egress_port = io.egress_port;
         p4_pipe_egress(pipe, state, &ein, &eo);
@@ -97,53 +102,44 @@ static double run(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
     return (t1 - t0) / (double)n;
 }
 
+static double run(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
+{
+    struct p4_ingress_in in = {packet, sizeof(packet), 0, 3, 0, NULL, -1};
+    return time_passes(pipe, prog, in, NULL, n, NULL);
+}
+
+enum { AGG_HEAD = 14 + 20 + 8, AGG_LEN = AGG_HEAD + 16 + 256 };
+
+/* Packet i of the aggregation run: worker (i / 2048) % 32's block for slot i % 2048. */
+static void agg_vary(uint8_t *pkt, long i)
+{
+    uint8_t *agg = pkt + AGG_HEAD;
+    uint32_t slot = (uint32_t)(i % 2048);
+    agg[4] = (uint8_t)(slot >> 24);
+    agg[5] = (uint8_t)(slot >> 16);
+    agg[6] = (uint8_t)(slot >> 8);
+    agg[7] = (uint8_t)slot;
+    agg[8] = (uint8_t)((i / 2048) % 32);
+}
+
 /* aggregation.p4: contributions (64 int32 values) of 32 workers over 2048 slots; packet i
  * is worker (i / 2048) % 32's block for slot i % 2048, so most passes add into a slot and
  * one in 32 completes it (multicast to the group). */
 static double run_agg(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
 {
-    enum { LEN = 14 + 20 + 8 + 16 + 256 };
-    uint8_t pkt[LEN] = {0};
-    static const uint8_t head[] = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
-                                   0x45, 0x02, 0x01, 0x2c, 0, 0, 0, 0, 0x40, 0x11, 0, 0,
-                                   0x0a, 0, 0, 0x01, 0x0a, 0, 0, 0x09,
-                                   0xa6, 0x01, 0xa6, 0x6a, 0x01, 0x18, 0, 0};
+    uint8_t pkt[AGG_LEN] = {0};
+    static const uint8_t head[AGG_HEAD] = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+                                           0x45, 0x02, 0x01, 0x2c, 0, 0, 0, 0, 0x40, 0x11, 0, 0,
+                                           0x0a, 0, 0, 0x01, 0x0a, 0, 0, 0x09,
+                                           0xa6, 0x01, 0xa6, 0x6a, 0x01, 0x18, 0, 0};
     memcpy(pkt, head, sizeof(head));
-    uint8_t *agg = pkt + sizeof(head);
-    agg[1] = 5;   /* job */
-    agg[9] = 32;  /* fan-in */
+    uint8_t *agg = pkt + AGG_HEAD;
+    agg[1] = 5;  /* job */
+    agg[9] = 32; /* fan-in */
     for (int i = 0; i < 256; i++)
         agg[16 + i] = (uint8_t)(i * 7);
-    uint64_t *state = calloc(1, p4_prog_state_bytes(prog) + 8);
-    uint8_t out[512];
-    struct p4_ingress_in in = {pkt, LEN, LEN, 1, 0, NULL, -1};
-    struct p4_ingress_out io;
-    struct p4_egress_in ein;
-    memset(&ein, 0, sizeof(ein));
-    ein.bytes = pkt;
-    ein.len = LEN;
-    ein.out = out;
-    ein.out_cap = sizeof(out);
-    struct p4_egress_out eo;
-    unsigned sink = 0;
-    double t0 = now_ns();
-    for (long i = 0; i < n; i++) {
-        uint32_t slot = (uint32_t)(i % 2048);
-        agg[4] = (uint8_t)(slot >> 24);
-        agg[5] = (uint8_t)(slot >> 16);
-        agg[6] = (uint8_t)(slot >> 8);
-        agg[7] = (uint8_t)slot;
-        agg[8] = (uint8_t)((i / 2048) % 32);
-        p4_pipe_ingress(pipe, state, &in, &io);
-        ein.egress_port = io.egress_port;
-        p4_pipe_egress(pipe, state, &ein, &eo);
-        sink += eo.out_len + io.fwd;
-    }
-    double t1 = now_ns();
-    if (sink == 42)
-        printf(" ");
-    free(state);
-    return (t1 - t0) / (double)n;
+    struct p4_ingress_in in = {pkt, AGG_LEN, AGG_LEN, 1, 0, NULL, -1};
+    return time_passes(pipe, prog, in, pkt, n, agg_vary);
 }
 
 static int add(struct p4_pipe *pipe, const char *table, const char *key, const char *kval,
