@@ -117,10 +117,8 @@ static double iteration_for(int n)
              "    iterations: 2\n"
              "    chunk: 0\n",
              n + 1, workers, n);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = run_job(y, (uint32_t)n);
     double it = stats_mean(&sc->jobs[0]->iter_time);
-    assert_true(sc->jobs[0]->workers_done == (uint32_t)n);
     scenario_destroy(sc);
     return it;
 }
@@ -151,9 +149,7 @@ static double first_layer_pull(const char *program, const char *sched)
 {
     char y[1024];
     snprintf(y, sizeof(y), vgg, program, sched);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    struct scenario *sc = run_job(y, 4);
     double pull0 = stats_mean(&sc->jobs[0]->pull_lat[0]);
     scenario_destroy(sc);
     return pull0;
@@ -194,10 +190,8 @@ static double blocking(int levels, const char *program)
              "    priorities: %d\n"
              "    priority_groups: %d\n",
              program, levels, levels);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = run_job(y, 3);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 3);
     double total = 0;
     for (uint32_t l = 0; l < job->L; l++)
         total += job->push_blk_sum[l].sum + job->pull_blk_sum[l].sum;
@@ -325,10 +319,7 @@ static struct scenario *ring4_run(const char *bytes, int iterations, const char 
              "    iterations: %d\n"
              "%s",
              bytes, iterations, extra);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
-    return sc;
+    return run_job(y, 4);
 }
 
 /* Ring all-reduce of S bytes over N workers in whole segments (slice: 0): each worker sends
@@ -459,9 +450,7 @@ static double fifo_iteration(const char *switch_map, int levels, uint32_t *queue
              "    priorities: %d\n"
              "    transport: tcp\n",
              switch_map, levels);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    struct scenario *sc = run_job(y, 4);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     const struct sw *s0 = (const struct sw *)scenario_node(sc, "s0");
     *queues = 0;
@@ -512,10 +501,7 @@ static struct scenario *ring2_run(const char *layers, const char *extra)
              "    iterations: 1\n"
              "%s",
              layers, extra);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 2);
-    return sc;
+    return run_job(y, 2);
 }
 
 /* Two workers all-reduce three 1 MB layers (forward 100 us, backward 200 us each), one
@@ -682,10 +668,8 @@ static void async_run(bool sync, double *min, double *max)
 {
     char y[1024];
     snprintf(y, sizeof(y), async_yaml, sync ? "true" : "false");
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = run_job(y, 2);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     assert_int_equal(job->model->layers[0].fwd_ps, SIM_MS(5)); /* the override applied */
     /* pushes and pulls: 3 iterations x 4 MB each way per worker */
     assert_true(job->bytes_sent == 2 * 2 * 3 * 4000000ULL);

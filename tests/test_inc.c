@@ -124,9 +124,7 @@ static uint64_t ecn_run(bool window, struct inc_stats *out)
              "  - {arch: inc, model: " MODEL ", workers: [h0, h1], servers: [h2], iterations: 3, "
              "inc: {slots: 64, ecn_window: %s}}\n",
              window ? "true" : "false");
-    struct scenario *sc = load(yaml);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 2);
+    struct scenario *sc = run_job(yaml, 2);
     *out = sc->jobs[0]->inc->st;
     struct host *h0 = NULL;
     for (uint32_t i = 0; i < sc->nnodes && !h0; i++) {
@@ -173,9 +171,7 @@ static double iteration(const char *arch, const char *servers)
              "    iterations: 3\n"
              "    chunk: 256KB\n",
              arch, servers);
-    struct scenario *sc = load(yaml);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 8);
+    struct scenario *sc = run_job(yaml, 8);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     if (sc->jobs[0]->inc)
         assert_true(sc->jobs[0]->inc->st.wrong == 0);

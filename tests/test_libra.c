@@ -28,10 +28,7 @@ static struct scenario *run(const char *sparse)
              "    chunk: 0\n"
              "    sparse: %s\n",
              topo, sparse);
-    struct scenario *sc = load(yaml);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
-    return sc;
+    return run_job(yaml, 4);
 }
 
 /* One table of K = 1000 keys, Zipf s = 1, 50 slots of 2 rows (dim 32): the hot set is the 100

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "models/ddl/job.h"
 #include "models/net/switch.h"
 #include "sim/app/scenario.h"
 
@@ -18,6 +19,15 @@ static inline struct scenario *load(const char *yaml)
     struct scenario *sc = scenario_load_string("test.yaml", yaml, NULL, &d);
     if (!sc)
         fail_msg("scenario did not load (%d errors)", diag_count(&d));
+    return sc;
+}
+
+/* Loads and runs a scenario whose first job must end with all its `workers` done. */
+static inline struct scenario *run_job(const char *yaml, uint32_t workers)
+{
+    struct scenario *sc = load(yaml);
+    scenario_run(sc);
+    assert_int_equal(sc->jobs[0]->workers_done, workers);
     return sc;
 }
 
