@@ -116,7 +116,6 @@ static void test_dcqcn_fast_recovery_then_additive(void **state)
 
 static void test_dcqcn_hyper_increase(void **state)
 {
-    (void)state;
     struct dcqcn d;
     struct dcqcn_cfg c = paper_cfg();
     c.byte_counter_bytes = 1000;

@@ -48,7 +48,6 @@ static sim_time_t two_hops(sim_time_t start, uint64_t bytes)
  *   every iteration repeats the first, so each iteration takes W0. */
 static void test_ddl_one_worker_analytic(void **state)
 {
-    (void)state;
     const uint64_t B0 = 100000;
     const uint64_t B1 = 1000000;
     const sim_time_t f0 = SIM_US(50), f1 = SIM_US(30), b0 = SIM_US(100), b1 = SIM_US(60);
@@ -125,7 +124,6 @@ static double iteration_for(int n)
 
 static void test_ddl_bandwidth_share(void **state)
 {
-    (void)state;
     double s = simtime_sec(ser(4000000));
     for (int n = 1; n <= 4; n *= 2) {
         double it = iteration_for(n);
@@ -160,7 +158,6 @@ static double first_layer_pull(const char *program, const char *sched)
  * where FIFO hosts send the first layer last and it waits behind every other layer. */
 static void test_ddl_priority_first_layer(void **state)
 {
-    (void)state;
     double fb = first_layer_pull("basic", "fifo");
     double pb = first_layer_pull("basic", "priority");
     double ft = first_layer_pull("tensorexpress", "fifo");
@@ -201,7 +198,6 @@ static double blocking(int levels, const char *program)
 
 static void test_ddl_blocking_time(void **state)
 {
-    (void)state;
     /* basic.p4 serves everything from one queue; tensorexpress.p4 by the shim's priority. A
      * connection per priority level (priority_groups) keeps the hosts' NICs from inverting
      * priorities, so what differs is the switch. */
@@ -248,7 +244,6 @@ static void critical_blocking(const char *program, double *crit, double *sum, do
 
 static void test_ddl_critical_blocking(void **state)
 {
-    (void)state;
     double ser = 100000 * 8 / 10e9;
     double crit, sum, lat;
     critical_blocking("basic", &crit, &sum, &lat);
@@ -292,7 +287,6 @@ static void nic_blocking(int cls, double *crit, double *sum)
 
 static void test_ddl_nic_blocking(void **state)
 {
-    (void)state;
     double frame = 1538 * 8 / 10e9;
     double crit, sum, crit7, sum7;
     nic_blocking(0, &crit, &sum);
@@ -327,7 +321,6 @@ static struct scenario *ring4_run(const char *bytes, int iterations, const char 
  * which is within the latency terms of the bandwidth-optimal 2(N-1)/N S / rate. */
 static void test_ddl_ring_allreduce(void **state)
 {
-    (void)state;
     const int N = 4;
     const uint64_t S = 4000000;
     struct scenario *sc = ring4_run("4MB", 2, "    chunk: 0\n    slice: 0\n");
@@ -351,7 +344,6 @@ static void test_ddl_ring_allreduce(void **state)
  * keys) stay distinct past worker 1,023. A host listed twice is still refused. */
 static void test_ddl_ring_many_workers(void **state)
 {
-    (void)state;
     const uint32_t N = 1100;
     size_t cap = 256 + 8 * (size_t)N;
     char *y = xmalloc(cap);
@@ -410,7 +402,6 @@ static sim_time_t ser_sliced(uint64_t seg, uint64_t slice)
  * of one slice with the transfer of the next: >= 95% of the bound again. */
 static void test_ddl_ring_slices(void **state)
 {
-    (void)state;
     const int N = 4;
     const uint64_t S = 64000000, seg = S / N, slice = 512000;
     double bound = simtime_sec(2 * (N - 1) * ser_sliced(seg, slice));
@@ -470,7 +461,6 @@ static double fifo_iteration(const char *switch_map, int levels, uint32_t *queue
  * several queues, and the iteration time differs. */
 static void test_ddl_fifo_end_to_end(void **state)
 {
-    (void)state;
     uint32_t q1, q2, q3, q4;
     double none8 = fifo_iteration("{program: none}", 8, &q1);
     double none1 = fifo_iteration("{program: none}", 1, &q2);
@@ -535,7 +525,6 @@ static void collective_run(const char *extra, double done[3], double ready[3])
  *   300 + 200 + 400 + 400 = 1300 us instead of 900 us. */
 static void test_ddl_collective_costs(void **state)
 {
-    (void)state;
     double done[3], ready[3];
     collective_run("    cycle: 5ms\n    fusion: 64MB\n    launch: 1ms\n", done, ready);
     double lo = 0.006 + 6 * simtime_sec(ser(500000));
@@ -562,7 +551,6 @@ static void test_ddl_collective_costs(void **state)
  * a's gradient is ready at 400 us + lat_b + (2 ms - lat_b / 2). */
 static void test_ddl_contention_midstep(void **state)
 {
-    (void)state;
     struct scenario *sc = ring2_run("[{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
                                     "  {name: b, bytes: 125KB, forward: 100us, backward: 200us}]",
                                     "    contention: 1\n");
@@ -620,7 +608,6 @@ static void pfc_two_tier(const char *sw)
 
 static void test_ddl_pfc_queue_not_class(void **state)
 {
-    (void)state;
     pfc_two_tier("program: none, queue_by: priority");
     pfc_two_tier("program: tensorexpress");
     pfc_two_tier("program: none");
@@ -631,7 +618,6 @@ static void test_ddl_pfc_queue_not_class(void **state)
  * iteration grows by exactly 2(N-1) d. */
 static void test_ddl_step_latency(void **state)
 {
-    (void)state;
     const int N = 4;
     const sim_time_t d = SIM_US(7);
     struct scenario *sc =
@@ -685,7 +671,6 @@ static void async_run(bool sync, double *min, double *max)
 
 static void test_ddl_async(void **state)
 {
-    (void)state;
     double amin, amax, smin, smax;
     async_run(false, &amin, &amax);
     async_run(true, &smin, &smax);
@@ -720,7 +705,6 @@ static void jitter_ready(double j, double *ready)
 
 static void test_ddl_compute_jitter(void **state)
 {
-    (void)state;
     double r0[4], r1[4], r2[4];
     jitter_ready(0, r0);
     jitter_ready(0.2, r1);
@@ -738,7 +722,6 @@ static void test_ddl_compute_jitter(void **state)
 
 static void test_ddl_sharding(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
                                "jobs:\n"
                                "  - {model: vgg16, workers: [h0], servers: [h1, h2, h3],"
@@ -768,7 +751,6 @@ static void test_ddl_sharding(void **state)
 /* Every DDL packet carries a shim the switch can read, and the source port marks DDL traffic. */
 static void test_ddl_shim_roundtrip(void **state)
 {
-    (void)state;
     uint8_t b[DDL_SHIM_BYTES];
     struct ddl_shim s = {.flags = DDL_FLAG_PULL | DDL_FLAG_BURST_FIRST,
                          .job = 3,
@@ -802,7 +784,6 @@ static void test_ddl_shim_roundtrip(void **state)
  * no packet goes unclaimed at any host. Jumbo segments keep the run short. */
 static void test_ddl_ps_tcp_many_servers(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
                                "jobs:\n"
                                "  - model: resnet50\n"

@@ -24,7 +24,6 @@ static void rec_fire(struct sim *sim, struct evq_timer *t)
 
 static void test_evq_order_and_ties(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     int log[16];
     int nlog = 0;
@@ -47,7 +46,6 @@ static void test_evq_order_and_ties(void **state)
  * the scheduling order. */
 static void test_evq_phases(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     int log[8];
     int nlog = 0;
@@ -67,7 +65,6 @@ static void test_evq_phases(void **state)
 
 static void test_evq_cancel_reschedule(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     int log[8];
     int nlog = 0;
@@ -92,7 +89,6 @@ static void test_evq_cancel_reschedule(void **state)
 
 static void test_evq_run_until(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     int log[8];
     int nlog = 0;
@@ -126,7 +122,6 @@ static void fz_fire(struct sim *sim, struct evq_timer *t)
 
 static void test_evq_random_heap(void **state)
 {
-    (void)state;
     enum { N = 5000 };
     struct evq q;
     evq_init(&q);

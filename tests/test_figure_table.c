@@ -23,7 +23,6 @@ static void add_row(struct table *t, const char *const *cells)
  * lat_te; the missing combination is an empty cell. A missing column is an error naming it. */
 static void test_table_pivot(void **state)
 {
-    (void)state;
     struct table t = {0};
     const char *head[] = {"workers", "scheme", "lat"};
     t.ncols = 3;

@@ -26,7 +26,6 @@
  * the slot still waits for another worker). */
 static void test_inc_exact_with_loss(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 5, link: {rate: 10Gbps, delay: "
                                "1us}, switch: {program: aggregation}}\n"
                                "jobs:\n"
@@ -62,7 +61,6 @@ static void test_inc_exact_with_loss(void **state)
  * Both are exact. */
 static void test_inc_collision_fallback(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 6, link: {rate: 10Gbps, delay: "
                                "1us}, switch: {program: aggregation}}\n"
                                "jobs:\n"
@@ -97,7 +95,6 @@ static void test_inc_collision_fallback(void **state)
  * to the server. */
 static void test_inc_pool_full(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {program: "
                                "aggregation}}\n"
                                "jobs:\n"
@@ -142,7 +139,6 @@ static uint64_t ecn_run(bool window, struct inc_stats *out)
  * wait in that queue at once and its peak is lower. Results stay exact either way. */
 static void test_inc_ecn_window(void **state)
 {
-    (void)state;
     struct inc_stats off, on;
     uint64_t q_off = ecn_run(false, &off);
     uint64_t q_on = ecn_run(true, &on);
@@ -186,7 +182,6 @@ static double iteration(const char *arch, const char *servers)
  * in-network aggregation is fastest, then ring, then the PS. */
 static void test_inc_beats_ps_and_ring(void **state)
 {
-    (void)state;
     double inc = iteration("inc", "    servers: [h8]\n");
     double ring = iteration("allreduce", "");
     double ps = iteration("ps", "    servers: [h8]\n");

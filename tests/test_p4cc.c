@@ -251,7 +251,6 @@ static int compare_program(const char *path, struct rng *r)
 
 static void test_p4cc_same_results_as_interpreter(void **state)
 {
-    (void)state;
     const char *pats[] = {"tests/p4/*.p4", "tests/p4sim/*.p4", "p4/programs/*.p4"};
     struct rng r = {0x9e3779b97f4a7c15ULL};
     int compared = 0;

@@ -25,7 +25,6 @@ static char *temp_file(const char *text)
 
 static void test_p4cli_usage(void **state)
 {
-    (void)state;
     assert_int_equal(cli(0, NULL, NULL, NULL), 2);
     assert_int_equal(cli(1, "check", NULL, NULL), 2);
     assert_int_equal(cli(2, "frob", "x.p4", NULL), 2);
@@ -34,7 +33,6 @@ static void test_p4cli_usage(void **state)
 
 static void test_p4cli_check(void **state)
 {
-    (void)state;
     assert_int_equal(cli(2, "check", "p4/programs/basic.p4", NULL), 0);
     assert_int_equal(cli(2, "check", "/nonexistent/x.p4", NULL), 2);
     char *bad = temp_file("#include <v1model.p4>\nheader h { bit<8> a }\n");
@@ -45,7 +43,6 @@ static void test_p4cli_check(void **state)
 
 static void test_p4cli_test(void **state)
 {
-    (void)state;
     assert_int_equal(cli(3, "test", "p4/programs/basic.p4", "tests/p4/basic.stf"), 0);
     char *fail = temp_file("packet 0 000000000001000000000002080045\nexpect 1 00\n");
     assert_int_equal(cli(3, "test", "p4/programs/basic.p4", fail), 1);

@@ -71,7 +71,6 @@ static struct p4_prog *load(const struct p4_load_opts *opts, char **err)
 
 static void test_p4extern_no_model_is_a_located_error(void **state)
 {
-    (void)state;
     char *err;
     struct p4_prog *prog = load(NULL, &err);
     assert_null(prog);
@@ -81,7 +80,6 @@ static void test_p4extern_no_model_is_a_located_error(void **state)
 
 static void test_p4extern_models_run(void **state)
 {
-    (void)state;
     unsigned calls = 0;
     const struct p4_extern_model models[] = {{"oc_add", oc_add, NULL}, {"bump", bump, &calls}};
     const struct p4_load_opts opts = {models, 2};

@@ -29,7 +29,6 @@ static void lex_all(struct lexed *l, const char *src, struct p4_token *toks, int
 
 static void test_p4lex_width_literals(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[16];
     int n;
@@ -56,7 +55,6 @@ static void test_p4lex_width_literals(void **state)
 
 static void test_p4lex_wide_literal(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[4];
     int n;
@@ -70,7 +68,6 @@ static void test_p4lex_wide_literal(void **state)
 
 static void test_p4lex_operators(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[32];
     int n;
@@ -92,7 +89,6 @@ static void test_p4lex_operators(void **state)
 
 static void test_p4lex_nested_type_args(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[16];
     int n;
@@ -106,7 +102,6 @@ static void test_p4lex_nested_type_args(void **state)
 
 static void test_p4lex_line_markers(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[8];
     int n;
@@ -124,7 +119,6 @@ static void test_p4lex_line_markers(void **state)
 
 static void test_p4lex_errors(void **state)
 {
-    (void)state;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

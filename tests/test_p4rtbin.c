@@ -30,7 +30,6 @@ static struct p4_ingress_out forward(struct p4_pipe *pipe, const struct p4_prog 
 
 static void test_p4rtbin_entry_forwards_like_text(void **state)
 {
-    (void)state;
     struct p4_prog *prog;
     struct p4_pipe *pipe = test_pipe("p4/programs/basic.p4", NULL, NULL, &prog);
     char err[256];
@@ -75,7 +74,6 @@ static void test_p4rtbin_entry_forwards_like_text(void **state)
 
 static void test_p4rtbin_errors(void **state)
 {
-    (void)state;
     struct p4_prog *prog;
     struct p4_pipe *pipe = test_pipe("p4/programs/basic.p4", NULL, NULL, &prog);
     char err[256];
@@ -111,7 +109,6 @@ static void write_file(const char *path, const char *text)
 
 static void test_p4cache_loads_once_until_changed(void **state)
 {
-    (void)state;
     char dir[] = "/tmp/ddlsim-p4cache-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char path[128];

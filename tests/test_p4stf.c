@@ -85,7 +85,6 @@ static void expect(struct result r, int rc, const char *out_has, const char *err
 
 static void test_p4stf_pass(void **state)
 {
-    (void)state;
     expect(run(ADD "packet 0 " PKT_IN "\nexpect 1 " PKT_OUT " $\n"), 0, NULL, NULL);
     /* prefix compare, '*' nibbles, spaces anywhere */
     expect(run(ADD "packet 0 " PKT_IN "\nexpect 1 AABB CCDD EEFF **** **** **01\n"), 0, NULL, NULL);
@@ -99,7 +98,6 @@ static void test_p4stf_pass(void **state)
 
 static void test_p4stf_mismatch_reports_bytes(void **state)
 {
-    (void)state;
     expect(run(ADD "packet 0 " PKT_IN "\nexpect 1 AABBCCDDEE00\n"), 1,
            ":3: packet on port 1 differs\n  expected: AABBCCDDEE00\n"
            "  received: " PKT_OUT "\n",
@@ -108,14 +106,12 @@ static void test_p4stf_mismatch_reports_bytes(void **state)
 
 static void test_p4stf_exact_length(void **state)
 {
-    (void)state;
     /* the output is longer than the expectation: ok as a prefix, fails with '$' */
     expect(run(ADD "packet 0 " PKT_IN "\nexpect 1 AABBCCDDEEFF $\n"), 1, NULL, NULL);
 }
 
 static void test_p4stf_missing_and_unexpected(void **state)
 {
-    (void)state;
     struct result r = run(ADD "packet 0 " PKT_IN "\nexpect 2 AABB\n");
     assert_int_equal(r.rc, 1);
     assert_non_null(strstr(r.out, "expected packet on port 2 not received"));
@@ -128,7 +124,6 @@ static void test_p4stf_missing_and_unexpected(void **state)
 
 static void test_p4stf_bad_input(void **state)
 {
-    (void)state;
     expect(run("add no_such_table k:1 a()\n"), 2, NULL,
            ":1:5: error: unknown table 'no_such_table'");
     expect(run("\npacket 0 00 1G\n"), 2, NULL, ":2:14: error: invalid hex digit near 'G'");
@@ -140,7 +135,6 @@ static void test_p4stf_bad_input(void **state)
 
 static void test_p4stf_suffix_names(void **state)
 {
-    (void)state;
     /* key by suffix, action by qualified name, default action by suffix */
     expect(run("add MyIngress.ipv4_lpm dstAddr:0x0a000100/24 "
                "MyIngress.ipv4_forward(dstAddr:0xaabbccddeeff, port:1)\n"
@@ -157,7 +151,6 @@ static void test_p4stf_suffix_names(void **state)
  * without data beside a wrong data expectation on port 1 does not turn that one off. */
 static void test_p4stf_no_false_pass(void **state)
 {
-    (void)state;
     expect(run(ADD "packet 0 " PKT_IN "\nexpect 512 " PKT_OUT "\n"), 2, NULL,
            "port 512 is out of range (at most 511)");
     expect(run(ADD "packet 0 " PKT_IN "\nexpect 4294967297 " PKT_OUT "\n"), 2, NULL,
@@ -199,7 +192,6 @@ static const char twin_tables[] =
 
 static void test_p4stf_ambiguous_names(void **state)
 {
-    (void)state;
     /* table: `t` is I.t and E.t */
     expect(run_prog(twin_tables, "add t h.h.ab:1 h.g.ab:2 set(v:5)\n"), 2, NULL,
            ":1:5: error: ambiguous table name 't'");
@@ -217,7 +209,6 @@ static void test_p4stf_ambiguous_names(void **state)
  * removed; the entry after it can. */
 static void test_p4stf_const_entry_not_removed(void **state)
 {
-    (void)state;
     struct result r = run_file("tests/p4/priorities.p4", "remove tA 1\nremove tA 0\n");
     assert_int_equal(r.rc, 2);
     assert_non_null(strstr(r.err, ":2:8: error: entry 0 of table 'tA' is const"));

@@ -35,7 +35,6 @@ static char *incast(const char *sw, int n, const char *bytes)
  * of marks made by P4 agree. */
 static void test_p4switch_ecn_from_enq_qdepth(void **state)
 {
-    (void)state;
     char *y = incast("program: tests/p4sim/ecn_qdepth.p4, buffer: 64MB,"
                      " registers: [{register: ecn_threshold, index: 0, value: 100}]",
                      16, "1MB");
@@ -64,7 +63,6 @@ static void test_p4switch_ecn_from_enq_qdepth(void **state)
 /* Group 1 = ports 1, 2, 3 with rids 1, 2, 3: every packet from h0 reaches the three hosts. */
 static void test_p4switch_multicast(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 4,\n"
                                "  switch: {program: tests/p4sim/multicast.p4, multicast: [\n"
                                "    {group: 1, ports: [1], rid: 1}, {group: 1, ports: [2], rid: 2},\n"
@@ -86,7 +84,6 @@ static void test_p4switch_multicast(void **state)
  * incast finishes at the same picosecond either way. */
 static void test_p4switch_same_timing_as_fixed(void **state)
 {
-    (void)state;
     sim_time_t last[2];
     const char *sw[2] = {"program: none, buffer: 64MB", "buffer: 64MB"};
     for (int i = 0; i < 2; i++) {
@@ -107,7 +104,6 @@ static void test_p4switch_same_timing_as_fixed(void **state)
  * so inter-pod traffic crosses several core switches. */
 static void test_p4switch_routes_fat_tree(void **state)
 {
-    (void)state;
     struct scenario *sc = load_fat_tree_flows(7, "50KB");
     scenario_run(sc);
     assert_flows_received(sc, 50000);
@@ -119,7 +115,6 @@ static void test_p4switch_routes_fat_tree(void **state)
  * h1 (10.0.0.2) is sent out of port 2, to h2, which does not claim it. */
 static void test_p4switch_explicit_entry_wins(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
                                "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
                                "   action: ipv4_forward, args: {dstAddr: 0x020000000003, port: 2}}]}}\n"
@@ -136,7 +131,6 @@ static void test_p4switch_explicit_entry_wins(void **state)
  * and goes to ports above it. */
 static void test_p4switch_wide_ports(void **state)
 {
-    (void)state;
     assert_int_equal(p4switch_port(510), 510);
     assert_int_equal(p4switch_port(511), 512);
     assert_int_equal(p4switch_port_of(512), 511);
@@ -158,7 +152,6 @@ static void test_p4switch_wide_ports(void **state)
  * basic.p4 named by path is taken as it is (tests/bad/routes_table_full.yaml). */
 static void test_p4switch_wide_routes(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 1, "
                                "hosts_per_leaf: 400, switch: {program: basic}}\n"
                                "flows: [{src: h0, dst: h1199, bytes: 14720}]\n");
@@ -176,7 +169,6 @@ static void test_p4switch_wide_routes(void **state)
  * P4 ingress drop, and the total of drops includes them. */
 static void test_p4switch_drops_by_reason(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
                                "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
                                "   action: drop}]}}\n"

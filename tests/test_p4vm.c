@@ -186,7 +186,6 @@ static void test_p4vm_control_plane_errors(void **state)
 
 static void test_p4vm_introspection(void **state)
 {
-    (void)state;
     struct p4_prog *prog;
     struct p4_pipe *pipe = test_pipe("p4/programs/basic.p4", NULL, NULL, &prog);
     const char *name;
@@ -226,7 +225,6 @@ static void test_p4vm_introspection(void **state)
 
 static void test_p4vm_table_size(void **state)
 {
-    (void)state;
     static const char small[] = ONE_HEADER_PROGRAM(
         "bit<8> k;", "  action a(bit<9> p) { s.egress_spec = p; }\n"
                      "  table t { key = { h.h.k: exact; } actions = { a; } size = 2; }\n"
@@ -270,7 +268,6 @@ static void on_fault(void *ud, const char *file, int line, int col, const char *
 
 static void test_p4vm_runtime_fault(void **state)
 {
-    (void)state;
     static const char prog_text[] = ONE_HEADER_PROGRAM("bit<8> a; bit<8> b;",
                                                        "  apply {\n"
                                                        "    h.h.a = h.h.a / h.h.b; } }\n");

@@ -135,7 +135,6 @@ static struct pcn_run run(int mode, const struct transport *t, const char *what)
  * background flows see more CE marks. */
 static void test_pcn_signalled(void **state)
 {
-    (void)state;
     struct pcn_run none = run(0, &dctcp, "none");
     struct pcn_run sig = run(1, &dctcp, "signalled");
     printf("  throughput gain %+.1f%%, BCT %+.1f%%\n", 100.0 * (sig.tput / none.tput - 1),
@@ -160,7 +159,6 @@ static void test_pcn_signalled(void **state)
  * yet), the third starts on an emptied one; no signals are sent. */
 static void test_pcn_predictive(void **state)
 {
-    (void)state;
     struct pcn_run pred = run(2, &dctcp, "predictive");
     double period_s = (double)pred.reg[3] * 1e-6; /* timestamps in us */
     printf("  bursts seen %llu, learned period %.3f ms, mean iteration %.3f ms\n",
@@ -182,7 +180,6 @@ static void test_pcn_predictive(void **state)
  * deeper and a shorter BCT. */
 static void test_pcn_dcqcn(void **state)
 {
-    (void)state;
     struct pcn_run none = run(0, &dcqcn, "none");
     struct pcn_run sig = run(1, &dcqcn, "signalled");
     printf("  throughput gain %+.1f%%, BCT %+.1f%%\n", 100.0 * (sig.tput / none.tput - 1),

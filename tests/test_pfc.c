@@ -35,7 +35,6 @@ static uint64_t drops(const struct scenario *sc)
 
 static void test_pfc_incast_lossless(void **state)
 {
-    (void)state;
     char y[2048];
     snprintf(y, sizeof(y), incast, "false");
     struct scenario *lossy = load(y);
@@ -89,7 +88,6 @@ static const char groups_yaml[] =
 
 static void test_pfc_priority_groups(void **state)
 {
-    (void)state;
     double ser16 = 16e6 * 8 / 10e9;
     for (int groups = 1; groups <= 4; groups += 3) {
         char y[1024];
@@ -121,7 +119,6 @@ static void test_pfc_priority_groups(void **state)
 /* A PAUSE of q quanta holds a NIC for exactly q x 512 bit times. */
 static void test_pfc_pause_timing(void **state)
 {
-    (void)state;
     struct scenario *sc = load("hosts: [{name: a}, {name: b}]\n"
                                "links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
                                "flows: [{src: a, dst: b, bytes: 10MB}]\n");
@@ -159,7 +156,6 @@ static void test_pfc_pause_timing(void **state)
 /* Only the listed classes are lossless: class 3 survives the incast, class 0 loses packets. */
 static void test_pfc_classes(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology:\n"
                                "  kind: star\n"
                                "  hosts: 5\n"

@@ -20,7 +20,6 @@ static struct pkt *udp(struct sim *sim, uint32_t src, uint32_t dst, uint16_t spo
 
 static void test_pkt_udp_headers(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pkt *p = udp(sim, 0, 5, 2000, PKT_ECN_ECT0, 1472);
     assert_int_equal(p->size_bytes, 1514);
@@ -39,7 +38,6 @@ static void test_pkt_udp_headers(void **state)
 /* Marking CE patches the checksum incrementally; the header must still verify. */
 static void test_pkt_ecn_checksum(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pkt *p = udp(sim, 3, 7, 4321, PKT_ECN_ECT0, 100);
     pkt_set_ecn(p, PKT_ECN_CE);
@@ -51,7 +49,6 @@ static void test_pkt_ecn_checksum(void **state)
 
 static void test_pkt_flow_hash(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pkt *a = udp(sim, 1, 2, 1000, 0, 10);
     struct pkt *b = udp(sim, 1, 2, 1000, 0, 999);
@@ -72,7 +69,6 @@ static void test_pkt_flow_hash(void **state)
 
 static void test_pq_strict(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pq q;
     pq_init(&q, 8, PQ_SCHED_STRICT, 0);
@@ -104,7 +100,6 @@ static void test_pq_strict(void **state)
 /* DRR with weights 1 and 3 and always-backlogged classes serves bytes 1:3. */
 static void test_pq_drr_weights(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pq q;
     pq_init(&q, 2, PQ_SCHED_DRR, 1514);

@@ -7,7 +7,6 @@
 
 static void test_ranges_basic(void **state)
 {
-    (void)state;
     struct ranges r;
     ranges_init(&r);
     assert_int_equal(ranges_add(&r, 100, 200), 0); /* a hole at 0..100 */
@@ -26,7 +25,6 @@ static void test_ranges_basic(void **state)
 /* Random permutation of fixed-size pieces: the prefix only grows, ends complete. */
 static void test_ranges_random(void **state)
 {
-    (void)state;
     enum { N = 2000, P = 1456 };
     int order[N];
     for (int i = 0; i < N; i++)

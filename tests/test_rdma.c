@@ -313,7 +313,6 @@ static void test_rdma_go_back_n_nak(void **state)
 /* Header codec: exact bytes of a BTH, AETH and RETH, and 24-bit PSN distance. */
 static void test_rdma_header_codec(void **state)
 {
-    (void)state;
     uint8_t b[16];
     struct roce_bth h = {.opcode = ROCE_OP_WRITE_FIRST,
                          .solicited = true,

@@ -62,7 +62,6 @@ static void run_point(const char *preset, const char *scale, int iters)
 
 static void test_rendezvous_grid(void **state)
 {
-    (void)state;
     static const char *const presets[] = {"grpc-tcp", "rpc-rdma", "rdma-zero-copy"};
     static const char *const scales[] = {"0.01", "0.05", "1"};
     for (size_t p = 0; p < 3; p++) {
@@ -78,7 +77,6 @@ static void test_rendezvous_grid(void **state)
  * five messages are delivered (the flow completes when the fifth arrives). */
 static void test_rendezvous_simultaneous(void **state)
 {
-    (void)state;
     struct scenario *sc = load("hosts: [{name: a}, {name: b}]\n"
                                "links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
                                "flows: [{name: r, type: rpc, src: a, dst: b, transport: udp,"

@@ -50,7 +50,6 @@ static sim_time_t wire_ps(uint32_t frame_bytes)
  *   T(first frame) + d + Σ T(all frames) + d. */
 static void test_scenario_incast_exact_time(void **state)
 {
-    (void)state;
     const int n = 16;
     const uint64_t bytes = 4000000;
     char *y = incast_yaml(n, "4MB", "buffer: 64MB", false);
@@ -129,7 +128,6 @@ static void incast_drops(const char *framing, uint64_t l2_bytes, uint64_t expect
 
 static void test_scenario_incast_drops(void **state)
 {
-    (void)state;
     incast_drops("ethernet", ETH_HDR_LEN, 3379);
 }
 
@@ -137,7 +135,6 @@ static void test_scenario_incast_drops(void **state)
  * 665 datagrams fit instead of 660: 3385 delivered, as ns-3 counts for this incast. */
 static void test_scenario_incast_drops_ppp(void **state)
 {
-    (void)state;
     incast_drops("ppp", 2, 3385);
 }
 
@@ -146,7 +143,6 @@ static void test_scenario_incast_drops_ppp(void **state)
  * `overhead` is given (then it is added on the wire). */
 static void test_scenario_incast_time_framing(void **state)
 {
-    (void)state;
     const char *framings[] = {"ppp", "none", "ppp, overhead: 8B"};
     const uint64_t l2[] = {2, 0, 2 + 8};
     for (int f = 0; f < 3; f++) {
@@ -175,7 +171,6 @@ static void test_scenario_incast_time_framing(void **state)
  * 0 plus those of instants k ≥ 1 with 15k + j < K. */
 static void test_scenario_ecn_threshold_marks(void **state)
 {
-    (void)state;
     const int n = 16;
     const uint64_t K = 100;
     char *y = incast_yaml(n, "1MB", "buffer: 64MB, ecn: threshold, ecn_unit: packets, "
@@ -235,13 +230,11 @@ static void mdl_check(double rho, uint64_t seed)
 
 static void test_scenario_md1_load_05(void **state)
 {
-    (void)state;
     mdl_check(0.5, 1);
 }
 
 static void test_scenario_md1_load_08(void **state)
 {
-    (void)state;
     mdl_check(0.8, 1);
 }
 
@@ -276,7 +269,6 @@ static void strict_priority(const char *sw, const char *hi_prio)
 
 static void test_scenario_strict_priority(void **state)
 {
-    (void)state;
     strict_priority("program: none", "priority: 7");
     strict_priority("program: tensorexpress", "dscp: 56");
 }
@@ -284,7 +276,6 @@ static void test_scenario_strict_priority(void **state)
 /* Generated topologies: sizes, and every host reaches every other over shortest paths. */
 static void test_scenario_fat_tree(void **state)
 {
-    (void)state;
     struct scenario *sc = load_fat_tree_flows(5, "300KB");
     assert_int_equal(scenario_count(sc, "host"), 16);
     assert_int_equal(scenario_count(sc, "switch"), 20);
@@ -297,7 +288,6 @@ static void test_scenario_fat_tree(void **state)
 
 static void test_scenario_leaf_spine_dumbbell(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 2, "
                                "hosts_per_leaf: 4}\n"
                                "flows: [{src: h0, dst: h11, bytes: 100KB}]\n");
@@ -319,7 +309,6 @@ static void test_scenario_leaf_spine_dumbbell(void **state)
 /* Same seed → identical results; another seed changes a Poisson run. */
 static void test_scenario_determinism(void **state)
 {
-    (void)state;
     const char *y = "topology: {kind: star, hosts: 3}\n"
                     "flows:\n"
                     "  - {name: a, src: h0, dst: h2, pattern: poisson, rate: 4Gbps, bytes: 5MB}\n"
@@ -348,7 +337,6 @@ static void test_scenario_determinism(void **state)
 /* A pipeline latency delays every packet by exactly that much per switch. */
 static void test_scenario_switch_latency(void **state)
 {
-    (void)state;
     struct scenario *a = load("topology: {kind: star, hosts: 2}\n"
                               "flows: [{src: h0, dst: h1, bytes: 1472}]\n");
     struct scenario *b = load("topology: {kind: star, hosts: 2, switch: {latency: 700ns}}\n"
@@ -366,7 +354,6 @@ static void test_scenario_switch_latency(void **state)
  * time counts from then. Two bursts in sequence on an idle path take twice one burst. */
 static void test_scenario_after(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 3}\n"
                                "flows:\n"
                                "  - {name: a, src: h0, dst: h2, bytes: 1472}\n"
@@ -389,7 +376,6 @@ static void test_scenario_after(void **state)
  * of both flows to the defaulted receiver. */
 static void test_scenario_defaults_required_keys(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
                                "defaults:\n"
                                "  flow: {src: h0, dst: h3, bytes: 2944}\n"

@@ -14,7 +14,6 @@
  * round-trip, and lengthen the header by 4 and 36 bytes. */
 static void test_sack_hdr_roundtrip(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pkt *p = pkt_alloc(sim);
     struct tcp_seg s = {.src_ip = 1, .dst_ip = 2, .src_port = 3, .dst_port = 4, .seq = 5,
@@ -65,7 +64,6 @@ static int last_ack_blocks(struct tcp_flow *f, uint64_t out[][2])
  * passed is dropped. */
 static void test_sack_receiver_blocks(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("sack: true");
     struct tcp_flow *f = tcp_of(sc, "f0");
     uint64_t b[4][2];
@@ -111,7 +109,6 @@ static void test_sack_receiver_blocks(void **state)
  * SACKed from it up; pipe and NextSeg follow RFC 6675 §4. */
 static void test_sack_scoreboard(void **state)
 {
-    (void)state;
     struct tcp_sack_sb sb;
     tcp_sack_sb_reset(&sb, 0);
     assert_true(tcp_sack_sb_add(&sb, 0, 10000, 3000, 4000));
@@ -170,7 +167,6 @@ static void test_sack_scoreboard(void **state)
  * goes out; a partial ACK lets new data out; the full ACK ends recovery at ssthresh. */
 static void test_sack_sender_recovery(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("init_cwnd: 10, sack: true, limited_transmit: false");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
@@ -219,7 +215,6 @@ static void test_sack_sender_recovery(void **state)
  * which NewReno after a timeout does not promise; no flow waits for its timer. */
 static void test_sack_incast_retransmits_drops(void **state)
 {
-    (void)state;
     const int n = 16;
     char *y = xmalloc(8192);
     int len = snprintf(y, 8192,
@@ -253,7 +248,6 @@ static void test_sack_incast_retransmits_drops(void **state)
  * with nothing to send (a stream that has not pushed yet) a pure 54-byte ACK goes out. */
 static void test_handshake_third_ack(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("sack: true");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[4];
@@ -289,7 +283,6 @@ static void test_handshake_third_ack(void **state)
  * Both deliver every byte. */
 static void test_tcp_nic_queue(void **state)
 {
-    (void)state;
     for (int q = 0; q <= 1; q++) {
         char y[512];
         snprintf(y, sizeof(y),
@@ -314,7 +307,6 @@ static void test_tcp_nic_queue(void **state)
  * 14600 bytes: 1 MB takes ceil(1e6 / 14600) = 69 round trips of at least 200 us. */
 static void test_tcp_send_buffer(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {delay: 50us}}\n"
                                "flows: [{type: tcp, src: h0, dst: h1, bytes: 1MB, init_cwnd: 100,\n"
                                "         send_buffer: 14600B}]\n");
@@ -333,7 +325,6 @@ static void test_tcp_send_buffer(void **state)
  * trip; a full data frame stays mss + 54 bytes. */
 static void test_tcp_timestamps(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pkt *p = pkt_alloc(sim);
     struct tcp_seg s = {.flags = TCP_ACK, .ts = true, .tsval = 0x12345678u, .tsecr = 7,
