@@ -51,20 +51,20 @@ static void test_ddl_one_worker_analytic(void **state)
     const uint64_t B0 = 100000;
     const uint64_t B1 = 1000000;
     const sim_time_t f0 = SIM_US(50), f1 = SIM_US(30), b0 = SIM_US(100), b1 = SIM_US(60);
-    struct scenario *sc = load("topology: {kind: star, hosts: 2}\n"
-                               "jobs:\n"
-                               "  - name: j\n"
-                               "    model:\n"
-                               "      name: tiny\n"
-                               "      batch: 32\n"
-                               "      layers:\n"
-                               "        - {name: l0, bytes: 100000, forward: 50us, backward: 100us}\n"
-                               "        - {name: l1, bytes: 1000000, forward: 30us, backward: 60us}\n"
-                               "    workers: [h0]\n"
-                               "    servers: [h1]\n"
-                               "    iterations: 3\n"
-                               "    chunk: 0\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 2}\n"
+                 "jobs:\n"
+                 "  - name: j\n"
+                 "    model:\n"
+                 "      name: tiny\n"
+                 "      batch: 32\n"
+                 "      layers:\n"
+                 "        - {name: l0, bytes: 100000, forward: 50us, backward: 100us}\n"
+                 "        - {name: l1, bytes: 1000000, forward: 30us, backward: 60us}\n"
+                 "    workers: [h0]\n"
+                 "    servers: [h1]\n"
+                 "    iterations: 3\n"
+                 "    chunk: 0\n");
     sim_time_t T1 = f0 + f1 + b1;
     sim_time_t T0 = T1 + b0;
     assert_true(T0 < T1 + ser(B1)); /* L0 waits behind L1 in the stream */
@@ -232,8 +232,7 @@ static void critical_blocking(const char *program, double *crit, double *sum, do
              " forward: 1us, backward: 1us}]}, workers: [h1], servers: [h2], iterations: 1,"
              " start: 500us}\n",
              program);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct ddl_job *job = sc->jobs[1];
     assert_int_equal(job->push_blk[0].n, 1);
     *crit = job->push_blk[0].sum;
@@ -278,8 +277,7 @@ static void nic_blocking(int cls, double *crit, double *sum)
              " forward: 1us, backward: 1us}]}, workers: [h0], servers: [h3], iterations: 1,"
              " start: 500us, transport_params: {priority: %d}}\n",
              cls);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     *crit = sc->jobs[1]->push_blk[0].sum;
     *sum = sc->jobs[1]->push_blk_sum[0].sum;
     scenario_destroy(sc);
@@ -587,8 +585,7 @@ static void pfc_two_tier(const char *sw)
              "    iterations: 2\n"
              "    chunk: 500KB\n",
              sw);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct ddl_job *job = sc->jobs[0];
     assert_int_equal(job->workers_done, 5);
     uint64_t drops = 0, pauses = 0;
@@ -696,8 +693,7 @@ static void jitter_ready(double j, double *ready)
              " backward: 2ms}]}, workers: [h0, h1, h2, h3], servers: [h4], iterations: 1,"
              " compute_jitter: %g}\n",
              j);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     for (uint32_t w = 0; w < 4; w++)
         ready[w] = simtime_sec(sc->jobs[0]->workers[w].push_ready[0]);
     scenario_destroy(sc);
@@ -784,15 +780,14 @@ static void test_ddl_shim_roundtrip(void **state)
  * no packet goes unclaimed at any host. Jumbo segments keep the run short. */
 static void test_ddl_ps_tcp_many_servers(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
-                               "jobs:\n"
-                               "  - model: resnet50\n"
-                               "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
-                               "    servers: [h8, h9, h10, h11, h12]\n"
-                               "    iterations: 1\n"
-                               "    transport: tcp\n"
-                               "    transport_params: {mss: 9000}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
+                                   "jobs:\n"
+                                   "  - model: resnet50\n"
+                                   "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
+                                   "    servers: [h8, h9, h10, h11, h12]\n"
+                                   "    iterations: 1\n"
+                                   "    transport: tcp\n"
+                                   "    transport_params: {mss: 9000}\n");
     const struct ddl_job *job = sc->jobs[0];
     assert_int_equal(job->workers_done, 8);
     uint64_t model = 0;

@@ -26,16 +26,15 @@
  * the slot still waits for another worker). */
 static void test_inc_exact_with_loss(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 5, link: {rate: 10Gbps, delay: "
-                               "1us}, switch: {program: aggregation}}\n"
-                               "jobs:\n"
-                               "  - arch: inc\n"
-                               "    model: " MODEL "\n"
-                               "    workers: [h0, h1, h2, h3]\n"
-                               "    servers: [h4]\n"
-                               "    iterations: 3\n"
-                               "    inc: {slots: 8, timeout: 20us, loss: 0.05}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 5, link: {rate: 10Gbps, delay: "
+                                   "1us}, switch: {program: aggregation}}\n"
+                                   "jobs:\n"
+                                   "  - arch: inc\n"
+                                   "    model: " MODEL "\n"
+                                   "    workers: [h0, h1, h2, h3]\n"
+                                   "    servers: [h4]\n"
+                                   "    iterations: 3\n"
+                                   "    inc: {slots: 8, timeout: 20us, loss: 0.05}\n");
     const struct ddl_job *job = sc->jobs[0];
     const struct inc_stats *st = &job->inc->st;
     printf("  inc with 5%% loss: %llu blocks, %llu lost, %llu retransmitted, %llu duplicate "
@@ -61,15 +60,15 @@ static void test_inc_exact_with_loss(void **state)
  * Both are exact. */
 static void test_inc_collision_fallback(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 6, link: {rate: 10Gbps, delay: "
-                               "1us}, switch: {program: aggregation}}\n"
-                               "jobs:\n"
-                               "  - {name: x, arch: inc, model: " MODEL ", workers: [h0, h1], "
-                               "servers: [h2], iterations: 3, inc: {slots: 16}}\n"
-                               "  - {name: y, arch: inc, model: " MODEL ", workers: [h3, h4], "
-                               "servers: [h5], iterations: 3, start: 1ms, inc: {slots: 16, loss: 0.05, "
-                               "timeout: 50us}}\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 6, link: {rate: 10Gbps, delay: "
+                 "1us}, switch: {program: aggregation}}\n"
+                 "jobs:\n"
+                 "  - {name: x, arch: inc, model: " MODEL ", workers: [h0, h1], "
+                 "servers: [h2], iterations: 3, inc: {slots: 16}}\n"
+                 "  - {name: y, arch: inc, model: " MODEL ", workers: [h3, h4], "
+                 "servers: [h5], iterations: 3, start: 1ms, inc: {slots: 16, loss: 0.05, "
+                 "timeout: 50us}}\n");
     const struct inc_stats *x = &sc->jobs[0]->inc->st;
     const struct inc_stats *y = &sc->jobs[1]->inc->st;
     printf("  collision: x %llu results from the switch, %llu from its server; y %llu from the "
@@ -95,12 +94,11 @@ static void test_inc_collision_fallback(void **state)
  * to the server. */
 static void test_inc_pool_full(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {program: "
-                               "aggregation}}\n"
-                               "jobs:\n"
-                               "  - {arch: inc, model: " MODEL ", workers: [h0, h1], servers: "
-                               "[h2], iterations: 2, inc: {slots: 16, slot_base: 2048}}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 3, switch: {program: "
+                                   "aggregation}}\n"
+                                   "jobs:\n"
+                                   "  - {arch: inc, model: " MODEL ", workers: [h0, h1], servers: "
+                                   "[h2], iterations: 2, inc: {slots: 16, slot_base: 2048}}\n");
     const struct inc_stats *st = &sc->jobs[0]->inc->st;
     assert_true(sc->jobs[0]->workers_done == 2);
     assert_true(st->results_sw == 0 && st->results_ps == 2ull * 2 * BLOCKS && st->wrong == 0);

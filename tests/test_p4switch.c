@@ -38,8 +38,7 @@ static void test_p4switch_ecn_from_enq_qdepth(void **state)
     char *y = incast("program: tests/p4sim/ecn_qdepth.p4, buffer: 64MB,"
                      " registers: [{register: ecn_threshold, index: 0, value: 100}]",
                      16, "1MB");
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     uint64_t per_flow = (1000000 + 1471) / 1472;
     uint64_t ce = 0;
     for (uint32_t i = 0; i < sc->nflows; i++)
@@ -63,12 +62,12 @@ static void test_p4switch_ecn_from_enq_qdepth(void **state)
 /* Group 1 = ports 1, 2, 3 with rids 1, 2, 3: every packet from h0 reaches the three hosts. */
 static void test_p4switch_multicast(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 4,\n"
-                               "  switch: {program: tests/p4sim/multicast.p4, multicast: [\n"
-                               "    {group: 1, ports: [1], rid: 1}, {group: 1, ports: [2], rid: 2},\n"
-                               "    {group: 1, ports: [3], rid: 3}]}}\n"
-                               "flows: [{src: h0, dst: h1, bytes: 147200}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 4,\n"
+                 "  switch: {program: tests/p4sim/multicast.p4, multicast: [\n"
+                 "    {group: 1, ports: [1], rid: 1}, {group: 1, ports: [2], rid: 2},\n"
+                 "    {group: 1, ports: [3], rid: 3}]}}\n"
+                 "flows: [{src: h0, dst: h1, bytes: 147200}]\n");
     for (int h = 1; h <= 3; h++) {
         char name[16];
         snprintf(name, sizeof(name), "h%d", h);
@@ -88,8 +87,7 @@ static void test_p4switch_same_timing_as_fixed(void **state)
     const char *sw[2] = {"program: none, buffer: 64MB", "buffer: 64MB"};
     for (int i = 0; i < 2; i++) {
         char *y = incast(sw[i], 16, "1MB");
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         last[i] = 0;
         for (uint32_t f = 0; f < sc->nflows; f++)
             last[i] = MAX(last[i], sc->flows[f]->st.last_rx_ps);
@@ -115,11 +113,11 @@ static void test_p4switch_routes_fat_tree(void **state)
  * h1 (10.0.0.2) is sent out of port 2, to h2, which does not claim it. */
 static void test_p4switch_explicit_entry_wins(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
-                               "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
-                               "   action: ipv4_forward, args: {dstAddr: 0x020000000003, port: 2}}]}}\n"
-                               "flows: [{src: h0, dst: h1, bytes: 14720}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 3, switch: {tables: [\n"
+                 "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
+                 "   action: ipv4_forward, args: {dstAddr: 0x020000000003, port: 2}}]}}\n"
+                 "flows: [{src: h0, dst: h1, bytes: 14720}]\n");
     assert_true(sc->flows[0]->st.rx_bytes == 0);
     assert_int_equal(host_of(scenario_node(sc, "h2"))->rx_unclaimed, 10);
     scenario_destroy(sc);
@@ -169,11 +167,11 @@ static void test_p4switch_wide_routes(void **state)
  * P4 ingress drop, and the total of drops includes them. */
 static void test_p4switch_drops_by_reason(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
-                               "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
-                               "   action: drop}]}}\n"
-                               "flows: [{src: h0, dst: h1, bytes: 14720}, {src: h0, dst: h2, bytes: 1472}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 3, switch: {tables: [\n"
+                 "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
+                 "   action: drop}]}}\n"
+                 "flows: [{src: h0, dst: h1, bytes: 14720}, {src: h0, dst: h2, bytes: 1472}]\n");
     struct node *n = scenario_node(sc, "s0");
     struct sw *s = switch_of(n);
     assert_int_equal(sc->flows[0]->st.rx_bytes, 0);

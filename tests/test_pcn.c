@@ -100,8 +100,7 @@ static struct pcn_run run(int mode, const struct transport *t, const char *what)
     char y[2048];
     snprintf(y, sizeof(y), fmt, t->stop, mode, t->bg, t->bg, t->ddl, t->ddl_params,
              mode == 1 ? "true" : "false");
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct ddl_job *job = sc->jobs[0];
     assert_int_equal(job->workers_done, 4);
     struct pcn_run r = {

@@ -43,8 +43,7 @@ static void test_pfc_incast_lossless(void **state)
     scenario_destroy(lossy);
 
     snprintf(y, sizeof(y), incast, "true");
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     assert_int_equal(drops(sc), 0);
     struct sw *s = switch_of(scenario_node(sc, "s0"));
     uint64_t pauses = 0;
@@ -92,8 +91,7 @@ static void test_pfc_priority_groups(void **state)
     for (int groups = 1; groups <= 4; groups += 3) {
         char y[1024];
         snprintf(y, sizeof(y), groups_yaml, groups);
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         const struct ddl_job *job = sc->jobs[0];
         assert_int_equal(job->prio_of[0], 3);
         assert_int_equal(job->prio_of[1], 1);
@@ -156,17 +154,16 @@ static void test_pfc_pause_timing(void **state)
 /* Only the listed classes are lossless: class 3 survives the incast, class 0 loses packets. */
 static void test_pfc_classes(void **state)
 {
-    struct scenario *sc = load("topology:\n"
-                               "  kind: star\n"
-                               "  hosts: 5\n"
-                               "  switch: {buffer: 128KB, pfc: true, pfc_classes: [3],\n"
-                               "           pfc_xoff: 16KB, pfc_xon: 8KB}\n"
-                               "flows:\n"
-                               "  - {name: l0, src: h0, dst: h4, bytes: 1MB, priority: 3}\n"
-                               "  - {name: l1, src: h1, dst: h4, bytes: 1MB, priority: 3}\n"
-                               "  - {name: y0, src: h2, dst: h4, bytes: 1MB, priority: 0}\n"
-                               "  - {name: y1, src: h3, dst: h4, bytes: 1MB, priority: 0}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology:\n"
+                                   "  kind: star\n"
+                                   "  hosts: 5\n"
+                                   "  switch: {buffer: 128KB, pfc: true, pfc_classes: [3],\n"
+                                   "           pfc_xoff: 16KB, pfc_xon: 8KB}\n"
+                                   "flows:\n"
+                                   "  - {name: l0, src: h0, dst: h4, bytes: 1MB, priority: 3}\n"
+                                   "  - {name: l1, src: h1, dst: h4, bytes: 1MB, priority: 3}\n"
+                                   "  - {name: y0, src: h2, dst: h4, bytes: 1MB, priority: 0}\n"
+                                   "  - {name: y1, src: h3, dst: h4, bytes: 1MB, priority: 0}\n");
     assert_true(scenario_flow(sc, "l0")->st.rx_bytes == 1000000);
     assert_true(scenario_flow(sc, "l1")->st.rx_bytes == 1000000);
     assert_true(scenario_flow(sc, "y0")->st.rx_bytes < 1000000);

@@ -53,8 +53,7 @@ static void test_scenario_incast_exact_time(void **state)
     const int n = 16;
     const uint64_t bytes = 4000000;
     char *y = incast_yaml(n, "4MB", "buffer: 64MB", false);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     uint64_t full = bytes / PAYLOAD_MAX;
     uint32_t last_payload = (uint32_t)(bytes - full * PAYLOAD_MAX);
     sim_time_t t_full = wire_ps(PAYLOAD_MAX + HEADERS);
@@ -89,8 +88,7 @@ static void incast_drops(const char *framing, uint64_t l2_bytes, uint64_t expect
     const uint64_t bytes = 4000000;
     const uint64_t buffer = 1000000;
     char *y = incast_yaml_framed((int)n, "4MB", "buffer: 1MB", false, framing);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     /* what the buffer counts per datagram: IP + UDP + payload + the framing's layer-2 bytes */
     const uint64_t frame = PAYLOAD_MAX + HEADERS - ETH_HDR_LEN + l2_bytes;
     const uint64_t full = bytes / PAYLOAD_MAX; /* full frames per sender: 2717 */
@@ -148,8 +146,7 @@ static void test_scenario_incast_time_framing(void **state)
     for (int f = 0; f < 3; f++) {
         const int n = 4;
         char *y = incast_yaml_framed(n, "1MB", "buffer: 64MB", false, framings[f]);
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         uint64_t full = 1000000 / PAYLOAD_MAX;
         uint32_t last_payload = (uint32_t)(1000000 - full * PAYLOAD_MAX);
         uint64_t ip_hdr = HEADERS - ETH_HDR_LEN;
@@ -176,8 +173,7 @@ static void test_scenario_ecn_threshold_marks(void **state)
     char *y = incast_yaml(n, "1MB", "buffer: 64MB, ecn: threshold, ecn_unit: packets, "
                                     "ecn_kmin: 100",
                           true);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     uint64_t per_flow = (1000000 + PAYLOAD_MAX - 1) / PAYLOAD_MAX;
     uint64_t unmarked = (uint64_t)n;
     for (uint64_t k = 1; 15 * k < K; k++) {
@@ -211,8 +207,7 @@ static void mdl_check(double rho, uint64_t seed)
              "flows: [{name: p, src: a, dst: b, pattern: poisson, size: %u, interval: %lldps,\n"
              "         bytes: %llu}]\n",
              (unsigned long long)seed, payload, (long long)gap, 400000ULL * payload);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct flow *f = scenario_flow(sc, "p");
     assert_true(f->st.rx_pkts == 400000);
     double wq = rho * simtime_sec(S) / (2 * (1 - rho));
@@ -251,8 +246,7 @@ static void strict_priority(const char *sw, const char *hi_prio)
              "  - {name: lo, src: h0, dst: h2, bytes: 8MB}\n"
              "  - {name: hi, src: h1, dst: h2, bytes: 1MB, %s, start: 100us}\n",
              sw, hi_prio);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct flow *hi = scenario_flow(sc, "hi");
     uint64_t full = 1000000 / PAYLOAD_MAX;
     uint32_t last = (uint32_t)(1000000 - full * PAYLOAD_MAX);
@@ -354,12 +348,11 @@ static void test_scenario_switch_latency(void **state)
  * time counts from then. Two bursts in sequence on an idle path take twice one burst. */
 static void test_scenario_after(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 3}\n"
-                               "flows:\n"
-                               "  - {name: a, src: h0, dst: h2, bytes: 1472}\n"
-                               "  - {name: b, src: h1, dst: h2, bytes: 1472}\n"
-                               "  - {name: c, src: h2, dst: h0, bytes: 1472, after: [a, b]}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 3}\n"
+                                   "flows:\n"
+                                   "  - {name: a, src: h0, dst: h2, bytes: 1472}\n"
+                                   "  - {name: b, src: h1, dst: h2, bytes: 1472}\n"
+                                   "  - {name: c, src: h2, dst: h0, bytes: 1472, after: [a, b]}\n");
     const struct flow *c = scenario_flow(sc, "c");
     sim_time_t one = 2 * (wire_ps(PAYLOAD_MAX + HEADERS) + DELAY_PS);
     /* a and b cross the switch one after the other: b completes one frame time after a */

@@ -502,11 +502,10 @@ static void test_tcp_newreno_ecn(void **state)
 static void test_tcp_stop_time(void **state)
 {
     struct scenario *sc =
-        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-             "flows:\n"
-             "  - {name: f0, type: tcp, src: h0, dst: h1, stop: 2ms,\n"
-             "     delayed_ack: true, delack_timeout: 1ms}\n");
-    scenario_run(sc);
+        load_run("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+                 "flows:\n"
+                 "  - {name: f0, type: tcp, src: h0, dst: h1, stop: 2ms,\n"
+                 "     delayed_ack: true, delack_timeout: 1ms}\n");
     struct tcp_flow *f = tcp_of(sc, "f0");
     assert_true(f->snd_max > 1000000); /* ~2.4 MB at line rate */
     assert_int_equal(f->snd_una, f->snd_max);
@@ -523,11 +522,10 @@ static void test_tcp_stop_time(void **state)
 static void test_tcp_cwnd_samples(void **state)
 {
     struct scenario *sc =
-        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-             "flows:\n"
-             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 1MB,\n"
-             "     start: 10us, cwnd_interval: 50us}\n");
-    scenario_run(sc);
+        load_run("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+                 "flows:\n"
+                 "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 1MB,\n"
+                 "     start: 10us, cwnd_interval: 50us}\n");
     struct tcp_flow *f = tcp_of(sc, "f0");
     sim_time_t done = f->base.st.complete_ps;
     assert_true(done > 0);
@@ -670,8 +668,7 @@ static void run_incast(const char *cc, const char *switch_kv, bool expect_timeou
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(yaml + len, sizeof(yaml) - len,
                                 "  - {name: f%d, src: h%d, dst: h%d}\n", i, i, n);
-    struct scenario *sc = load(yaml);
-    scenario_run(sc);
+    struct scenario *sc = load_run(yaml);
     struct sw *sw = switch_of(scenario_node(sc, "s0"));
     uint64_t drops, marks;
     port_counts(&sw->tm.ports[n], &drops, &marks);

@@ -227,8 +227,7 @@ static void test_sack_incast_retransmits_drops(void **state)
                        n + 1);
     for (int i = 0; i < n; i++)
         len += snprintf(y + len, 8192 - (size_t)len, "  - {src: h%d, dst: h%d}\n", i, n);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     uint64_t retx = 0;
     for (uint32_t i = 0; i < sc->nflows; i++) {
         assert_int_equal(sc->flows[i]->st.rx_bytes, 1000000);
@@ -291,8 +290,7 @@ static void test_tcp_nic_queue(void **state)
                  "flows: [{type: tcp, src: h0, dst: h1, bytes: 29200, init_cwnd: 20,\n"
                  "         rto_min: 1ms, rto_init: 1ms, nic_queue: %s}]\n",
                  q ? "true" : "false");
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         const struct host *h0 = host_of(scenario_node(sc, "h0"));
         assert_int_equal(sc->flows[0]->st.rx_bytes, 29200);
         if (q)
@@ -307,10 +305,10 @@ static void test_tcp_nic_queue(void **state)
  * 14600 bytes: 1 MB takes ceil(1e6 / 14600) = 69 round trips of at least 200 us. */
 static void test_tcp_send_buffer(void **state)
 {
-    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {delay: 50us}}\n"
-                               "flows: [{type: tcp, src: h0, dst: h1, bytes: 1MB, init_cwnd: 100,\n"
-                               "         send_buffer: 14600B}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 2, link: {delay: 50us}}\n"
+                 "flows: [{type: tcp, src: h0, dst: h1, bytes: 1MB, init_cwnd: 100,\n"
+                 "         send_buffer: 14600B}]\n");
     const struct tcp_flow *f = tcp_of(sc, "f0");
     assert_int_equal(f->base.st.rx_bytes, 1000000);
     double fct = flow_fct_s(&f->base);
@@ -346,8 +344,7 @@ static void test_tcp_timestamps(void **state)
                  "topology: {kind: star, hosts: 2}\n"
                  "flows: [{type: tcp, src: h0, dst: h1, bytes: 101360, timestamps: %s}]\n",
                  ts ? "true" : "false");
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         const struct tcp_flow *f = tcp_of(sc, "f0");
         assert_int_equal(f->base.st.rx_bytes, 101360);
         assert_int_equal(f->base.st.tx_pkts, ts ? 70 : (101360 + 1459) / 1460);

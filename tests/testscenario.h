@@ -22,11 +22,18 @@ static inline struct scenario *load(const char *yaml)
     return sc;
 }
 
-/* Loads and runs a scenario whose first job must end with all its `workers` done. */
-static inline struct scenario *run_job(const char *yaml, uint32_t workers)
+/* Loads a scenario and runs it to its end. */
+static inline struct scenario *load_run(const char *yaml)
 {
     struct scenario *sc = load(yaml);
     scenario_run(sc);
+    return sc;
+}
+
+/* Loads and runs a scenario whose first job must end with all its `workers` done. */
+static inline struct scenario *run_job(const char *yaml, uint32_t workers)
+{
+    struct scenario *sc = load_run(yaml);
     assert_int_equal(sc->jobs[0]->workers_done, workers);
     return sc;
 }
