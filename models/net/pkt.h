@@ -72,6 +72,39 @@ struct pkt {
 /* A packet with no header bytes and size 0. Never fails (the pool aborts on OOM). */
 struct pkt *pkt_alloc(struct sim *sim);
 void pkt_free(struct sim *sim, struct pkt *p);
+
+/* A first-in first-out queue of packets linked through pkt->next (a link's frames on the wire,
+ * a priority queue's class). Zeroed is empty. */
+struct pkt_fifo {
+    struct pkt *head;
+    struct pkt *tail;
+};
+
+static inline void pkt_fifo_push(struct pkt_fifo *q, struct pkt *p)
+{
+    p->next = NULL;
+    if (q->tail)
+        q->tail->next = p;
+    else
+        q->head = p;
+    q->tail = p;
+}
+
+/* Removes and returns the head packet; NULL when the queue is empty. */
+static inline struct pkt *pkt_fifo_pop(struct pkt_fifo *q)
+{
+    struct pkt *p = q->head;
+    if (!p)
+        return NULL;
+    q->head = p->next;
+    if (!q->head)
+        q->tail = NULL;
+    p->next = NULL;
+    return p;
+}
+
+/* Frees every packet of the queue and leaves it empty. */
+void pkt_fifo_free(struct sim *sim, struct pkt_fifo *q);
 struct pkt *pkt_clone(struct sim *sim, const struct pkt *p);
 /* Packets currently allocated; 0 after a clean teardown. */
 int64_t pkt_live(const struct sim *sim);
