@@ -22,6 +22,15 @@ static void rec_fire(struct sim *sim, struct evq_timer *t)
     r->log[(*r->nlog)++] = r->id;
 }
 
+/* Makes r the timer `id` that appends its id to log when it fires, and schedules it at `at`. */
+static void rec_at(struct sim *sim, struct rec *r, int id, int *log, int *nlog,
+                   enum evq_phase phase, sim_time_t at)
+{
+    *r = (struct rec){.id = id, .log = log, .nlog = nlog};
+    evq_timer_init(&r->t, rec_fire, phase);
+    sim_at(sim, &r->t, at);
+}
+
 static void test_evq_order_and_ties(void **state)
 {
     struct sim *sim = sim_create(1, NULL);
@@ -29,11 +38,8 @@ static void test_evq_order_and_ties(void **state)
     int nlog = 0;
     struct rec r[6];
     sim_time_t at[6] = {30, 10, 10, 20, 10, 5};
-    for (int i = 0; i < 6; i++) {
-        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
-        evq_timer_init(&r[i].t, rec_fire, EVQ_PHASE_DEFAULT);
-        sim_at(sim, &r[i].t, at[i]);
-    }
+    for (int i = 0; i < 6; i++)
+        rec_at(sim, &r[i], i, log, &nlog, EVQ_PHASE_DEFAULT, at[i]);
     assert_int_equal(sim_run(sim, SIM_TIME_NEVER), 6);
     int want[6] = {5, 1, 2, 4, 3, 0}; /* ties in scheduling order */
     for (int i = 0; i < 6; i++)
@@ -51,11 +57,8 @@ static void test_evq_phases(void **state)
     int nlog = 0;
     struct rec r[3];
     enum evq_phase ph[3] = {EVQ_PHASE_DEPART, EVQ_PHASE_DEFAULT, EVQ_PHASE_ARRIVAL};
-    for (int i = 0; i < 3; i++) {
-        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
-        evq_timer_init(&r[i].t, rec_fire, ph[i]);
-        sim_at(sim, &r[i].t, 100);
-    }
+    for (int i = 0; i < 3; i++)
+        rec_at(sim, &r[i], i, log, &nlog, ph[i], 100);
     sim_run(sim, SIM_TIME_NEVER);
     assert_int_equal(log[0], 2);
     assert_int_equal(log[1], 1);
@@ -69,11 +72,8 @@ static void test_evq_cancel_reschedule(void **state)
     int log[8];
     int nlog = 0;
     struct rec r[4];
-    for (int i = 0; i < 4; i++) {
-        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
-        evq_timer_init(&r[i].t, rec_fire, EVQ_PHASE_DEFAULT);
-        sim_at(sim, &r[i].t, 10 * (i + 1));
-    }
+    for (int i = 0; i < 4; i++)
+        rec_at(sim, &r[i], i, log, &nlog, EVQ_PHASE_DEFAULT, 10 * (i + 1));
     evq_cancel(&sim->evq, &r[1].t);
     assert_false(evq_timer_pending(&r[1].t));
     evq_cancel(&sim->evq, &r[1].t); /* idle: no-op */
