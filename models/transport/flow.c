@@ -27,6 +27,7 @@ void flow_base_fini(struct flow *f)
 {
     free(f->dependents);
     f->dependents = NULL;
+    spool_stream_fini(&f->samples);
     free(f->name);
     f->name = NULL;
 }
@@ -141,6 +142,11 @@ void flow_complete(struct flow *f, sim_time_t now)
             flow_start_at(d, d->src->node.sim, d->common.start_ps);
         }
     }
+}
+
+void flow_samples_init(struct flow *f, struct sim *sim, uint32_t rec, spool_json_fn *json)
+{
+    spool_stream_init(&f->samples, &sim->spool, rec, json);
 }
 
 void flow_start_timers(struct flow *f, struct sim *sim, struct evq_timer *start,

@@ -15,6 +15,7 @@
 
 #include "models/net/host.h"
 #include "sim/param.h"
+#include "sim/spool.h"
 #include "sim/stats.h"
 
 struct flow_cfg {
@@ -138,6 +139,7 @@ struct flow {
     struct evq_timer *start;   /* the transport's timer that starts the flow */
     struct evq_timer sample;   /* samples the transport's state every sample_ps (0: off) */
     sim_time_t sample_ps;
+    struct spool_stream samples; /* the samples taken, on their way to the run's outputs */
 };
 
 /* Called by a transport's create(): the flow starts when the transport's timer `start` fires,
@@ -145,6 +147,15 @@ struct flow {
  * f->sample itself). Flow dependencies move both (flow_start_at). */
 void flow_start_timers(struct flow *f, struct sim *sim, struct evq_timer *start,
                        evq_fire_fn *sample_fire, sim_time_t sample_ps);
+/* Before flow_start_timers with sample_ps > 0: samples are records of `rec` bytes that
+ * summary.json shows through `json` (spool_json_ref(&f->samples, column)). */
+void flow_samples_init(struct flow *f, struct sim *sim, uint32_t rec, spool_json_fn *json);
+/* Called by the transport's sample_fire: one sample, written to the spool (memory stays one
+ * block per flow however long the run). */
+static inline void flow_sample(struct flow *f, const void *rec)
+{
+    spool_append(&f->samples, rec);
+}
 /* Moves the flow's start; SIM_TIME_NEVER holds it until a later call. */
 void flow_start_at(struct flow *f, struct sim *sim, sim_time_t at);
 /* Cancels the start and sample timers (a transport's destroy). */

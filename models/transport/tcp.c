@@ -709,19 +709,31 @@ static void rto_fire(struct sim *sim, struct evq_timer *t)
 static void sample_fire(struct sim *sim, struct evq_timer *t)
 {
     struct tcp_flow *f = container_of(t, struct tcp_flow, base.sample);
-    if (f->nsamples == f->samples_cap) {
-        f->samples_cap = f->samples_cap ? 2 * f->samples_cap : 256;
-        f->samples = xrealloc(f->samples, f->samples_cap * sizeof(*f->samples));
-    }
-    f->samples[f->nsamples++] = (struct tcp_sample){
-        .t_ps = sim->now,
-        .cwnd_bytes = f->cwnd_bytes,
-        .flight_bytes = f->snd_max - f->snd_una,
-        .alpha = f->alpha,
-    };
+    flow_sample(&f->base, &(struct tcp_sample){
+                              .t_ps = sim->now,
+                              .cwnd_bytes = f->cwnd_bytes,
+                              .flight_bytes = f->snd_max - f->snd_una,
+                              .alpha = f->alpha,
+                          });
     check_stop(f);
     if (f->snd_una < f->total_bytes)
         evq_schedule(&sim->evq, t, sim->now + f->cfg.cwnd_interval_ps);
+}
+
+/* summary.json's cwnd_samples columns: t_s, cwnd_bytes, flight_bytes, alpha. */
+static json_t *sample_json(const void *rec, unsigned col)
+{
+    const struct tcp_sample *x = rec;
+    switch (col) {
+    case 0:
+        return json_real(simtime_sec(x->t_ps));
+    case 1:
+        return json_integer((json_int_t)x->cwnd_bytes);
+    case 2:
+        return json_integer((json_int_t)x->flight_bytes);
+    default:
+        return json_real(x->alpha);
+    }
 }
 
 static void start_fire(struct sim *sim, struct evq_timer *t)
@@ -950,6 +962,7 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     evq_timer_init(&f->start, start_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rto_timer, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->delack_timer, delack_fire, EVQ_PHASE_DEFAULT);
+    flow_samples_init(&f->base, sim, sizeof(struct tcp_sample), sample_json);
     flow_start_timers(&f->base, sim, &f->start, sample_fire, cfg->cwnd_interval_ps);
     return &f->base;
 }
@@ -981,7 +994,6 @@ static void tcp_destroy(struct sim *sim, struct flow *fb)
     host_unbind(fb->dst, &f->rcv_ep);
     evq_cancel(&sim->evq, &f->rto_timer);
     evq_cancel(&sim->evq, &f->delack_timer);
-    free(f->samples);
     ranges_fini(&f->rx);
     flow_base_fini(fb);
     free(f);
@@ -1010,23 +1022,11 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
                             json_integer((json_int_t)f->sack_lost_retx));
     }
     if (f->cfg.cwnd_interval_ps) {
-        json_t *t = json_array();
-        json_t *cw = json_array();
-        json_t *fl = json_array();
-        json_t *al = json_array();
-        for (uint32_t i = 0; i < f->nsamples; i++) {
-            const struct tcp_sample *x = &f->samples[i];
-            json_array_append_new(t, json_real(simtime_sec(x->t_ps)));
-            json_array_append_new(cw, json_integer((json_int_t)x->cwnd_bytes));
-            json_array_append_new(fl, json_integer((json_int_t)x->flight_bytes));
-            json_array_append_new(al, json_real(x->alpha));
-        }
+        static const char *const cols[] = {"t_s", "cwnd_bytes", "flight_bytes", "alpha"};
         json_t *smp = json_object();
         json_object_set_new(smp, "interval_s", json_real(simtime_sec(f->cfg.cwnd_interval_ps)));
-        json_object_set_new(smp, "t_s", t);
-        json_object_set_new(smp, "cwnd_bytes", cw);
-        json_object_set_new(smp, "flight_bytes", fl);
-        json_object_set_new(smp, "alpha", al);
+        for (unsigned c = 0; c < ARRAY_LEN(cols); c++)
+            json_object_set_new(smp, cols[c], spool_json_ref(&f->base.samples, c));
         json_object_set_new(o, "cwnd_samples", smp);
     }
 }
