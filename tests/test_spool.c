@@ -148,7 +148,7 @@ static void test_spool_json_identical(void **state)
         }
         json_object_set_new(a, "empty", json_object());
         json_object_set_new(b, "empty", json_object());
-        char key[8];
+        char key[16];
         snprintf(key, sizeof(key), "s%d", k);
         json_object_set_new(spooled, key, json_pack("[o, s, n]", a, "(spooled samples)"));
         json_object_set_new(memory, key, json_pack("[o, s, n]", b, "(spooled samples)"));
