@@ -675,12 +675,11 @@ static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *nam
     f->done_ps = -1;
     f->last_cnp_ps = -1;
     f->min_cnp_gap_ps = -1;
-    evq_timer_init(&f->pace, pace_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rto, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->alpha, alpha_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rate, rate_fire, EVQ_PHASE_DEFAULT);
     flow_samples_init(&f->base, sim, sizeof(struct rdma_sample), sample_json);
-    flow_start_timers(&f->base, sim, &f->pace, sample_fire, cfg->rate_interval_ps);
+    flow_start_timers(&f->base, sim, &f->pace, pace_fire, sample_fire, cfg->rate_interval_ps);
     return &f->base;
 }
 
@@ -727,14 +726,12 @@ static void rdma_push(struct flow *fb)
 
 static void rdma_destroy(struct sim *sim, struct flow *fb)
 {
-    (void)sim;
     struct rdma_flow *f = container_of(fb, struct rdma_flow, base);
     stop_timers(f);
     free(f->smsg);
     qp_release(&f->req);
     qp_release(&f->resp);
-    flow_base_fini(fb);
-    free(f);
+    flow_free(sim, fb);
 }
 
 static void rdma_stats_json(const struct flow *fb, json_t *o)

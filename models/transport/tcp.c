@@ -929,11 +929,10 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     f->ts_rtt_ps = -1;
     f->delack_deadline_ps = SIM_TIME_NEVER;
     f->alpha = cfg->dctcp_alpha_init;
-    evq_timer_init(&f->start, start_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rto_timer, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->delack_timer, delack_fire, EVQ_PHASE_DEFAULT);
     flow_samples_init(&f->base, sim, sizeof(struct tcp_sample), sample_json);
-    flow_start_timers(&f->base, sim, &f->start, sample_fire, cfg->cwnd_interval_ps);
+    flow_start_timers(&f->base, sim, &f->start, start_fire, sample_fire, cfg->cwnd_interval_ps);
     return &f->base;
 }
 
@@ -959,14 +958,12 @@ static void tcp_set_sport(struct flow *fb, uint16_t port)
 static void tcp_destroy(struct sim *sim, struct flow *fb)
 {
     struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
-    flow_cancel_timers(fb, sim);
     host_unbind(fb->src, &f->snd_ep);
     host_unbind(fb->dst, &f->rcv_ep);
     evq_cancel(&sim->evq, &f->rto_timer);
     evq_cancel(&sim->evq, &f->delack_timer);
     ranges_fini(&f->rx);
-    flow_base_fini(fb);
-    free(f);
+    flow_free(sim, fb);
 }
 
 static void tcp_stats_json(const struct flow *fb, json_t *o)
