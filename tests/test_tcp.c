@@ -2,6 +2,7 @@
  * echo), sender (slow start, fast retransmit/recovery, RTO, DCTCP α), and scenario checks
  * against the DCTCP paper's steady-state analysis and analytic completion-time bounds. */
 #include "tests/testtcp.h"
+#include "tests/testspool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -529,26 +530,40 @@ static void test_tcp_cwnd_samples(void **state)
     struct tcp_flow *f = tcp_of(sc, "f0");
     sim_time_t done = f->base.st.complete_ps;
     assert_true(done > 0);
-    assert_true(f->nsamples >= 2);
-    assert_int_equal(f->samples[0].t_ps, SIM_US(10));
-    assert_int_equal(f->samples[0].cwnd_bytes, 10 * 1460);
-    assert_true(f->samples[0].flight_bytes <= 1460); /* the idle NIC took one segment */
-    for (uint32_t i = 1; i < f->nsamples; i++)
-        assert_int_equal(f->samples[i].t_ps - f->samples[i - 1].t_ps, SIM_US(50));
+    size_t n;
+    struct tcp_sample *x = spool_collect(&f->base.samples, &n);
+    assert_true(n >= 2);
+    assert_int_equal(x[0].t_ps, SIM_US(10));
+    assert_int_equal(x[0].cwnd_bytes, 10 * 1460);
+    assert_true(x[0].flight_bytes <= 1460); /* the idle NIC took one segment */
+    for (size_t i = 1; i < n; i++)
+        assert_int_equal(x[i].t_ps - x[i - 1].t_ps, SIM_US(50));
     /* slow start without loss: cwnd only grows */
-    assert_true(f->samples[f->nsamples - 1].cwnd_bytes > f->samples[1].cwnd_bytes);
+    assert_true(x[n - 1].cwnd_bytes > x[1].cwnd_bytes);
     /* the last sample is the first one taken after the final ACK */
-    sim_time_t last = f->samples[f->nsamples - 1].t_ps;
-    assert_true(last >= done && last < done + SIM_US(60));
+    assert_true(x[n - 1].t_ps >= done && x[n - 1].t_ps < done + SIM_US(60));
     assert_int_equal(evq_len(&sc->sim->evq), 0);
+    /* summary.json's columns hold every sample, in order */
     json_t *o = json_object();
     f->base.ops->stats_json(&f->base, o);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    assert_int_equal(spool_json_dumpf(&sc->sim->spool, o, mem, JSON_INDENT(2)), 0);
+    fclose(mem);
+    json_decref(o);
+    o = json_loads(text, 0, NULL);
+    assert_non_null(o);
     json_t *smp = json_object_get(o, "cwnd_samples");
-    assert_non_null(smp);
-    assert_int_equal(json_array_size(json_object_get(smp, "cwnd_bytes")), f->nsamples);
+    json_t *cw = json_object_get(smp, "cwnd_bytes");
+    assert_int_equal(json_array_size(cw), n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(json_integer_value(json_array_get(cw, i)), (json_int_t)x[i].cwnd_bytes);
     assert_int_equal(json_integer_value(json_object_get(o, "cwnd_bytes")),
                      (json_int_t)f->cwnd_bytes);
     json_decref(o);
+    free(text);
+    free(x);
     scenario_destroy(sc);
 }
 
