@@ -1,6 +1,7 @@
 /* DDL workloads with analytic expectations: one worker and one PS on an idle network, the
  * bandwidth share of several workers, priority scheduling, blocking time, ring all-reduce. */
 #include "tests/testscenario.h"
+#include "tests/testddl.h"
 
 #include <jansson.h>
 
@@ -13,33 +14,6 @@
 #include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-#define RATE 10000000000ULL
-#define D SIM_US(1)
-#define PAYLOAD (1472 - DDL_SHIM_BYTES) /* UDP payload per DDL packet */
-#define FRAME_EXTRA (42 + DDL_SHIM_BYTES + 24)
-
-/* Serialization of a message of `bytes` in DDL/UDP packets on one 10 Gbps link. */
-static sim_time_t ser(uint64_t bytes)
-{
-    sim_time_t t = 0;
-    for (uint64_t left = bytes; left > 0;) {
-        uint64_t n = MIN(left, PAYLOAD);
-        t += simtime_tx_ps(n + FRAME_EXTRA, RATE);
-        left -= n;
-    }
-    return t;
-}
-
-/* Host → switch → host, store and forward: packet i leaves the switch at
- * max(its arrival, the previous packet's departure) + its own time, so a short last packet
- * queues behind the full one before it: the second hop ends one *largest* packet (the first)
- * and one propagation delay after the first hop. */
-static sim_time_t two_hops(sim_time_t start, uint64_t bytes)
-{
-    sim_time_t largest = simtime_tx_ps(MIN(bytes, PAYLOAD) + FRAME_EXTRA, RATE);
-    return start + ser(bytes) + D + largest + D;
-}
 
 /* One worker, one PS, two layers (forward order L0, L1), whole tensors, no software costs.
  *   T1 = f0 + f1 + b1: gradient of L1; T0 = T1 + b0: gradient of L0 (queued behind L1's push).
@@ -311,6 +285,28 @@ static void test_ddl_nic_blocking(void **state)
     assert_true(crit7 < 1.5e-6);
 }
 
+/* Two iterations of a ring all-reduce of one 4 MB tensor over 4 workers on the star, whole
+ * segments (chunk 0, slice 0), no compute, with the job keys in `extra`; run to completion. */
+static struct scenario *ring4(const char *extra)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 4}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
+             "    workers: [h0, h1, h2, h3]\n"
+             "    iterations: 2\n"
+             "    chunk: 0\n"
+             "    slice: 0\n"
+             "%s",
+             extra);
+    struct scenario *sc = load(y);
+    scenario_run(sc);
+    assert_int_equal(sc->jobs[0]->workers_done, 4);
+    return sc;
+}
+
 /* Ring all-reduce of S bytes over N workers in whole segments (slice: 0): each worker sends
  * 2(N-1)/N S, and with no compute the iteration is 2(N-1) steps of one segment over two hops,
  * which is within the latency terms of the bandwidth-optimal 2(N-1)/N S / rate. */
@@ -319,17 +315,8 @@ static void test_ddl_ring_allreduce(void **state)
     (void)state;
     const int N = 4;
     const uint64_t S = 4000000;
-    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
-                               "jobs:\n"
-                               "  - arch: allreduce\n"
-                               "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
-                               "    workers: [h0, h1, h2, h3]\n"
-                               "    iterations: 2\n"
-                               "    chunk: 0\n"
-                               "    slice: 0\n");
-    scenario_run(sc);
+    struct scenario *sc = ring4("");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == (uint32_t)N);
     for (int w = 0; w < N; w++)
         assert_true(job->worker_bytes[w] == 2 * 2 * (N - 1) * S / N); /* two iterations */
     sim_time_t step = two_hops(0, S / N);
@@ -648,18 +635,8 @@ static void test_ddl_step_latency(void **state)
     (void)state;
     const int N = 4;
     const sim_time_t d = SIM_US(7);
-    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
-                               "jobs:\n"
-                               "  - arch: allreduce\n"
-                               "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
-                               "    workers: [h0, h1, h2, h3]\n"
-                               "    iterations: 2\n"
-                               "    chunk: 0\n"
-                               "    slice: 0\n"
-                               "    step_latency: 7us\n");
-    scenario_run(sc);
+    struct scenario *sc = ring4("    step_latency: 7us\n");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == (uint32_t)N);
     sim_time_t step = two_hops(0, 4000000 / N);
     assert_true(job->iter_time.max == simtime_sec(2 * (N - 1) * (step + d)));
     assert_true(job->iter_time.min == simtime_sec(2 * (N - 1) * (step + d)));
