@@ -117,6 +117,28 @@ static void test_ring_intra_not_on_nic(void **state)
     scenario_destroy(sc);
 }
 
+/* A ring of the 4 GPUs of one host runs on the intra-host interconnect alone: 2(N-1) steps of a
+ * segment S/N, each its serialization at intra_bw plus intra_latency (every GPU's channel
+ * carries one segment per step), and the host's NIC sends nothing. With intra_bw 200 Gb/s and
+ * 5 us (an NVLink 2.0 link) the steps take what those parameters say. */
+static void test_ring_one_host(void **state)
+{
+    (void)state;
+    const uint32_t N = 4;
+    const uint64_t S = 4000000;
+    struct scenario *sc = run_job(1, N, "ring", "4MB", WHOLE);
+    const struct ddl_job *job = sc->jobs[0];
+    sim_time_t step = simtime_tx_ps(S / N, INTRA) + INTRA_LAT;
+    assert_true(job->iter_time.max == simtime_sec(2 * (N - 1) * step));
+    assert_true(job->bytes_sent == 0 && job->intra_bytes == N * 2 * (N - 1) * S / N);
+    assert_true(nic(job, 0)->tx_pkts == 0);
+    scenario_destroy(sc);
+    sc = run_job(1, N, "ring", "4MB", WHOLE "    intra_bw: 200Gbps\n    intra_latency: 5us\n");
+    step = simtime_tx_ps(S / N, 200000000000ULL) + SIM_US(5);
+    assert_true(sc->jobs[0]->iter_time.max == simtime_sec(2 * (N - 1) * step));
+    scenario_destroy(sc);
+}
+
 static uint32_t children(uint32_t r, uint32_t n)
 {
     uint32_t span = r ? r & -r : n, c = 0;
@@ -231,6 +253,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hier_analytic),
         cmocka_unit_test(test_ring_intra_not_on_nic),
+        cmocka_unit_test(test_ring_one_host),
         cmocka_unit_test(test_tree_vs_ring_bytes),
         cmocka_unit_test(test_tree_lazy_connections),
         cmocka_unit_test(test_hier_one_gpu_is_ring),

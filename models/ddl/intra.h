@@ -10,8 +10,13 @@
  * the chains and rings that use the channels). These chunks never reach a NIC, the host's CPU
  * or the message layer: GPU peer-to-peer copies as NCCL does them inside a server.
  *
- * Default values (docs/ddl.md has the sources): PCIe 3.0 x16, 100 Gb/s (12.5 GB/s, what
- * host-device and peer-to-peer copies measure on it out of 15.75 GB/s raw) and 2 us. */
+ * Defaults: PCIe 3.0 x16 at 100 Gb/s = 12.5 GB/s: 15.75 GB/s raw (8 GT/s x 16 lanes x
+ * 128/130), and CUDA's bandwidthTest on a Tesla P100-PCIE measured 12.15 GB/s host to device
+ * and 12.89 GB/s device to host with pinned memory (gearshifft pull request 82, 2017). NVLink:
+ * 20 GB/s per direction per link on P100-SXM2 (4 links; p2pBandwidthLatencyTest measured
+ * 18.3 GB/s over one link) and 25 GB/s on V100-SXM2 (6 links; 47.9 GB/s over a pair joined by
+ * two), Dell's HPC white paper on the PowerEdge C4130. The 2 us latency is an estimate of the
+ * order of peer-to-peer copy latencies, not a measurement. */
 #ifndef SIM_MODELS_DDL_INTRA_H
 #define SIM_MODELS_DDL_INTRA_H
 
