@@ -1,6 +1,7 @@
 /* DDL workloads with analytic expectations: one worker and one PS on an idle network, the
  * bandwidth share of several workers, priority scheduling, blocking time, ring all-reduce. */
 #include "tests/testscenario.h"
+#include "tests/testddl.h"
 
 #include <jansson.h>
 
@@ -13,33 +14,6 @@
 #include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-#define RATE 10000000000ULL
-#define D SIM_US(1)
-#define PAYLOAD (1472 - DDL_SHIM_BYTES) /* UDP payload per DDL packet */
-#define FRAME_EXTRA (42 + DDL_SHIM_BYTES + 24)
-
-/* Serialization of a message of `bytes` in DDL/UDP packets on one 10 Gbps link. */
-static sim_time_t ser(uint64_t bytes)
-{
-    sim_time_t t = 0;
-    for (uint64_t left = bytes; left > 0;) {
-        uint64_t n = MIN(left, PAYLOAD);
-        t += simtime_tx_ps(n + FRAME_EXTRA, RATE);
-        left -= n;
-    }
-    return t;
-}
-
-/* Host → switch → host, store and forward: packet i leaves the switch at
- * max(its arrival, the previous packet's departure) + its own time, so a short last packet
- * queues behind the full one before it: the second hop ends one *largest* packet (the first)
- * and one propagation delay after the first hop. */
-static sim_time_t two_hops(sim_time_t start, uint64_t bytes)
-{
-    sim_time_t largest = simtime_tx_ps(MIN(bytes, PAYLOAD) + FRAME_EXTRA, RATE);
-    return start + ser(bytes) + D + largest + D;
-}
 
 /* One worker, one PS, two layers (forward order L0, L1), whole tensors, no software costs.
  *   T1 = f0 + f1 + b1: gradient of L1; T0 = T1 + b0: gradient of L0 (queued behind L1's push).
