@@ -274,10 +274,10 @@ static void run_parser(struct p4_pipe *pipe)
         p4vm_run_parser(&pipe->vm);
 }
 
-static void run_control(struct p4_pipe *pipe, const struct p4ir_callable *c)
+static void run_control(struct p4_pipe *pipe, enum p4cc_block which, const struct p4ir_callable *c)
 {
     if (pipe->cc)
-        p4cc_run_control(pipe->cc, &pipe->vm, c);
+        p4cc_run_control(pipe->cc, &pipe->vm, which, c);
     else
         p4vm_run_control(&pipe->vm, c);
 }
@@ -365,8 +365,8 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
     start_packet(pipe, state, in, in->preserve_from, in->preserve_fl);
-    run_control(pipe, prog->verify);
-    run_control(pipe, prog->ingress);
+    run_control(pipe, P4CC_VERIFY, prog->verify);
+    run_control(pipe, P4CC_INGRESS, prog->ingress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -460,7 +460,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    run_control(pipe, prog->egress);
+    run_control(pipe, P4CC_EGRESS, prog->egress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -475,12 +475,12 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         out->drop = true;
         return;
     }
-    run_control(pipe, prog->compute);
+    run_control(pipe, P4CC_COMPUTE, prog->compute);
     vm->out = in->out;
     vm->out_cap = in->out_cap;
     vm->out_len = 0;
     vm->out_overflow = false;
-    run_control(pipe, prog->deparser);
+    run_control(pipe, P4CC_DEPARSER, prog->deparser);
     uint32_t off = (uint32_t)vm->slots[0];
     if (off < in->len && in->bytes) {
         uint32_t n = in->len - off;

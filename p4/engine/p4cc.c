@@ -264,6 +264,37 @@ static bool flatten(const struct p4_type *t, int base, int32_t *off, uint8_t *w,
     return true;
 }
 
+/* The layout of n fields (slots off, widths w) packed in order from bit 0. */
+static struct cfields layout(struct p4cc *cc, const int32_t *off, const uint8_t *w, int n)
+{
+    struct cfield *f = NEWN(cc, struct cfield, n);
+    int bit = 0;
+    bool window = true;
+    bool words = true;
+    for (int i = 0; i < n; i++) {
+        f[i].off = off[i];
+        f[i].w = w[i];
+        if (w[i] == 0)
+            words = window = false;
+        if (bit % 8 + w[i] > 64)
+            window = false;
+        if (bit + w[i] <= CFIELDS_MAX_BYTES * 8 && w[i]) {
+            f[i].bo = (uint8_t)(bit / 8);
+            f[i].sh = (uint8_t)(64 - bit % 8 - w[i]);
+            int b = bit % 64;
+            f[i].wi = (uint8_t)(bit / 64);
+            f[i].spill = b + w[i] > 64;
+            f[i].ls = (uint8_t)(f[i].spill ? b + w[i] - 64 : 64 - b - w[i]);
+            f[i].mask = p4util_mask64(w[i]);
+        }
+        bit += w[i];
+    }
+    int bytes = (bit + 7) / 8;
+    if (bytes > CFIELDS_MAX_BYTES)
+        words = window = false;
+    return (struct cfields){f, n, bytes, (bit + 63) / 64, window && bytes, words && bytes};
+}
+
 static bool cfields(struct p4cc *cc, const struct p4_type *t, struct cfields *out)
 {
     int32_t off[FIELDS_MAX];
@@ -271,24 +302,11 @@ static bool cfields(struct p4cc *cc, const struct p4_type *t, struct cfields *ou
     int n = 0;
     if (t->kind != P4T_HEADER || t->varbit_max || !flatten(t, 0, off, w, &n))
         return false;
-    int32_t *o = NEWN(cc, int32_t, n);
-    uint8_t *ww = NEWN(cc, uint8_t, n);
-    uint8_t *bo = NEWN(cc, uint8_t, n);
-    uint8_t *sh = NEWN(cc, uint8_t, n);
-    memcpy(o, off, (size_t)n * sizeof(*o));
-    memcpy(ww, w, (size_t)n);
-    int bytes = (t->width + 7) / 8;
-    bool window = bytes <= CFIELDS_MAX_BYTES;
-    int bit = 0;
-    for (int i = 0; i < n; i++) {
-        bo[i] = (uint8_t)(bit / 8);
-        if (bit % 8 + w[i] > 64 || w[i] == 0)
-            window = false;
-        else
-            sh[i] = (uint8_t)(64 - bit % 8 - w[i]);
-        bit += w[i];
+    *out = layout(cc, off, w, n);
+    if (out->bytes != (t->width + 7) / 8) { /* not expected: the header's own width rules */
+        out->bytes = (t->width + 7) / 8;
+        out->window = out->words = false;
     }
-    *out = (struct cfields){o, ww, bo, sh, n, bytes, window};
     return true;
 }
 
@@ -308,12 +326,15 @@ static bool cpack(struct p4cc *cc, struct p4ir_expr *const *v, int n, struct cpa
     int32_t *slot = NEWN(cc, int32_t, n);
     int32_t *hslot = NEWN(cc, int32_t, n);
     uint8_t *w = NEWN(cc, uint8_t, n);
+    bool fixed = true;
     for (int i = 0; i < n; i++) {
         slot[i] = v[i]->slot;
         hslot[i] = v[i]->hdr ? v[i]->hdr->slot : -1;
         w[i] = (uint8_t)v[i]->width;
+        fixed &= hslot[i] == hslot[0];
     }
-    *out = (struct cpack){slot, hslot, w, n};
+    *out = (struct cpack){slot, hslot, w, n, fixed && n, n ? hslot[0] : -1,
+                          layout(cc, slot, w, n)};
     return true;
 }
 

@@ -56,28 +56,47 @@ struct ctab {
     struct ccall *acts;
 };
 
-/* A flat list of fields of at most 64 bits: slot offsets (from the header) and widths; when
- * `window` every field lies in the 8 bytes from its first byte (bo: byte offset in the
- * header, sh: its right shift in that big-endian word), so a byte-aligned header is read and
- * written with one 64-bit load or store per field. */
+/* A field of at most 64 bits (1..64) at a fixed bit position of a flat layout: its slot
+ * (from the header, or absolute in a data list), width and mask, where it lies in the 8 bytes
+ * from its first byte (bo, sh: right shift) and in the layout's big-endian 64-bit words: word
+ * wi gets v << ls, or when the field spills into word wi + 1, v >> ls and v << (64 - ls). */
+struct cfield {
+    int32_t off;
+    uint8_t w;
+    uint8_t bo;
+    uint8_t sh;
+    uint8_t wi;
+    uint8_t ls;
+    bool spill;
+    uint64_t mask;
+};
+
+/* A flat list of fields in wire order. `window`: every field lies in the 8 bytes from its
+ * first byte, so a byte-aligned header is read with one 64-bit load per field; `words`: the
+ * layout fits in CFIELDS_MAX_BYTES and no field is empty, so it is written as nwords
+ * big-endian words built with two ORs per field. */
 #define CFIELDS_MAX_BYTES 64
+#define CFIELDS_MAX_WORDS (CFIELDS_MAX_BYTES / 8)
 struct cfields {
-    const int32_t *off;
-    const uint8_t *w;
-    const uint8_t *bo;
-    const uint8_t *sh;
+    const struct cfield *f;
     int n;
     int bytes; /* the header's bytes (width rounded up) */
+    int nwords;
     bool window;
+    bool words;
 };
 
 /* A data list packed from slots: per element its slot, width and the validity slot of its
- * header (-1: none). */
+ * header (-1: none). `fixed`: every element has validity slot hslot0, so the list is all
+ * present or all absent and `lay` gives its fixed layout (when lay.words). */
 struct cpack {
     const int32_t *slot;
     const int32_t *hslot;
     const uint8_t *w;
     int n;
+    bool fixed;
+    int32_t hslot0;
+    struct cfields lay;
 };
 
 struct cs {

@@ -367,7 +367,8 @@ static inline uint64_t load_be64(const uint8_t *p)
 /* Reads a fixed-layout header at slot h from the packet (the length was checked). */
 static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h)
 {
-    if (f->window && f->bytes && !(vm->in_bitpos & 7)) { /* one 64-bit load per field */
+    const struct cfield *fd = f->f;
+    if (f->window && !(vm->in_bitpos & 7)) { /* one 64-bit load per field */
         uint32_t at = vm->in_bitpos >> 3;
         const uint8_t *p = vm->in + at;
         uint8_t buf[CFIELDS_MAX_BYTES + 8];
@@ -377,12 +378,12 @@ static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h
             p = buf;
         }
         for (int i = 0; i < f->n; i++)
-            h[f->off[i]] = load_be64(p + f->bo[i]) >> f->sh[i] & p4util_mask64(f->w[i]);
+            h[fd[i].off] = load_be64(p + fd[i].bo) >> fd[i].sh & fd[i].mask;
     } else {
         struct bitr r;
         bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
         for (int i = 0; i < f->n; i++)
-            h[f->off[i]] = bitr_get(&r, f->w[i]);
+            h[fd[i].off] = bitr_get(&r, fd[i].w);
     }
     h[0] = 1;
 }
@@ -422,6 +423,22 @@ void cs_extract_next(struct p4vm *vm, const struct cs *s)
     vm->slots[ref->slot]++;
 }
 
+/* Places the fields of a `words` layout (slots from base) into its big-endian 64-bit words
+ * w[0 .. nwords - 1], which the caller zeroed (w[nwords] takes nothing but a zero). */
+static inline void place_words(const uint64_t *base, const struct cfields *f, uint64_t *w)
+{
+    const struct cfield *fd = f->f;
+    for (int i = 0; i < f->n; i++) {
+        uint64_t v = base[fd[i].off] & fd[i].mask;
+        if (__builtin_expect(!fd[i].spill, 1)) {
+            w[fd[i].wi] |= v << fd[i].ls;
+        } else {
+            w[fd[i].wi] |= v >> fd[i].ls;
+            w[fd[i].wi + 1] |= v << (64 - fd[i].ls);
+        }
+    }
+}
+
 static void emit_fields(struct p4vm *vm, const struct cfields *f, const uint64_t *h)
 {
     if (!h[0])
@@ -431,11 +448,26 @@ static void emit_fields(struct p4vm *vm, const struct cfields *f, const uint64_t
         vm->out_overflow = true;
         return;
     }
-    struct bitw b = {vm->out + vm->out_len, 0, 0, 0};
-    for (int i = 0; i < f->n; i++)
-        bitw_field(&b, h + f->off[i], f->w[i]);
-    bitw_flush(&b);
+    uint8_t *o = vm->out + vm->out_len;
     vm->out_len += bytes;
+    if (f->words) {
+        uint64_t w[CFIELDS_MAX_WORDS + 1] = {0};
+        place_words(h, f, w);
+        uint8_t tmp[CFIELDS_MAX_BYTES];
+        uint32_t room = vm->out_cap - (vm->out_len - bytes);
+        uint8_t *d = room >= (uint32_t)f->nwords * 8 ? o : tmp;
+        for (int i = 0; i < f->nwords; i++) {
+            uint64_t x = __builtin_bswap64(w[i]);
+            memcpy(d + 8 * i, &x, 8);
+        }
+        if (d == tmp)
+            memcpy(o, tmp, bytes);
+        return;
+    }
+    struct bitw b = {o, 0, 0, 0};
+    for (int i = 0; i < f->n; i++)
+        bitw_field(&b, h + f->f[i].off, f->f[i].w);
+    bitw_flush(&b);
 }
 
 void cs_emit(struct p4vm *vm, const struct cs *s)
@@ -465,13 +497,36 @@ static size_t pack_flat(struct p4vm *vm, const struct cpack *p)
     return b.n;
 }
 
+/* The 16-bit one's complement of a sum of big-endian 64-bit words: folded with end-around
+ * carry, it is the one's complement sum of their 16-bit words (RFC 1071). */
+static uint64_t csum16_fold(unsigned __int128 sum)
+{
+    uint64_t lo = (uint64_t)sum;
+    uint64_t s = lo + (uint64_t)(sum >> 64);
+    s += s < lo;
+    s = (s & 0xffffffffu) + (s >> 32);
+    s = (s & 0xffffffffu) + (s >> 32);
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)~s;
+}
+
 /* csum16 of a flat data list without writing its bytes: the stream's big-endian 64-bit words
- * are summed and folded with end-around carry, which is the one's complement sum of its
- * 16-bit words (RFC 1071); a last partial word is padded with zeros as bytes would be. */
+ * are summed (a last partial word padded with zeros as bytes would be). A list of one header's
+ * fields has a fixed layout: absent, it is empty; present, its words are built directly. */
 static uint64_t csum16_flat(struct p4vm *vm, const struct cpack *p)
 {
     const uint64_t *sl = vm->slots;
     unsigned __int128 sum = 0;
+    if (p->fixed && p->lay.words) {
+        if (p->hslot0 >= 0 && !sl[p->hslot0])
+            return 0xffff;
+        uint64_t w[CFIELDS_MAX_WORDS + 1] = {0};
+        place_words(sl, &p->lay, w);
+        for (int i = 0; i < p->lay.nwords; i++)
+            sum += w[i];
+        return csum16_fold(sum);
+    }
     uint64_t acc = 0;
     int bits = 0;
     for (int i = 0; i < p->n; i++) {
@@ -496,9 +551,7 @@ static uint64_t csum16_flat(struct p4vm *vm, const struct cpack *p)
     }
     if (bits)
         sum += acc << (64 - bits);
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    return (uint16_t)~(uint64_t)sum;
+    return csum16_fold(sum);
 }
 
 static uint64_t cksum(struct p4vm *vm, const struct cs *s)
@@ -659,15 +712,12 @@ void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
         vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;
 }
 
-void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, const struct p4ir_callable *c)
+void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
+                      const struct p4ir_callable *c)
 {
-    const struct cfn *f = NULL;
-    for (int i = 0; i < 5 && !f; i++) {
-        if (cc->ctl[i] && cc->ctl[i]->ir == c)
-            f = cc->ctl[i];
-    }
+    const struct cfn *f = cc->ctl[which];
     vm->flow = P4VM_NORMAL;
-    if (f)
+    if (f && f->ir == c)
         p4cc_block(vm, &f->body);
     else
         p4vm_run_control(vm, c);
