@@ -11,6 +11,41 @@
 
 #define RUN(x) ((x)->fn(vm, (x)))
 
+static inline uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return __builtin_bswap64(x);
+}
+
+static inline void store_be64(uint8_t *p, uint64_t v)
+{
+    uint64_t x = __builtin_bswap64(v);
+    memcpy(p, &x, 8);
+}
+
+/* ---- header shadows (p4cci.h) ---- */
+
+static inline uint8_t *shadow_bytes(struct p4vm *vm, int32_t at)
+{
+    return (uint8_t *)(vm->slots + at + 1);
+}
+
+/* Something other than a compiled write may have changed fields: no shadow holds. */
+static void shadows_drop(struct p4vm *vm)
+{
+    const struct p4cc *cc = vm->pipe->cc;
+    for (int k = 0; k < cc->nshadows; k++)
+        vm->slots[cc->shadows[k].at] = 0;
+}
+
+/* Writes v (masked) through to the field's bytes in its header's shadow. */
+static inline void write_through(struct p4vm *vm, const struct cpatch *p, uint64_t v)
+{
+    uint8_t *b = shadow_bytes(vm, p->at) + p->bo;
+    store_be64(b, (load_be64(b) & ~(p->mask << p->sh)) | v << p->sh);
+}
+
 /* ---- expressions ---- */
 
 uint64_t cx_const(struct p4vm *vm, const struct cx *x)
@@ -36,7 +71,9 @@ uint64_t cx_loadx(struct p4vm *vm, const struct cx *x)
 
 uint64_t cx_interp(struct p4vm *vm, const struct cx *x)
 {
-    return p4vm_eval(vm, x->e);
+    uint64_t v = p4vm_eval(vm, x->e);
+    shadows_drop(vm);
+    return v;
 }
 
 uint64_t cx_land(struct p4vm *vm, const struct cx *x)
@@ -132,6 +169,7 @@ void p4cc_run_call(struct p4vm *vm, const struct ccall *c)
 {
     if (!c->simple) {
         p4vm_call(vm, c->ir);
+        shadows_drop(vm);
         return;
     }
     const struct p4ir_callable *fn = c->ir->fn;
@@ -170,8 +208,10 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
         const struct p4ir_key *k = &t->keys[i];
         if (ct->keys[i])
             key[k->woff] = RUN(ct->keys[i]);
-        else
+        else {
             p4vm_evalw(vm, k->e, key + k->woff);
+            shadows_drop(vm);
+        }
     }
     struct p4table_entry *en = p4table_lookup(rt, key);
     int action;
@@ -209,6 +249,7 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
 void cs_interp(struct p4vm *vm, const struct cs *s)
 {
     p4vm_exec(vm, s->st);
+    shadows_drop(vm);
 }
 
 void cs_assign(struct p4vm *vm, const struct cs *s)
@@ -226,6 +267,7 @@ void cs_assign_x(struct p4vm *vm, const struct cs *s)
     uint64_t v = RUN(s->b);
     if (idx < (uint64_t)ref->aux2 && !vm->flow)
         vm->slots[ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k] = v & s->k;
+    shadows_drop(vm); /* the element may be a shadowed header */
 }
 
 /* dst = src (both of at most 64 bits): no flow change is possible */
@@ -237,6 +279,16 @@ void cs_assign_load(struct p4vm *vm, const struct cs *s)
 void cs_assign_const(struct p4vm *vm, const struct cs *s)
 {
     vm->slots[s->slot] = s->mask2;
+}
+
+/* An assignment to a shadowed header's field */
+void cs_assign_wt(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t v = RUN(s->b) & s->k;
+    if (!vm->flow) {
+        vm->slots[s->slot] = v;
+        write_through(vm, s->wt, v);
+    }
 }
 
 /* if (h.isValid()) on a header at a fixed slot */
@@ -357,13 +409,6 @@ void cs_return(struct p4vm *vm, const struct cs *s)
     vm->flow = P4VM_RETURN;
 }
 
-static inline uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return __builtin_bswap64(x);
-}
-
 /* Reads a fixed-layout header at slot h from the packet (the length was checked). */
 static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h)
 {
@@ -388,6 +433,22 @@ static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h
     h[0] = 1;
 }
 
+/* Copies the header's bytes at the packet position into its shadow (valid when byte-aligned). */
+static void shadow_fill(struct p4vm *vm, const struct cfields *f, int32_t at)
+{
+    if (vm->in_bitpos & 7) {
+        vm->slots[at] = 0;
+        return;
+    }
+    uint32_t from = vm->in_bitpos >> 3;
+    uint8_t *d = shadow_bytes(vm, at);
+    if ((uint64_t)from + (uint64_t)f->nwords * 8 <= vm->in_len)
+        memcpy(d, vm->in + from, (size_t)f->nwords * 8);
+    else
+        memcpy(d, vm->in + from, (size_t)f->bytes);
+    vm->slots[at] = 1;
+}
+
 /* A fixed-layout header from its flat field list. */
 void cs_extract(struct p4vm *vm, const struct cs *s)
 {
@@ -398,6 +459,8 @@ void cs_extract(struct p4vm *vm, const struct cs *s)
         return;
     }
     extract_fields(vm, &s->fields, vm->slots + s->slot);
+    if (s->slot2 >= 0) /* the shadow: the bytes as they are on the wire */
+        shadow_fill(vm, &s->fields, s->slot2);
     vm->in_bitpos += total;
 }
 
@@ -421,6 +484,7 @@ void cs_extract_next(struct p4vm *vm, const struct cs *s)
     extract_fields(vm, &s->fields, vm->slots + at);
     vm->in_bitpos += total;
     vm->slots[ref->slot]++;
+    shadows_drop(vm); /* the element may be a shadowed header */
 }
 
 /* Places the fields of a `words` layout (slots from base) into its big-endian 64-bit words
@@ -475,6 +539,27 @@ void cs_emit(struct p4vm *vm, const struct cs *s)
     emit_fields(vm, &s->fields, vm->slots + s->slot);
 }
 
+/* A shadowed header: its bytes when the shadow holds. */
+void cs_emit_shadow(struct p4vm *vm, const struct cs *s)
+{
+    const struct cfields *f = &s->fields;
+    if (!vm->slots[s->slot2] || !vm->slots[s->slot]) {
+        emit_fields(vm, f, vm->slots + s->slot);
+        return;
+    }
+    uint32_t bytes = (uint32_t)f->bytes;
+    if (vm->out_len + bytes > vm->out_cap) {
+        vm->out_overflow = true;
+        return;
+    }
+    const uint8_t *src = shadow_bytes(vm, s->slot2);
+    if (vm->out_len + (uint32_t)f->nwords * 8 <= vm->out_cap)
+        memcpy(vm->out + vm->out_len, src, (size_t)f->nwords * 8);
+    else
+        memcpy(vm->out + vm->out_len, src, bytes);
+    vm->out_len += bytes;
+}
+
 /* emit(stack): each element in order (s->k elements, s->mask2 slots apart) */
 void cs_emit_stack(struct p4vm *vm, const struct cs *s)
 {
@@ -518,6 +603,14 @@ static uint64_t csum16_flat(struct p4vm *vm, const struct cpack *p)
 {
     const uint64_t *sl = vm->slots;
     unsigned __int128 sum = 0;
+    if (p->shadow >= 0 && sl[p->shadow]) {
+        if (!sl[p->hslot0])
+            return 0xffff;
+        const uint8_t *b = shadow_bytes(vm, p->shadow);
+        for (int i = 0; i < p->snwords; i++)
+            sum += load_be64(b + 8 * i) & p->smask[i];
+        return csum16_fold(sum);
+    }
     if (p->fixed && p->lay.words) {
         if (p->hslot0 >= 0 && !sl[p->hslot0])
             return 0xffff;
@@ -575,10 +668,14 @@ void cs_update_cksum(struct p4vm *vm, const struct cs *s)
     if (!RUN(s->a))
         return;
     uint64_t c = cksum(vm, s);
-    if (s->slot2 >= 0)
+    if (s->slot2 >= 0) {
         vm->slots[s->slot2] = c & s->mask2;
-    else
+        if (s->wt)
+            write_through(vm, s->wt, c & s->mask2);
+    } else {
         p4vm_set_ref(vm, s->st->args[1], c);
+        shadows_drop(vm);
+    }
 }
 
 void cs_verify_cksum(struct p4vm *vm, const struct cs *s)
@@ -604,6 +701,7 @@ void cs_hash(struct p4vm *vm, const struct cs *s)
     else
         h = p4hash_compute(st->aux2, vm->buf, pack_flat(vm, &s->pack));
     p4vm_set_ref(vm, st->args[0], max ? base + h % max : base);
+    shadows_drop(vm);
 }
 
 /* register.read(dst, index) into a slot, elements of at most 64 bits */
@@ -612,6 +710,12 @@ void cs_reg_read(struct p4vm *vm, const struct cs *s)
     uint64_t idx = RUN(s->a);
     const struct p4ir_extern *x = &vm->prog->externs[s->st->aux2];
     vm->slots[s->slot] = idx < (uint64_t)x->size ? vm->pipe->ext[s->st->aux2].vals[idx] : 0;
+}
+
+void cs_reg_read_wt(struct p4vm *vm, const struct cs *s)
+{
+    cs_reg_read(vm, s);
+    write_through(vm, s->wt, vm->slots[s->slot]);
 }
 
 /* register.write(index, value), elements of at most 64 bits */
@@ -717,9 +821,11 @@ void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block wh
 {
     const struct cfn *f = cc->ctl[which];
     vm->flow = P4VM_NORMAL;
-    if (f && f->ir == c)
+    if (f && f->ir == c) {
         p4cc_block(vm, &f->body);
-    else
+    } else {
         p4vm_run_control(vm, c);
+        shadows_drop(vm);
+    }
     vm->flow = P4VM_NORMAL;
 }
