@@ -182,65 +182,22 @@ void p4cc_run_call(struct p4vm *vm, const struct ccall *c)
         vm->flow = P4VM_NORMAL;
 }
 
-/* The entry's direct counter and meter (as the interpreter's apply_table). */
-static void direct_state(struct p4vm *vm, const struct p4ir_table *t, struct p4table *rt,
-                         struct p4table_entry *en)
-{
-    struct p4table_direct *d = p4table_direct(rt, en);
-    if (t->direct_counter >= 0) {
-        d->packets++;
-        d->bytes += vm->packet_length;
-    }
-    if (t->direct_meter >= 0) {
-        const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
-        vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
-            &d->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(vm->pipe));
-    }
-}
-
 int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
 {
     const struct p4ir_table *t = ct->ir;
-    struct p4_pipe *pipe = vm->pipe;
-    struct p4table *rt = &pipe->tables[t->id];
-    uint64_t *key = pipe->keybuf;
+    uint64_t *key = vm->pipe->keybuf;
     for (int i = 0; i < t->nkeys; i++) {
         const struct p4ir_key *k = &t->keys[i];
-        if (ct->keys[i])
+        if (ct->keys[i]) {
             key[k->woff] = RUN(ct->keys[i]);
-        else {
+        } else {
             p4vm_evalw(vm, k->e, key + k->woff);
             shadows_drop(vm);
         }
     }
-    struct p4table_entry *en = p4table_lookup(rt, key);
-    int action;
-    const uint64_t *data;
-    if (en) {
-        *hit = true;
-        action = en->action;
-        data = p4table_data(rt, en);
-        if (rt->has_direct)
-            direct_state(vm, t, rt, en);
-    } else {
-        *hit = false;
-        action = rt->default_action;
-        data = rt->default_data;
-        if (t->direct_meter >= 0)
-            vm->dmeter_color[t->direct_meter & 63] = P4_GREEN;
-    }
-    if (action < 0)
-        return -1;
-    const struct p4ir_callable *fn = t->actions[action].call.fn;
-    int w = 0;
-    for (int i = 0; i < fn->nparams; i++) {
-        const struct p4ir_param *p = &fn->params[i];
-        if (p->dir != P4_DIR_NONE)
-            continue;
-        memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
-        w += p->nslots;
-    }
-    p4cc_run_call(vm, &ct->acts[action]);
+    int action = p4vm_table_lookup(vm, t, hit);
+    if (action >= 0)
+        p4cc_run_call(vm, &ct->acts[action]);
     return action;
 }
 
@@ -436,20 +393,21 @@ static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h
 /* Copies the header's bytes at the packet position into its shadow (valid when byte-aligned). */
 static void shadow_fill(struct p4vm *vm, const struct cfields *f, int32_t at)
 {
-    if (vm->in_bitpos & 7) {
-        vm->slots[at] = 0;
-        return;
-    }
     uint32_t from = vm->in_bitpos >> 3;
     uint8_t *d = shadow_bytes(vm, at);
-    if ((uint64_t)from + (uint64_t)f->nwords * 8 <= vm->in_len)
-        memcpy(d, vm->in + from, (size_t)f->nwords * 8);
-    else
-        memcpy(d, vm->in + from, (size_t)f->bytes);
+    const uint8_t *p = vm->in + from;
+    if ((uint64_t)from + (uint64_t)f->nwords * 8 <= vm->in_len) {
+        for (int i = 0; i < f->nwords; i++)
+            memcpy(d + 8 * i, p + 8 * i, 8);
+    } else {
+        memcpy(d, p, (size_t)f->bytes);
+    }
     vm->slots[at] = 1;
 }
 
-/* A fixed-layout header from its flat field list. */
+/* A fixed-layout header from its flat field list. A shadowed one at a byte-aligned position
+ * is copied to its shadow first and its fields are read from there (the shadow has a word of
+ * slack, so every field is one 64-bit load). */
 void cs_extract(struct p4vm *vm, const struct cs *s)
 {
     uint32_t total = (uint32_t)s->k;
@@ -458,9 +416,19 @@ void cs_extract(struct p4vm *vm, const struct cs *s)
         vm->flow = P4VM_EXIT;
         return;
     }
-    extract_fields(vm, &s->fields, vm->slots + s->slot);
-    if (s->slot2 >= 0) /* the shadow: the bytes as they are on the wire */
+    uint64_t *h = vm->slots + s->slot;
+    if (s->slot2 >= 0 && !(vm->in_bitpos & 7)) {
         shadow_fill(vm, &s->fields, s->slot2);
+        const uint8_t *b = shadow_bytes(vm, s->slot2);
+        const struct cfield *fd = s->fields.f;
+        for (int i = 0; i < s->fields.n; i++)
+            h[fd[i].off] = load_be64(b + fd[i].bo) >> fd[i].sh & fd[i].mask;
+        h[0] = 1;
+    } else {
+        extract_fields(vm, &s->fields, h);
+        if (s->slot2 >= 0)
+            vm->slots[s->slot2] = 0;
+    }
     vm->in_bitpos += total;
 }
 
@@ -652,15 +620,7 @@ static uint64_t cksum(struct p4vm *vm, const struct cs *s)
     const struct p4ir_stmt *st = s->st;
     if (st->aux2 == P4HASH_CSUM16 && !st->flag)
         return csum16_flat(vm, &s->pack);
-    size_t len = pack_flat(vm, &s->pack);
-    if (st->flag && vm->in) { /* _with_payload: append the unparsed bytes */
-        uint32_t off = (uint32_t)vm->slots[0];
-        for (uint32_t i = off; i < vm->in_len && len < sizeof(vm->buf); i++)
-            vm->buf[len++] = vm->in[i];
-    }
-    if (st->aux2 == P4HASH_RANDOM)
-        return p4pipe_random(vm->pipe);
-    return p4hash_compute(st->aux2, vm->buf, len);
+    return p4vm_checksum_packed(vm, st, pack_flat(vm, &s->pack));
 }
 
 void cs_update_cksum(struct p4vm *vm, const struct cs *s)
@@ -739,81 +699,29 @@ void cs_drop(struct p4vm *vm, const struct cs *s)
 
 /* ---- blocks ---- */
 
-/* The select of state s: the next state, or -3 when no case matches. */
-static int select_next(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk)
+static void parse_init(struct p4vm *vm, const void *ctx)
 {
-    for (int c = 0; c < s->ncases; c++) {
-        const struct p4ir_case *pc = &s->cases[c];
-        bool ok = true;
-        for (int i = 0; i < nk && ok; i++) {
-            switch (pc->kind[i]) {
-            case P4SEL_VALUE:
-                ok = keys[i] == pc->v[i];
-                break;
-            case P4SEL_MASK:
-                ok = (keys[i] & pc->m[i]) == pc->v[i];
-                break;
-            case P4SEL_RANGE:
-                ok = keys[i] >= pc->v[i] && keys[i] <= pc->m[i];
-                break;
-            case P4SEL_VSET: {
-                const struct p4_ext_state *es = &vm->pipe->ext[pc->v[i]];
-                ok = false;
-                for (int k = 0; k < es->nvals && !ok; k++)
-                    ok = (keys[i] & es->vals[2 * k + 1]) == es->vals[2 * k];
-                break;
-            }
-            default:
-                break;
-            }
-        }
-        if (ok)
-            return pc->next;
-    }
-    return -3;
+    const struct p4cc *cc = ctx;
+    p4cc_block(vm, &cc->parser_init);
+}
+
+static void parse_body(struct p4vm *vm, const void *ctx, int st)
+{
+    const struct p4cc *cc = ctx;
+    p4cc_block(vm, &cc->states[st].body);
+}
+
+static void parse_keys(struct p4vm *vm, const void *ctx, int st, uint64_t *keys, int nk)
+{
+    const struct p4cc *cc = ctx;
+    for (int i = 0; i < nk; i++)
+        keys[i] = RUN(cc->states[st].keys[i]);
 }
 
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
 {
-    const struct p4_prog *prog = vm->prog;
-    vm->flow = P4VM_NORMAL;
-    vm->parser_error = 0;
-    vm->in_parser = true;
-    p4cc_block(vm, &cc->parser_init);
-    int st = prog->start_state;
-    int steps = 0;
-    uint64_t keys[16];
-    while (st >= 0 && vm->flow == P4VM_NORMAL) {
-        if (++steps > 100000) {
-            vm->parser_error = ERR_PARSER_TIMEOUT;
-            break;
-        }
-        const struct p4ir_state *s = &prog->states[st];
-        const struct cstate *cs = &cc->states[st];
-        p4cc_block(vm, &cs->body);
-        if (vm->flow)
-            break;
-        if (!s->nkeys) {
-            st = s->next;
-            continue;
-        }
-        int nk = s->nkeys < 16 ? s->nkeys : 16;
-        for (int i = 0; i < nk; i++)
-            keys[i] = RUN(cs->keys[i]);
-        if (vm->flow)
-            break;
-        int next = select_next(vm, s, keys, nk);
-        if (next == -3) {
-            vm->parser_error = ERR_NO_MATCH;
-            break;
-        }
-        st = next;
-    }
-    vm->flow = P4VM_NORMAL;
-    vm->in_parser = false;
-    vm->slots[0] = vm->in_bitpos / 8;
-    if (prog->std.parser_error >= 0)
-        vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;
+    static const struct p4vm_parser_ops ops = {parse_init, parse_body, parse_keys};
+    p4vm_parse(vm, &ops, cc);
 }
 
 void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,

@@ -26,12 +26,27 @@ void p4vm_exec(struct p4vm *vm, const struct p4ir_stmt *st);
 void p4vm_call(struct p4vm *vm, const struct p4ir_call *c);
 /* Applies a table: the action index run (-1 none), *hit. */
 int p4vm_apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
+/* Looks table t up with the key in pipe->keybuf: the action to run (the entry's, else the
+ * default; -1 none) with its data in the action's parameters, *hit, direct counter and meter
+ * updated (the caller runs the action). */
+int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
 void p4vm_extract(struct p4vm *vm, const struct p4ir_stmt *st);
 void p4vm_emit(struct p4vm *vm, const struct p4ir_stmt *st);
 void p4vm_builtin(struct p4vm *vm, const struct p4ir_stmt *st);
 /* Packs data-list values into vm->buf (fields of invalid headers left out); byte length. */
 size_t p4vm_pack(struct p4vm *vm, struct p4ir_expr *const *v, int n);
+/* The checksum statement st's value over the len bytes packed in vm->buf (with the unparsed
+ * payload appended for the _with_payload forms). */
+uint64_t p4vm_checksum_packed(struct p4vm *vm, const struct p4ir_stmt *st, size_t len);
 void p4vm_set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v);
+/* The parser loop of both engines (steps limit, select, parser_error, payload offset): ops
+ * run the parser's local initialisation, state st's body and its select keys. */
+struct p4vm_parser_ops {
+    void (*init)(struct p4vm *vm, const void *ctx);
+    void (*body)(struct p4vm *vm, const void *ctx, int st);
+    void (*keys)(struct p4vm *vm, const void *ctx, int st, uint64_t *keys, int nk);
+};
+void p4vm_parse(struct p4vm *vm, const struct p4vm_parser_ops *ops, const void *ctx);
 /* A run-time fault reported through the host (division by zero, failed assert). */
 void p4vm_fault(struct p4vm *vm, struct p4_loc loc, const char *msg);
 
