@@ -7,24 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "p4/engine/p4.h"
+#include "p4/fuzz/fuzzload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
-    memcpy(text, data, size);
-    text[size] = 0;
-    FILE *devnull = fopen("/dev/null", "w");
-    int nerr = 0;
-    struct p4_prog *prog = p4_prog_load_text("fuzz.p4", text, "p4/include", true, devnull, &nerr);
+    struct p4_prog *prog = fuzz_load(data, size, true);
     if (prog) {
         struct p4_pipe *pipe = p4_pipe_create(prog, NULL);
         p4_pipe_destroy(pipe);
         p4_prog_free(prog);
     }
-    fclose(devnull);
-    free(text);
     return 0;
 }
