@@ -333,8 +333,11 @@ static bool cpack(struct p4cc *cc, struct p4ir_expr *const *v, int n, struct cpa
         w[i] = (uint8_t)v[i]->width;
         fixed &= hslot[i] == hslot[0];
     }
-    *out = (struct cpack){slot, hslot, w, n, fixed && n, n ? hslot[0] : -1,
-                          layout(cc, slot, w, n), -1, NULL, 0};
+    *out = (struct cpack){.slot = slot, .hslot = hslot, .w = w, .n = n};
+    out->fixed = fixed && n;
+    out->hslot0 = n ? hslot[0] : -1;
+    out->lay = layout(cc, slot, w, n);
+    out->shadow = -1;
     return true;
 }
 

@@ -155,7 +155,7 @@ struct p4cc {
     struct cstate *states;
     struct cshadow *shadows;
     int nshadows;
-    int nslots; /* the slots the shadows take (from prog->nslots at compile time) */
+    int nslots;       /* the slots the shadows take (from prog->nslots at compile time) */
     struct cfn **fns; /* compiled callables (looked up by their IR) */
     int nfns;
     int capfns;

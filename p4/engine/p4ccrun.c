@@ -720,8 +720,7 @@ static void parse_keys(struct p4vm *vm, const void *ctx, int st, uint64_t *keys,
 
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
 {
-    static const struct p4vm_parser_ops ops = {parse_init, parse_body, parse_keys};
-    p4vm_parse(vm, &ops, cc);
+    p4vm_parse(vm, parse_init, parse_body, parse_keys, cc);
 }
 
 void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,

@@ -194,8 +194,7 @@ bool p4ops_fold_infint(enum p4op op, struct p4_big *r, const struct p4_big *x,
     P4OPS_BINARY(P4OPS_IS)
 #undef P4OPS_IS
     enum p4ops_class cls = p4ops_class_of(op);
-    if (!binary || op == P4OP_SADD || op == P4OP_SSUB || cls == P4OPC_LOGIC ||
-        cls == P4OPC_CONCAT)
+    if (!binary || op == P4OP_SADD || op == P4OP_SSUB || cls == P4OPC_LOGIC || cls == P4OPC_CONCAT)
         return false;
     p4ops_wide(op, r, x, y, &inf, &fault);
     return true;

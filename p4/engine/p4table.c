@@ -530,8 +530,7 @@ struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *ke
             if (ei < 0)
                 return NULL;
             const uint64_t *v = p4table_value(t, t->entries[ei]);
-            if (t->key_words == 1 ? v[0] == key[0]
-                                  : memcmp(v, key, (size_t)t->key_words * 8) == 0)
+            if (t->key_words == 1 ? v[0] == key[0] : memcmp(v, key, (size_t)t->key_words * 8) == 0)
                 return t->entries[ei];
         }
     }

@@ -938,10 +938,9 @@ int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
         }
         if (t->direct_meter >= 0) {
             const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
-            vm->dmeter_color[t->direct_meter & 63] =
-                (uint8_t)p4table_meter(&p4table_direct(rt, en)->meter,
-                                       x->ctype == 0 ? 1 : vm->packet_length,
-                                       p4pipe_now_ps(vm->pipe));
+            vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
+                &p4table_direct(rt, en)->meter, x->ctype == 0 ? 1 : vm->packet_length,
+                p4pipe_now_ps(vm->pipe));
         }
     } else {
         *hit = false;
@@ -958,7 +957,10 @@ int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
         const struct p4ir_param *p = &fn->params[i];
         if (p->dir != P4_DIR_NONE)
             continue;
-        memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
+        if (p->nslots == 1)
+            vm->slots[p->slot] = data[w];
+        else
+            memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
         w += p->nslots;
     }
     return action;
@@ -982,8 +984,7 @@ static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
 
 /* ---- blocks ---- */
 
-/* The select of state s over keys: the next state, or -3 when no case matches. */
-static int select_next(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk)
+int p4vm_select(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk)
 {
     for (int c = 0; c < s->ncases; c++) {
         const struct p4ir_case *pc = &s->cases[c];
@@ -1016,47 +1017,6 @@ static int select_next(struct p4vm *vm, const struct p4ir_state *s, const uint64
     return -3;
 }
 
-void p4vm_parse(struct p4vm *vm, const struct p4vm_parser_ops *ops, const void *ctx)
-{
-    const struct p4_prog *prog = vm->prog;
-    vm->flow = P4VM_NORMAL;
-    vm->parser_error = 0;
-    vm->in_parser = true;
-    ops->init(vm, ctx);
-    int st = prog->start_state;
-    int steps = 0;
-    uint64_t keys[16];
-    while (st >= 0 && vm->flow == P4VM_NORMAL) {
-        if (++steps > 100000) {
-            vm->parser_error = ERR_PARSER_TIMEOUT;
-            break;
-        }
-        const struct p4ir_state *s = &prog->states[st];
-        ops->body(vm, ctx, st);
-        if (vm->flow)
-            break;
-        if (!s->nkeys) {
-            st = s->next;
-            continue;
-        }
-        int nk = s->nkeys < 16 ? s->nkeys : 16;
-        ops->keys(vm, ctx, st, keys, nk);
-        if (vm->flow)
-            break;
-        int next = select_next(vm, s, keys, nk);
-        if (next == -3) {
-            vm->parser_error = ERR_NO_MATCH;
-            break;
-        }
-        st = next;
-    }
-    vm->flow = P4VM_NORMAL;
-    vm->in_parser = false;
-    vm->slots[0] = vm->in_bitpos / 8;
-    if (prog->std.parser_error >= 0)
-        vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;
-}
-
 static void parse_init(struct p4vm *vm, const void *ctx)
 {
     (void)ctx;
@@ -1078,8 +1038,7 @@ static void parse_keys(struct p4vm *vm, const void *ctx, int st, uint64_t *keys,
 
 void p4vm_run_parser(struct p4vm *vm)
 {
-    static const struct p4vm_parser_ops ops = {parse_init, parse_body, parse_keys};
-    p4vm_parse(vm, &ops, NULL);
+    p4vm_parse(vm, parse_init, parse_body, parse_keys, NULL);
 }
 
 void p4vm_run_control(struct p4vm *vm, const struct p4ir_callable *c)
