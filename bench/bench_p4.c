@@ -69,19 +69,20 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* Nanoseconds of CPU per pass of a packet through ingress and egress, n passes; `vary`, if set,
- * rewrites the packet before pass i. */
-static double time_passes(struct p4_pipe *pipe, const struct p4_prog *prog,
-                          struct p4_ingress_in in, uint8_t *pkt, long n,
-                          void (*vary)(uint8_t *pkt, long i))
+/* CPU ns per pass of n passes of pkt (len bytes, from port) through ingress and egress;
+ * vary(i, ctx), if given, changes the packet before pass i. */
+static double passes(struct p4_pipe *pipe, const struct p4_prog *prog, const uint8_t *pkt,
+                     uint32_t len, uint32_t port, long n, void (*vary)(long i, void *ctx),
+                     void *ctx)
 {
     uint64_t *state = calloc(1, p4_prog_state_bytes(prog) + 8);
     uint8_t out[512];
+    struct p4_ingress_in in = {pkt, len, 0, port, 0, NULL, -1};
     struct p4_ingress_out io;
     struct p4_egress_in ein;
     memset(&ein, 0, sizeof(ein));
-    ein.bytes = in.bytes;
-    ein.len = in.len;
+    ein.bytes = pkt;
+    ein.len = len;
     ein.out = out;
     ein.out_cap = sizeof(out);
     struct p4_egress_out eo;
@@ -89,7 +90,7 @@ static double time_passes(struct p4_pipe *pipe, const struct p4_prog *prog,
     double t0 = now_ns();
     for (long i = 0; i < n; i++) {
         if (vary)
-            vary(pkt, i);
+            vary(i, ctx);
         p4_pipe_ingress(pipe, state, &in, &io);
         ein.egress_port = io.egress_port;
         p4_pipe_egress(pipe, state, &ein, &eo);
@@ -104,16 +105,13 @@ static double time_passes(struct p4_pipe *pipe, const struct p4_prog *prog,
 
 static double run(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
 {
-    struct p4_ingress_in in = {packet, sizeof(packet), 0, 3, 0, NULL, -1};
-    return time_passes(pipe, prog, in, NULL, n, NULL);
+    return passes(pipe, prog, packet, sizeof(packet), 3, n, NULL, NULL);
 }
 
-enum { AGG_HEAD = 14 + 20 + 8, AGG_LEN = AGG_HEAD + 16 + 256 };
-
-/* Packet i of the aggregation run: worker (i / 2048) % 32's block for slot i % 2048. */
-static void agg_vary(uint8_t *pkt, long i)
+/* aggregation.p4's header fields of pass i: slot i % 2048 of worker (i / 2048) % 32 */
+static void agg_vary(long i, void *ctx)
 {
-    uint8_t *agg = pkt + AGG_HEAD;
+    uint8_t *agg = ctx;
     uint32_t slot = (uint32_t)(i % 2048);
     agg[4] = (uint8_t)(slot >> 24);
     agg[5] = (uint8_t)(slot >> 16);
@@ -127,19 +125,19 @@ static void agg_vary(uint8_t *pkt, long i)
  * one in 32 completes it (multicast to the group). */
 static double run_agg(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
 {
-    uint8_t pkt[AGG_LEN] = {0};
-    static const uint8_t head[AGG_HEAD] = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
-                                           0x45, 0x02, 0x01, 0x2c, 0, 0, 0, 0, 0x40, 0x11, 0, 0,
-                                           0x0a, 0, 0, 0x01, 0x0a, 0, 0, 0x09,
-                                           0xa6, 0x01, 0xa6, 0x6a, 0x01, 0x18, 0, 0};
+    enum { LEN = 14 + 20 + 8 + 16 + 256 };
+    uint8_t pkt[LEN] = {0};
+    static const uint8_t head[] = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+                                   0x45, 0x02, 0x01, 0x2c, 0, 0, 0, 0, 0x40, 0x11, 0, 0,
+                                   0x0a, 0, 0, 0x01, 0x0a, 0, 0, 0x09,
+                                   0xa6, 0x01, 0xa6, 0x6a, 0x01, 0x18, 0, 0};
     memcpy(pkt, head, sizeof(head));
-    uint8_t *agg = pkt + AGG_HEAD;
-    agg[1] = 5;  /* job */
-    agg[9] = 32; /* fan-in */
+    uint8_t *agg = pkt + sizeof(head);
+    agg[1] = 5;   /* job */
+    agg[9] = 32;  /* fan-in */
     for (int i = 0; i < 256; i++)
         agg[16 + i] = (uint8_t)(i * 7);
-    struct p4_ingress_in in = {pkt, AGG_LEN, AGG_LEN, 1, 0, NULL, -1};
-    return time_passes(pipe, prog, in, pkt, n, agg_vary);
+    return passes(pipe, prog, pkt, LEN, 1, n, agg_vary, agg);
 }
 
 static int add(struct p4_pipe *pipe, const char *table, const char *key, const char *kval,
