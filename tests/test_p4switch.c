@@ -145,18 +145,41 @@ static void test_p4switch_wide_ports(void **state)
     scenario_destroy(sc);
 }
 
-/* 3 leaves of 400 hosts: every switch needs 1200 routes, more than basic.p4's 1024 entries, so
- * `program: basic` runs basic_wide.p4 (2^20 entries) on each, and traffic between leaves flows;
- * basic.p4 named by path is taken as it is (tests/bad/routes_table_full.yaml). */
+/* A dumbbell of 510 + 500 hosts and a third switch with 15 more: no edge-switch prefixes
+ * (flat addresses), so every switch needs 1025 routes, one more than basic.p4's table holds,
+ * and `program: basic` runs basic_wide.p4 (2^20 entries) on each; traffic flows from end to
+ * end. The same 3 leaves of 400 hosts as a leaf_spine need only 400 + 2 routes on a leaf and 3
+ * on the spine (one prefix per leaf), so they keep basic.p4. basic.p4 named by path is taken as
+ * it is (tests/bad/routes_table_full.yaml). */
 static void test_p4switch_wide_routes(void **state)
 {
-    struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 1, "
-                               "hosts_per_leaf: 400, switch: {program: basic}}\n"
-                               "flows: [{src: h0, dst: h1199, bytes: 14720}]\n");
-    const char *sws[] = {"leaf0", "leaf2", "spine0"};
+    char y[2048];
+    int n = snprintf(y, sizeof(y), "topology: {kind: dumbbell, left: 510, right: 500, "
+                                   "switch: {program: basic}}\n"
+                                   "switches: [{name: s2, program: basic}]\n"
+                                   "links: [{a: s1, b: s2}");
+    for (int i = 0; i < 15; i++)
+        n += snprintf(y + n, sizeof(y) - (size_t)n, ", {a: x%d, b: s2}", i);
+    n += snprintf(y + n, sizeof(y) - (size_t)n, "]\nhosts: [");
+    for (int i = 0; i < 15; i++)
+        n += snprintf(y + n, sizeof(y) - (size_t)n, "%s{name: x%d}", i ? ", " : "", i);
+    snprintf(y + n, sizeof(y) - (size_t)n, "]\nflows: [{src: h0, dst: x14, bytes: 14720}]\n");
+    struct scenario *sc = load(y);
+    const char *sws[] = {"s0", "s1", "s2"};
     for (int i = 0; i < 3; i++) {
         struct sw *sw = switch_of(scenario_node(sc, sws[i]));
         assert_int_equal(p4rt_table_size(p4switch_pipe(sw), "ipv4_lpm"), 1 << 20);
+    }
+    scenario_run(sc);
+    assert_true(sc->flows[0]->st.rx_bytes == 14720);
+    scenario_destroy(sc);
+    sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 1, hosts_per_leaf: 400, "
+              "switch: {program: basic}}\n"
+              "flows: [{src: h0, dst: h1199, bytes: 14720}]\n");
+    const char *ls[] = {"leaf0", "leaf2", "spine0"};
+    for (int i = 0; i < 3; i++) {
+        struct sw *sw = switch_of(scenario_node(sc, ls[i]));
+        assert_int_equal(p4rt_table_size(p4switch_pipe(sw), "ipv4_lpm"), 1024);
     }
     scenario_run(sc);
     assert_true(sc->flows[0]->st.rx_bytes == 14720);

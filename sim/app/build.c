@@ -240,7 +240,7 @@ void build_connected(struct builder *b)
 
 void build_routes(struct builder *b)
 {
-    routing_compute(b->sc->nodes, b->sc->nnodes);
+    routing_compute(b->sc->nodes, b->sc->nnodes, b->topo.hier_addrs);
 }
 
 void build_finish(struct builder *b)
