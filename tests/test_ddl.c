@@ -559,9 +559,7 @@ static void pfc_two_tier(const char *sw)
              "    iterations: 2\n"
              "    chunk: 500KB\n",
              sw);
-    struct scenario *sc = load_run(y);
-    const struct ddl_job *job = sc->jobs[0];
-    assert_int_equal(job->workers_done, 5);
+    struct scenario *sc = run_job(y, 5);
     uint64_t drops = 0, pauses = 0;
     for (uint32_t i = 0; i < sc->nnodes; i++) {
         const struct node *n = sc->nodes[i];

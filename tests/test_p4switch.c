@@ -15,29 +15,16 @@
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
-static char *incast(const char *sw, int n, const char *bytes)
-{
-    size_t cap = 4096;
-    char *y = xmalloc(cap);
-    int len = snprintf(y, cap,
-                       "topology: {kind: star, hosts: %d, switch: {%s}}\n"
-                       "defaults: {flow: {ecn: true}}\nflows:\n",
-                       n + 1, sw);
-    for (int i = 0; i < n; i++)
-        len += snprintf(y + len, cap - (size_t)len, "  - {src: h%d, dst: h%d, bytes: %s}\n", i,
-                        n, bytes);
-    return y;
-}
-
 /* The program marks CE when enq_qdepth >= 100 (set in a register from the scenario). As in the
  * fixed-function test (test_scenario.c), the arrivals of each instant find 15k + j packets
  * waiting, so exactly 106 packets escape the mark; the program's counter and the port's count
  * of marks made by P4 agree. */
 static void test_p4switch_ecn_from_enq_qdepth(void **state)
 {
-    char *y = incast("program: tests/p4sim/ecn_qdepth.p4, buffer: 64MB,"
-                     " registers: [{register: ecn_threshold, index: 0, value: 100}]",
-                     16, "1MB");
+    char *y = incast_yaml(16, "1MB",
+                          "program: tests/p4sim/ecn_qdepth.p4, buffer: 64MB,"
+                          " registers: [{register: ecn_threshold, index: 0, value: 100}]",
+                          true);
     struct scenario *sc = load_run(y);
     uint64_t per_flow = (1000000 + 1471) / 1472;
     uint64_t ce = 0;
@@ -86,7 +73,7 @@ static void test_p4switch_same_timing_as_fixed(void **state)
     sim_time_t last[2];
     const char *sw[2] = {"program: none, buffer: 64MB", "buffer: 64MB"};
     for (int i = 0; i < 2; i++) {
-        char *y = incast(sw[i], 16, "1MB");
+        char *y = incast_yaml(16, "1MB", sw[i], true);
         struct scenario *sc = load_run(y);
         last[i] = 0;
         for (uint32_t f = 0; f < sc->nflows; f++)

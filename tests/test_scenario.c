@@ -18,28 +18,6 @@
 #define HEADERS 42u             /* Ethernet + IPv4 + UDP */
 #define PAYLOAD_MAX 1472u       /* 1500 B MTU */
 
-/* The incast of the foundation issue: n senders, star, 10G/1us links, `bytes` each. */
-static char *incast_yaml_framed(int n, const char *bytes, const char *sw_params, bool ecn,
-                                const char *framing)
-{
-    size_t cap = 4096 + (size_t)n * 128;
-    char *y = xmalloc(cap);
-    int len = snprintf(y, cap,
-                       "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
-                       "defaults: {switch: {%s}, flow: {ecn: %s}, link: {framing: %s}}\n"
-                       "flows:\n",
-                       n + 1, sw_params, ecn ? "true" : "false", framing);
-    for (int i = 0; i < n; i++)
-        len += snprintf(y + len, cap - (size_t)len,
-                        "  - {name: f%d, src: h%d, dst: h%d, bytes: %s}\n", i, i, n, bytes);
-    return y;
-}
-
-static char *incast_yaml(int n, const char *bytes, const char *sw_params, bool ecn)
-{
-    return incast_yaml_framed(n, bytes, sw_params, ecn, "ethernet");
-}
-
 static sim_time_t wire_ps(uint32_t frame_bytes)
 {
     return simtime_tx_ps(frame_bytes + ETH_OVERHEAD, RATE_BPS);

@@ -6,11 +6,13 @@
 
 #include "tests/testutil.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "models/ddl/job.h"
 #include "models/net/switch.h"
 #include "sim/app/scenario.h"
+#include "sim/util.h"
 
 static inline struct scenario *load(const char *yaml)
 {
@@ -36,6 +38,29 @@ static inline struct scenario *run_job(const char *yaml, uint32_t workers)
     struct scenario *sc = load_run(yaml);
     assert_int_equal(sc->jobs[0]->workers_done, workers);
     return sc;
+}
+
+/* The incast of the foundation issue: n senders h0.. to h<n> on a star, 10G/1us links, `bytes`
+ * each (flows f0..), the switch's parameters given; the caller frees the text. */
+static inline char *incast_yaml_framed(int n, const char *bytes, const char *sw_params, bool ecn,
+                                       const char *framing)
+{
+    size_t cap = 4096 + (size_t)n * 128;
+    char *y = xmalloc(cap);
+    int len = snprintf(y, cap,
+                       "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
+                       "defaults: {switch: {%s}, flow: {ecn: %s}, link: {framing: %s}}\n"
+                       "flows:\n",
+                       n + 1, sw_params, ecn ? "true" : "false", framing);
+    for (int i = 0; i < n; i++)
+        len += snprintf(y + len, cap - (size_t)len,
+                        "  - {name: f%d, src: h%d, dst: h%d, bytes: %s}\n", i, i, n, bytes);
+    return y;
+}
+
+static inline char *incast_yaml(int n, const char *bytes, const char *sw_params, bool ecn)
+{
+    return incast_yaml_framed(n, bytes, sw_params, ecn, "ethernet");
 }
 
 /* Every flow of the scenario received exactly `bytes`. */

@@ -72,9 +72,12 @@ struct pkt {
 /* A packet with no header bytes and size 0. Never fails (the pool aborts on OOM). */
 struct pkt *pkt_alloc(struct sim *sim);
 void pkt_free(struct sim *sim, struct pkt *p);
+struct pkt *pkt_clone(struct sim *sim, const struct pkt *p);
+/* Packets currently allocated; 0 after a clean teardown. */
+int64_t pkt_live(const struct sim *sim);
 
-/* A first-in first-out queue of packets linked through pkt->next (a link's frames on the wire,
- * a priority queue's class). Zeroed is empty. */
+/* A first-in first-out queue of packets linked through pkt->next (a link's frames on the wire, a
+ * delay line, a priority queue's class). Zeroed is empty. */
 struct pkt_fifo {
     struct pkt *head;
     struct pkt *tail;
@@ -105,9 +108,6 @@ static inline struct pkt *pkt_fifo_pop(struct pkt_fifo *q)
 
 /* Frees every packet of the queue and leaves it empty. */
 void pkt_fifo_free(struct sim *sim, struct pkt_fifo *q);
-struct pkt *pkt_clone(struct sim *sim, const struct pkt *p);
-/* Packets currently allocated; 0 after a clean teardown. */
-int64_t pkt_live(const struct sim *sim);
 
 /* Addresses: hosts have IPv4 addresses in 10.0.0.0/8; routing_compute assigns them (flat, from
  * the host index, or one prefix per edge switch: routing.h). A host's MAC is 02:00 followed by
