@@ -1,11 +1,7 @@
 /* RDMA RC over RoCEv2 in small scenarios: DCQCN fairness (two flows together, a late joiner),
  * the consistency of ECN marks and CNPs, go-back-N under loss, the retransmission timeout,
  * the header codec, and configuration errors. Each scenario is a few tens of simulated ms. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,7 +314,6 @@ static void test_rdma_go_back_n_nak(void **state)
 /* Header codec: exact bytes of a BTH, AETH and RETH, and 24-bit PSN distance. */
 static void test_rdma_header_codec(void **state)
 {
-    (void)state;
     uint8_t b[16];
     struct roce_bth h = {.opcode = ROCE_OP_WRITE_FIRST,
                          .solicited = true,
@@ -445,19 +440,13 @@ static void test_rdma_rate_samples(void **state)
     assert_int_equal(rflow(sc, "b")->base.samples.count, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_rdma_header_codec, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_rate_samples, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_single_flow_line_rate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_until_stop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_config_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_cnp_interval, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_go_back_n_nak, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_go_back_n_lossy, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_dcqcn_two_flows_converge, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_dcqcn_late_joiner, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_rdma_header_codec, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_rate_samples, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_single_flow_line_rate, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_until_stop, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_config_errors, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_cnp_interval, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_go_back_n_nak, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_go_back_n_lossy, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_dcqcn_two_flows_converge, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_dcqcn_late_joiner, setup, teardown))
