@@ -91,6 +91,19 @@ static void timer_arm(struct sim *sim, struct evq_timer *t, sim_time_t *at, sim_
     }
 }
 
+/* In a lazy timer's handler: true when its deadline has come; false when it was cancelled
+ * (SIM_TIME_NEVER) or moved later, in which case the timer is armed again for it. */
+static bool timer_due(struct sim *sim, struct evq_timer *t, sim_time_t *at, sim_time_t deadline)
+{
+    if (deadline == SIM_TIME_NEVER)
+        return false;
+    if (sim->now < deadline) {
+        timer_arm(sim, t, at, deadline);
+        return false;
+    }
+    return true;
+}
+
 /* ---------------------------------------------------------------- sender */
 
 /* The timestamps clock: nanoseconds, + 1 so that 0 means "nothing to echo". */
@@ -655,12 +668,8 @@ static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 static void rto_fire(struct sim *sim, struct evq_timer *t)
 {
     struct tcp_flow *f = container_of(t, struct tcp_flow, rto_timer);
-    if (f->rto_deadline_ps == SIM_TIME_NEVER)
+    if (!timer_due(sim, t, &f->rto_timer_at_ps, f->rto_deadline_ps))
         return;
-    if (sim->now < f->rto_deadline_ps) {
-        timer_arm(sim, t, &f->rto_timer_at_ps, f->rto_deadline_ps);
-        return;
-    }
     if (f->state == TCP_STATE_SYN_SENT) {
         /* RFC 6298 §5.5: back off and send the SYN again */
         f->base.st.timeouts++;
@@ -863,12 +872,8 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 static void delack_fire(struct sim *sim, struct evq_timer *t)
 {
     struct tcp_flow *f = container_of(t, struct tcp_flow, delack_timer);
-    if (f->delack_deadline_ps == SIM_TIME_NEVER)
+    if (!timer_due(sim, t, &f->delack_timer_at_ps, f->delack_deadline_ps))
         return;
-    if (sim->now < f->delack_deadline_ps) {
-        timer_arm(sim, t, &f->delack_timer_at_ps, f->delack_deadline_ps);
-        return;
-    }
     if (f->unacked_segs > 0)
         send_ack(f, ece_to_echo(f));
     f->delack_deadline_ps = SIM_TIME_NEVER;
