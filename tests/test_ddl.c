@@ -123,9 +123,7 @@ static const char *vgg = "topology: {kind: star, hosts: 5, switch: {pfc: true, p
 
 static double first_layer_pull(const char *program, const char *sched)
 {
-    char y[1024];
-    snprintf(y, sizeof(y), vgg, program, sched);
-    struct scenario *sc = load(y);
+    struct scenario *sc = loadf(vgg, program, sched);
     scenario_run(sc);
     assert_true(sc->jobs[0]->workers_done == 4);
     double pull0 = stats_mean(&sc->jobs[0]->pull_lat[0]);
@@ -154,8 +152,7 @@ static void test_ddl_priority_first_layer(void **state)
  * higher-priority ones. */
 static double blocking(int levels, const char *program)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
+    struct scenario *sc = loadf(
              "topology: {kind: star, hosts: 4, switch: {program: %s, pfc: true}}\n"
              "jobs:\n"
              "  - model: {name: m, layers: [{name: a, bytes: 2MB, forward: 10us, backward: 10us},\n"
@@ -168,7 +165,6 @@ static double blocking(int levels, const char *program)
              "    priorities: %d\n"
              "    priority_groups: %d\n",
              program, levels, levels);
-    struct scenario *sc = load(y);
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->workers_done == 3);
@@ -205,8 +201,7 @@ static void test_ddl_blocking_time(void **state)
  * reported apart. */
 static void critical_blocking(const char *program, double *crit, double *sum, double *lat)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
+    struct scenario *sc = loadf(
              "topology: {kind: star, hosts: 3, link: {rate: 10Gbps, delay: 1us},"
              " switch: {program: %s}}\n"
              "jobs:\n"
@@ -216,7 +211,6 @@ static void critical_blocking(const char *program, double *crit, double *sum, do
              " forward: 1us, backward: 1us}]}, workers: [h1], servers: [h2], iterations: 1,"
              " start: 500us}\n",
              program);
-    struct scenario *sc = load(y);
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[1];
     assert_int_equal(job->push_blk[0].n, 1);
@@ -252,8 +246,7 @@ static void test_ddl_critical_blocking(void **state)
  * the NIC serves it first: at most the frame on the wire when it became ready (under 1.5 us). */
 static void nic_blocking(int cls, double *crit, double *sum)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
+    struct scenario *sc = loadf(
              "topology: {kind: star, hosts: 4, link: {rate: 10Gbps, delay: 1us},"
              " switch: {program: basic}}\n"
              "jobs:\n"
@@ -263,7 +256,6 @@ static void nic_blocking(int cls, double *crit, double *sum)
              " forward: 1us, backward: 1us}]}, workers: [h0], servers: [h3], iterations: 1,"
              " start: 500us, transport_params: {priority: %d}}\n",
              cls);
-    struct scenario *sc = load(y);
     scenario_run(sc);
     *crit = sc->jobs[1]->push_blk[0].sum;
     *sum = sc->jobs[1]->push_blk_sum[0].sum;
@@ -286,25 +278,12 @@ static void test_ddl_nic_blocking(void **state)
 }
 
 /* Two iterations of a ring all-reduce of one 4 MB tensor over 4 workers on the star, whole
- * segments (chunk 0, slice 0), no compute, with the job keys in `extra`; run to completion. */
+ * segments (chunk 0, slice 0), no compute, with the job keys in `extra`. */
 static struct scenario *ring4(const char *extra)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
-             "topology: {kind: star, hosts: 4}\n"
-             "jobs:\n"
-             "  - arch: allreduce\n"
-             "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
-             "    workers: [h0, h1, h2, h3]\n"
-             "    iterations: 2\n"
-             "    chunk: 0\n"
-             "    slice: 0\n"
-             "%s",
-             extra);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_int_equal(sc->jobs[0]->workers_done, 4);
-    return sc;
+    char keys[512];
+    snprintf(keys, sizeof(keys), "    chunk: 0\n    slice: 0\n%s", extra);
+    return allreduce_run(4, "4MB", 2, keys);
 }
 
 /* Ring all-reduce of S bytes over N workers in whole segments (slice: 0): each worker sends
@@ -370,19 +349,7 @@ static void test_ddl_ring_many_workers(void **state)
 /* One ring all-reduce of 64 MB over 4 workers, one iteration, no compute. */
 static double ring64(const char *extra)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
-             "topology: {kind: star, hosts: 4}\n"
-             "jobs:\n"
-             "  - arch: allreduce\n"
-             "    model: {name: one, layers: [{name: t, bytes: 64MB}]}\n"
-             "    workers: [h0, h1, h2, h3]\n"
-             "    iterations: 1\n"
-             "%s",
-             extra);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    struct scenario *sc = allreduce_run(4, "64MB", 1, extra);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     scenario_destroy(sc);
     return it;
@@ -431,8 +398,7 @@ static void test_ddl_ring_slices(void **state)
  * of the server's port took packets). */
 static double fifo_iteration(const char *switch_map, int levels, uint32_t *queues)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
+    struct scenario *sc = loadf(
              "topology: {kind: star, hosts: 5, switch: %s}\n"
              "jobs:\n"
              "  - model: {name: m, layers: [{name: a, bytes: 1MB, forward: 10us, backward: 10us},\n"
@@ -447,7 +413,6 @@ static double fifo_iteration(const char *switch_map, int levels, uint32_t *queue
              "    priorities: %d\n"
              "    transport: tcp\n",
              switch_map, levels);
-    struct scenario *sc = load(y);
     scenario_run(sc);
     assert_true(sc->jobs[0]->workers_done == 4);
     double it = stats_mean(&sc->jobs[0]->iter_time);
@@ -492,8 +457,7 @@ static void test_ddl_fifo_end_to_end(void **state)
  * worker 0's gradient ready times. */
 static void collective_run(const char *extra, double done[3], double ready[3])
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
+    struct scenario *sc = loadf(
              "topology: {kind: star, hosts: 2}\n"
              "jobs:\n"
              "  - arch: allreduce\n"
@@ -504,7 +468,6 @@ static void collective_run(const char *extra, double done[3], double ready[3])
              "    iterations: 1\n"
              "%s",
              extra);
-    struct scenario *sc = load(y);
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->workers_done == 2);
@@ -586,8 +549,7 @@ static void test_ddl_contention_midstep(void **state)
  * drops, the job stuck. */
 static void pfc_two_tier(const char *sw)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
+    struct scenario *sc = loadf(
              "topology: {kind: leaf_spine, leaves: 2, spines: 1, hosts_per_leaf: 4,\n"
              "           switch: {pfc: true, %s}}\n"
              "jobs:\n"
@@ -600,7 +562,6 @@ static void pfc_two_tier(const char *sw)
              "    iterations: 2\n"
              "    chunk: 500KB\n",
              sw);
-    struct scenario *sc = load(y);
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[0];
     assert_int_equal(job->workers_done, 5);
@@ -666,9 +627,8 @@ static const char async_yaml[] = "switches: [{name: s0}]\n"
 
 static void async_run(bool sync, double *min, double *max)
 {
-    char y[1024];
-    snprintf(y, sizeof(y), async_yaml, sync ? "true" : "false");
-    struct scenario *sc = load(y);
+    struct scenario *sc = loadf(
+             async_yaml, sync ? "true" : "false");
     scenario_run(sc);
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->workers_done == 2);
@@ -705,15 +665,13 @@ static void test_ddl_async(void **state)
  * differ; without jitter all are at exactly 3 ms; the same seed gives the same draws. */
 static void jitter_ready(double j, double *ready)
 {
-    char y[512];
-    snprintf(y, sizeof(y),
+    struct scenario *sc = loadf(
              "topology: {kind: star, hosts: 5}\n"
              "jobs:\n"
              "  - {name: j, model: {name: m, layers: [{name: a, bytes: 1KB, forward: 1ms,"
              " backward: 2ms}]}, workers: [h0, h1, h2, h3], servers: [h4], iterations: 1,"
              " compute_jitter: %g}\n",
              j);
-    struct scenario *sc = load(y);
     scenario_run(sc);
     for (uint32_t w = 0; w < 4; w++)
         ready[w] = simtime_sec(sc->jobs[0]->workers[w].push_ready[0]);

@@ -114,8 +114,7 @@ static void test_inc_pool_full(void **state)
  * with a 9 Gb/s constant-rate UDP flow and results ECN-marked above 2 packets. */
 static uint64_t ecn_run(bool window, struct inc_stats *out)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof(yaml),
+    struct scenario *sc = loadf(
              "topology: {kind: star, hosts: 4, link: {rate: 10Gbps, delay: 1us}, switch: "
              "{program: aggregation, registers: [{register: agg_ecn_kmin, index: 0, value: "
              "2}]}}\n"
@@ -124,7 +123,6 @@ static uint64_t ecn_run(bool window, struct inc_stats *out)
              "  - {arch: inc, model: " MODEL ", workers: [h0, h1], servers: [h2], iterations: 3, "
              "inc: {slots: 64, ecn_window: %s}}\n",
              window ? "true" : "false");
-    struct scenario *sc = load(yaml);
     scenario_run(sc);
     assert_true(sc->jobs[0]->workers_done == 2);
     *out = sc->jobs[0]->inc->st;
@@ -160,8 +158,7 @@ static void test_inc_ecn_window(void **state)
 
 static double iteration(const char *arch, const char *servers)
 {
-    char yaml[1024];
-    snprintf(yaml, sizeof(yaml),
+    struct scenario *sc = loadf(
              "topology: {kind: star, hosts: 9, link: {rate: 100Gbps, delay: 1us}, switch: "
              "{program: aggregation, pfc: true}}\n"
              "jobs:\n"
@@ -173,7 +170,6 @@ static double iteration(const char *arch, const char *servers)
              "    iterations: 3\n"
              "    chunk: 256KB\n",
              arch, servers);
-    struct scenario *sc = load(yaml);
     scenario_run(sc);
     assert_true(sc->jobs[0]->workers_done == 8);
     double it = stats_mean(&sc->jobs[0]->iter_time);

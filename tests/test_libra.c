@@ -16,8 +16,7 @@ static const char topo[] = "topology: {kind: star, hosts: 5, link: {rate: 100Gbp
 
 static struct scenario *run(const char *sparse)
 {
-    char yaml[2048];
-    snprintf(yaml, sizeof(yaml),
+    struct scenario *sc = loadf(
              "%sjobs:\n"
              "  - arch: libra\n"
              "    model: {name: rec, layers: [{name: emb, bytes: 1B, forward: 10us, backward: "
@@ -28,7 +27,6 @@ static struct scenario *run(const char *sparse)
              "    chunk: 0\n"
              "    sparse: %s\n",
              topo, sparse);
-    struct scenario *sc = load(yaml);
     scenario_run(sc);
     assert_true(sc->jobs[0]->workers_done == 4);
     return sc;
