@@ -27,13 +27,27 @@ static uint64_t npkts(uint64_t bytes)
 
 /* One all-reduce of one tensor of `bytes` (no compute) over `hosts` star hosts with `gpus`
  * each, with the job keys in `extra`. */
-static struct scenario *run_job(int hosts, int gpus, const char *coll, const char *bytes,
-                                const char *extra)
+static struct scenario *run_collective(int hosts, int gpus, const char *coll, const char *bytes,
+                                       const char *extra)
 {
-    char keys[512];
-    snprintf(keys, sizeof(keys), "    collective: %s\n    gpus_per_host: %d\n%s", coll, gpus,
-             extra);
-    return allreduce_run(hosts, bytes, 1, keys);
+    char y[2048];
+    int len = snprintf(y, sizeof(y),
+                       "topology: {kind: star, hosts: %d}\n"
+                       "jobs:\n"
+                       "  - arch: allreduce\n"
+                       "    collective: %s\n"
+                       "    gpus_per_host: %d\n"
+                       "    model: {name: one, layers: [{name: t, bytes: %s}]}\n"
+                       "    iterations: 1\n"
+                       "%s"
+                       "    workers: [h0",
+                       hosts, coll, gpus, bytes, extra);
+    for (int h = 1; h < hosts; h++)
+        len += snprintf(y + len, sizeof(y) - (size_t)len, ", h%d", h);
+    snprintf(y + len, sizeof(y) - (size_t)len, "]\n");
+    struct scenario *sc = load_run(y);
+    assert_int_equal(sc->jobs[0]->workers_done, sc->jobs[0]->nworkers);
+    return sc;
 }
 
 static const struct link *nic(const struct ddl_job *job, uint32_t w)
@@ -53,10 +67,9 @@ static const struct link *nic(const struct ddl_job *job, uint32_t w)
  * and forward): the tolerance below. */
 static void test_hier_analytic(void **state)
 {
-    (void)state;
     const uint32_t H = 4, G = 4;
     const uint64_t S = 4000000;
-    struct scenario *sc = run_job(H, G, "hierarchical", "4MB", WHOLE);
+    struct scenario *sc = run_collective(H, G, "hierarchical", "4MB", WHOLE);
     const struct ddl_job *job = sc->jobs[0];
     sim_time_t chain = (G - 1) * (simtime_tx_ps(S, INTRA) + INTRA_LAT);
     sim_time_t ring = 2 * (H - 1) * two_hops(0, S / H);
@@ -85,10 +98,9 @@ static void test_hier_analytic(void **state)
  * exactly the packets of its one hop's 2(N-1) segments; everything else is intra-host. */
 static void test_ring_intra_not_on_nic(void **state)
 {
-    (void)state;
     const uint32_t H = 2, G = 4, N = H * G;
     const uint64_t S = 8000000, seg = S / N;
-    struct scenario *sc = run_job(H, G, "ring", "8MB", WHOLE);
+    struct scenario *sc = run_collective(H, G, "ring", "8MB", WHOLE);
     const struct ddl_job *job = sc->jobs[0];
     for (uint32_t w = 0; w < N; w++)
         assert_true(job->worker_bytes[w] == 2 * (N - 1) * seg);
@@ -108,17 +120,16 @@ static void test_ring_intra_not_on_nic(void **state)
  * 5 us (an NVLink 2.0 link) the steps take what those parameters say. */
 static void test_ring_one_host(void **state)
 {
-    (void)state;
     const uint32_t N = 4;
     const uint64_t S = 4000000;
-    struct scenario *sc = run_job(1, N, "ring", "4MB", WHOLE);
+    struct scenario *sc = run_collective(1, N, "ring", "4MB", WHOLE);
     const struct ddl_job *job = sc->jobs[0];
     sim_time_t step = simtime_tx_ps(S / N, INTRA) + INTRA_LAT;
     assert_true(job->iter_time.max == simtime_sec(2 * (N - 1) * step));
     assert_true(job->bytes_sent == 0 && job->intra_bytes == N * 2 * (N - 1) * S / N);
     assert_true(nic(job, 0)->tx_pkts == 0);
     scenario_destroy(sc);
-    sc = run_job(1, N, "ring", "4MB", WHOLE "    intra_bw: 200Gbps\n    intra_latency: 5us\n");
+    sc = run_collective(1, N, "ring", "4MB", WHOLE "    intra_bw: 200Gbps\n    intra_latency: 5us\n");
     step = simtime_tx_ps(S / N, 200000000000ULL) + SIM_US(5);
     assert_true(sc->jobs[0]->iter_time.max == simtime_sec(2 * (N - 1) * step));
     scenario_destroy(sc);
@@ -138,11 +149,10 @@ static uint32_t children(uint32_t r, uint32_t n)
  * tree takes at least 3 ser(S), the ring 2(N-1) two_hops(S/N) exactly (test_ddl). */
 static void test_tree_vs_ring_bytes(void **state)
 {
-    (void)state;
     const uint32_t N = 8;
     const uint64_t S = 4000000;
-    struct scenario *tree = run_job(N, 1, "tree", "4MB", WHOLE);
-    struct scenario *ring = run_job(N, 1, "ring", "4MB", WHOLE);
+    struct scenario *tree = run_collective(N, 1, "tree", "4MB", WHOLE);
+    struct scenario *ring = run_collective(N, 1, "ring", "4MB", WHOLE);
     const struct ddl_job *t = tree->jobs[0], *r = ring->jobs[0];
     uint64_t tsum = 0, rsum = 0;
     for (uint32_t w = 0; w < N; w++) {
@@ -167,9 +177,8 @@ static void test_tree_vs_ring_bytes(void **state)
  * and sends it back down (two_hops again, worker 1's iteration). */
 static void test_tree_two_workers(void **state)
 {
-    (void)state;
     const uint64_t S = 4000000;
-    struct scenario *sc = run_job(2, 1, "tree", "4MB", WHOLE);
+    struct scenario *sc = run_collective(2, 1, "tree", "4MB", WHOLE);
     const struct ddl_job *job = sc->jobs[0];
     assert_true(job->iter_time.min == simtime_sec(two_hops(0, S)));
     assert_true(job->iter_time.max == simtime_sec(2 * two_hops(0, S)));
@@ -182,7 +191,6 @@ static void test_tree_two_workers(void **state)
  * 0 -> 4 down) after it; everything else moved inside the hosts. */
 static void test_tree_lazy_connections(void **state)
 {
-    (void)state;
     const uint64_t S = 2000000;
     struct scenario *sc = load("topology: {kind: star, hosts: 2}\n"
                                "jobs:\n"
@@ -213,14 +221,13 @@ static void test_tree_lazy_connections(void **state)
  * network bytes as its ring alone. */
 static void test_hier_one_gpu_is_ring(void **state)
 {
-    (void)state;
-    struct scenario *h = run_job(4, 1, "hierarchical", "4MB", WHOLE);
-    struct scenario *r = run_job(4, 1, "ring", "4MB", WHOLE);
+    struct scenario *h = run_collective(4, 1, "hierarchical", "4MB", WHOLE);
+    struct scenario *r = run_collective(4, 1, "ring", "4MB", WHOLE);
     assert_true(h->jobs[0]->iter_time.max == r->jobs[0]->iter_time.max);
     assert_true(h->jobs[0]->bytes_sent == r->jobs[0]->bytes_sent);
     scenario_destroy(h);
     scenario_destroy(r);
-    struct scenario *s = run_job(2, 4, "hierarchical", "4MB", "    slice: 512KB\n    chunk: 1MB\n");
+    struct scenario *s = run_collective(2, 4, "hierarchical", "4MB", "    slice: 512KB\n    chunk: 1MB\n");
     assert_true(s->jobs[0]->bytes_sent == 2 * (2 - 1) * 4000000);
     scenario_destroy(s);
 }
@@ -229,7 +236,6 @@ static void test_hier_one_gpu_is_ring(void **state)
  * all-reduce needs two hosts: located errors. */
 static void test_collective_errors(void **state)
 {
-    (void)state;
     const char *bad[] = {
         "topology: {kind: star, hosts: 3}\njobs:\n  - model: alexnet\n    gpus_per_host: 2\n"
         "    workers: [h0, h1]\n    servers: [h2]\n",

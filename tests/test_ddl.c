@@ -22,24 +22,23 @@
  *   every iteration repeats the first, so each iteration takes W0. */
 static void test_ddl_one_worker_analytic(void **state)
 {
-    (void)state;
     const uint64_t B0 = 100000;
     const uint64_t B1 = 1000000;
     const sim_time_t f0 = SIM_US(50), f1 = SIM_US(30), b0 = SIM_US(100), b1 = SIM_US(60);
-    struct scenario *sc = load("topology: {kind: star, hosts: 2}\n"
-                               "jobs:\n"
-                               "  - name: j\n"
-                               "    model:\n"
-                               "      name: tiny\n"
-                               "      batch: 32\n"
-                               "      layers:\n"
-                               "        - {name: l0, bytes: 100000, forward: 50us, backward: 100us}\n"
-                               "        - {name: l1, bytes: 1000000, forward: 30us, backward: 60us}\n"
-                               "    workers: [h0]\n"
-                               "    servers: [h1]\n"
-                               "    iterations: 3\n"
-                               "    chunk: 0\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 2}\n"
+                 "jobs:\n"
+                 "  - name: j\n"
+                 "    model:\n"
+                 "      name: tiny\n"
+                 "      batch: 32\n"
+                 "      layers:\n"
+                 "        - {name: l0, bytes: 100000, forward: 50us, backward: 100us}\n"
+                 "        - {name: l1, bytes: 1000000, forward: 30us, backward: 60us}\n"
+                 "    workers: [h0]\n"
+                 "    servers: [h1]\n"
+                 "    iterations: 3\n"
+                 "    chunk: 0\n");
     sim_time_t T1 = f0 + f1 + b1;
     sim_time_t T0 = T1 + b0;
     assert_true(T0 < T1 + ser(B1)); /* L0 waits behind L1 in the stream */
@@ -91,17 +90,14 @@ static double iteration_for(int n)
              "    iterations: 2\n"
              "    chunk: 0\n",
              n + 1, workers, n);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = run_job(y, (uint32_t)n);
     double it = stats_mean(&sc->jobs[0]->iter_time);
-    assert_true(sc->jobs[0]->workers_done == (uint32_t)n);
     scenario_destroy(sc);
     return it;
 }
 
 static void test_ddl_bandwidth_share(void **state)
 {
-    (void)state;
     double s = simtime_sec(ser(4000000));
     for (int n = 1; n <= 4; n *= 2) {
         double it = iteration_for(n);
@@ -123,9 +119,9 @@ static const char *vgg = "topology: {kind: star, hosts: 5, switch: {pfc: true, p
 
 static double first_layer_pull(const char *program, const char *sched)
 {
-    struct scenario *sc = loadf(vgg, program, sched);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    char y[1024];
+    snprintf(y, sizeof(y), vgg, program, sched);
+    struct scenario *sc = run_job(y, 4);
     double pull0 = stats_mean(&sc->jobs[0]->pull_lat[0]);
     scenario_destroy(sc);
     return pull0;
@@ -136,7 +132,6 @@ static double first_layer_pull(const char *program, const char *sched)
  * where FIFO hosts send the first layer last and it waits behind every other layer. */
 static void test_ddl_priority_first_layer(void **state)
 {
-    (void)state;
     double fb = first_layer_pull("basic", "fifo");
     double pb = first_layer_pull("basic", "priority");
     double ft = first_layer_pull("tensorexpress", "fifo");
@@ -152,7 +147,8 @@ static void test_ddl_priority_first_layer(void **state)
  * higher-priority ones. */
 static double blocking(int levels, const char *program)
 {
-    struct scenario *sc = loadf(
+    char y[1024];
+    snprintf(y, sizeof(y),
              "topology: {kind: star, hosts: 4, switch: {program: %s, pfc: true}}\n"
              "jobs:\n"
              "  - model: {name: m, layers: [{name: a, bytes: 2MB, forward: 10us, backward: 10us},\n"
@@ -165,9 +161,8 @@ static double blocking(int levels, const char *program)
              "    priorities: %d\n"
              "    priority_groups: %d\n",
              program, levels, levels);
-    scenario_run(sc);
+    struct scenario *sc = run_job(y, 3);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 3);
     double total = 0;
     for (uint32_t l = 0; l < job->L; l++)
         total += job->push_blk_sum[l].sum + job->pull_blk_sum[l].sum;
@@ -177,7 +172,6 @@ static double blocking(int levels, const char *program)
 
 static void test_ddl_blocking_time(void **state)
 {
-    (void)state;
     /* basic.p4 serves everything from one queue; tensorexpress.p4 by the shim's priority. A
      * connection per priority level (priority_groups) keeps the hosts' NICs from inverting
      * priorities, so what differs is the switch. */
@@ -201,7 +195,8 @@ static void test_ddl_blocking_time(void **state)
  * reported apart. */
 static void critical_blocking(const char *program, double *crit, double *sum, double *lat)
 {
-    struct scenario *sc = loadf(
+    char y[1024];
+    snprintf(y, sizeof(y),
              "topology: {kind: star, hosts: 3, link: {rate: 10Gbps, delay: 1us},"
              " switch: {program: %s}}\n"
              "jobs:\n"
@@ -211,7 +206,7 @@ static void critical_blocking(const char *program, double *crit, double *sum, do
              " forward: 1us, backward: 1us}]}, workers: [h1], servers: [h2], iterations: 1,"
              " start: 500us}\n",
              program);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct ddl_job *job = sc->jobs[1];
     assert_int_equal(job->push_blk[0].n, 1);
     *crit = job->push_blk[0].sum;
@@ -222,7 +217,6 @@ static void critical_blocking(const char *program, double *crit, double *sum, do
 
 static void test_ddl_critical_blocking(void **state)
 {
-    (void)state;
     double ser = 100000 * 8 / 10e9;
     double crit, sum, lat;
     critical_blocking("basic", &crit, &sum, &lat);
@@ -246,7 +240,8 @@ static void test_ddl_critical_blocking(void **state)
  * the NIC serves it first: at most the frame on the wire when it became ready (under 1.5 us). */
 static void nic_blocking(int cls, double *crit, double *sum)
 {
-    struct scenario *sc = loadf(
+    char y[1024];
+    snprintf(y, sizeof(y),
              "topology: {kind: star, hosts: 4, link: {rate: 10Gbps, delay: 1us},"
              " switch: {program: basic}}\n"
              "jobs:\n"
@@ -256,7 +251,7 @@ static void nic_blocking(int cls, double *crit, double *sum)
              " forward: 1us, backward: 1us}]}, workers: [h0], servers: [h3], iterations: 1,"
              " start: 500us, transport_params: {priority: %d}}\n",
              cls);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     *crit = sc->jobs[1]->push_blk[0].sum;
     *sum = sc->jobs[1]->push_blk_sum[0].sum;
     scenario_destroy(sc);
@@ -264,7 +259,6 @@ static void nic_blocking(int cls, double *crit, double *sum)
 
 static void test_ddl_nic_blocking(void **state)
 {
-    (void)state;
     double frame = 1538 * 8 / 10e9;
     double crit, sum, crit7, sum7;
     nic_blocking(0, &crit, &sum);
@@ -277,13 +271,21 @@ static void test_ddl_nic_blocking(void **state)
     assert_true(crit7 < 1.5e-6);
 }
 
-/* Two iterations of a ring all-reduce of one 4 MB tensor over 4 workers on the star, whole
- * segments (chunk 0, slice 0), no compute, with the job keys in `extra`. */
-static struct scenario *ring4(const char *extra)
+/* A ring all-reduce of one tensor of `bytes` over h0..h3 of a star (no compute), run to its end:
+ * every worker finished. */
+static struct scenario *ring4_run(const char *bytes, int iterations, const char *extra)
 {
-    char keys[512];
-    snprintf(keys, sizeof(keys), "    chunk: 0\n    slice: 0\n%s", extra);
-    return allreduce_run(4, "4MB", 2, keys);
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 4}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: one, layers: [{name: t, bytes: %s}]}\n"
+             "    workers: [h0, h1, h2, h3]\n"
+             "    iterations: %d\n"
+             "%s",
+             bytes, iterations, extra);
+    return run_job(y, 4);
 }
 
 /* Ring all-reduce of S bytes over N workers in whole segments (slice: 0): each worker sends
@@ -291,10 +293,9 @@ static struct scenario *ring4(const char *extra)
  * which is within the latency terms of the bandwidth-optimal 2(N-1)/N S / rate. */
 static void test_ddl_ring_allreduce(void **state)
 {
-    (void)state;
     const int N = 4;
     const uint64_t S = 4000000;
-    struct scenario *sc = ring4("");
+    struct scenario *sc = ring4_run("4MB", 2, "    chunk: 0\n    slice: 0\n");
     const struct ddl_job *job = sc->jobs[0];
     for (int w = 0; w < N; w++)
         assert_true(job->worker_bytes[w] == 2 * 2 * (N - 1) * S / N); /* two iterations */
@@ -315,7 +316,6 @@ static void test_ddl_ring_allreduce(void **state)
  * keys) stay distinct past worker 1,023. A host listed twice is still refused. */
 static void test_ddl_ring_many_workers(void **state)
 {
-    (void)state;
     const uint32_t N = 1100;
     size_t cap = 256 + 8 * (size_t)N;
     char *y = xmalloc(cap);
@@ -349,7 +349,7 @@ static void test_ddl_ring_many_workers(void **state)
 /* One ring all-reduce of 64 MB over 4 workers, one iteration, no compute. */
 static double ring64(const char *extra)
 {
-    struct scenario *sc = allreduce_run(4, "64MB", 1, extra);
+    struct scenario *sc = ring4_run("64MB", 1, extra);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     scenario_destroy(sc);
     return it;
@@ -374,7 +374,6 @@ static sim_time_t ser_sliced(uint64_t seg, uint64_t slice)
  * of one slice with the transfer of the next: >= 95% of the bound again. */
 static void test_ddl_ring_slices(void **state)
 {
-    (void)state;
     const int N = 4;
     const uint64_t S = 64000000, seg = S / N, slice = 512000;
     double bound = simtime_sec(2 * (N - 1) * ser_sliced(seg, slice));
@@ -398,7 +397,8 @@ static void test_ddl_ring_slices(void **state)
  * of the server's port took packets). */
 static double fifo_iteration(const char *switch_map, int levels, uint32_t *queues)
 {
-    struct scenario *sc = loadf(
+    char y[1024];
+    snprintf(y, sizeof(y),
              "topology: {kind: star, hosts: 5, switch: %s}\n"
              "jobs:\n"
              "  - model: {name: m, layers: [{name: a, bytes: 1MB, forward: 10us, backward: 10us},\n"
@@ -413,8 +413,7 @@ static double fifo_iteration(const char *switch_map, int levels, uint32_t *queue
              "    priorities: %d\n"
              "    transport: tcp\n",
              switch_map, levels);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    struct scenario *sc = run_job(y, 4);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     const struct sw *s0 = (const struct sw *)scenario_node(sc, "s0");
     *queues = 0;
@@ -434,7 +433,6 @@ static double fifo_iteration(const char *switch_map, int levels, uint32_t *queue
  * several queues, and the iteration time differs. */
 static void test_ddl_fifo_end_to_end(void **state)
 {
-    (void)state;
     uint32_t q1, q2, q3, q4;
     double none8 = fifo_iteration("{program: none}", 8, &q1);
     double none1 = fifo_iteration("{program: none}", 1, &q2);
@@ -451,26 +449,34 @@ static void test_ddl_fifo_end_to_end(void **state)
     assert_true(prio8 != none8);
 }
 
+/* Two workers h0, h1 on a star all-reduce a model of the given layers, one iteration, run to its
+ * end: both workers finished. */
+static struct scenario *ring2_run(const char *layers, const char *extra)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 2}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: m, layers: %s}\n"
+             "    workers: [h0, h1]\n"
+             "    iterations: 1\n"
+             "%s",
+             layers, extra);
+    return run_job(y, 2);
+}
+
 /* Two workers all-reduce three 1 MB layers (forward 100 us, backward 200 us each), one
  * iteration. Gradients are ready at 500, 700 and 900 us (layers c, b, a). Returns each
  * layer's completion time at worker 0 (its gradient's ready time plus its tensor latency) and
  * worker 0's gradient ready times. */
 static void collective_run(const char *extra, double done[3], double ready[3])
 {
-    struct scenario *sc = loadf(
-             "topology: {kind: star, hosts: 2}\n"
-             "jobs:\n"
-             "  - arch: allreduce\n"
-             "    model: {name: m, layers: [{name: a, bytes: 1MB, forward: 100us, backward: 200us},\n"
-             "                              {name: b, bytes: 1MB, forward: 100us, backward: 200us},\n"
-             "                              {name: c, bytes: 1MB, forward: 100us, backward: 200us}]}\n"
-             "    workers: [h0, h1]\n"
-             "    iterations: 1\n"
-             "%s",
-             extra);
-    scenario_run(sc);
+    struct scenario *sc = ring2_run("[{name: a, bytes: 1MB, forward: 100us, backward: 200us},\n"
+                                    "  {name: b, bytes: 1MB, forward: 100us, backward: 200us},\n"
+                                    "  {name: c, bytes: 1MB, forward: 100us, backward: 200us}]",
+                                    extra);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     for (int l = 0; l < 3; l++) {
         ready[l] = simtime_sec(job->workers[0].push_ready[l]);
         done[l] = ready[l] + job->push_lat[l].min;
@@ -491,7 +497,6 @@ static void collective_run(const char *extra, double done[3], double ready[3])
  *   300 + 200 + 400 + 400 = 1300 us instead of 900 us. */
 static void test_ddl_collective_costs(void **state)
 {
-    (void)state;
     double done[3], ready[3];
     collective_run("    cycle: 5ms\n    fusion: 64MB\n    launch: 1ms\n", done, ready);
     double lo = 0.006 + 6 * simtime_sec(ser(500000));
@@ -518,19 +523,10 @@ static void test_ddl_collective_costs(void **state)
  * a's gradient is ready at 400 us + lat_b + (2 ms - lat_b / 2). */
 static void test_ddl_contention_midstep(void **state)
 {
-    (void)state;
-    struct scenario *sc =
-        load("topology: {kind: star, hosts: 2}\n"
-             "jobs:\n"
-             "  - arch: allreduce\n"
-             "    model: {name: m, layers: [{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
-             "                              {name: b, bytes: 125KB, forward: 100us, backward: 200us}]}\n"
-             "    workers: [h0, h1]\n"
-             "    iterations: 1\n"
-             "    contention: 1\n");
-    scenario_run(sc);
+    struct scenario *sc = ring2_run("[{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
+                                    "  {name: b, bytes: 125KB, forward: 100us, backward: 200us}]",
+                                    "    contention: 1\n");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     double lat_b = job->push_lat[1].min;
     assert_true(lat_b > 0 && lat_b < 0.002);
     double ready_a = simtime_sec(job->workers[0].push_ready[0]);
@@ -549,7 +545,8 @@ static void test_ddl_contention_midstep(void **state)
  * drops, the job stuck. */
 static void pfc_two_tier(const char *sw)
 {
-    struct scenario *sc = loadf(
+    char y[1024];
+    snprintf(y, sizeof(y),
              "topology: {kind: leaf_spine, leaves: 2, spines: 1, hosts_per_leaf: 4,\n"
              "           switch: {pfc: true, %s}}\n"
              "jobs:\n"
@@ -562,7 +559,7 @@ static void pfc_two_tier(const char *sw)
              "    iterations: 2\n"
              "    chunk: 500KB\n",
              sw);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct ddl_job *job = sc->jobs[0];
     assert_int_equal(job->workers_done, 5);
     uint64_t drops = 0, pauses = 0;
@@ -582,7 +579,6 @@ static void pfc_two_tier(const char *sw)
 
 static void test_ddl_pfc_queue_not_class(void **state)
 {
-    (void)state;
     pfc_two_tier("program: none, queue_by: priority");
     pfc_two_tier("program: tensorexpress");
     pfc_two_tier("program: none");
@@ -593,10 +589,10 @@ static void test_ddl_pfc_queue_not_class(void **state)
  * iteration grows by exactly 2(N-1) d. */
 static void test_ddl_step_latency(void **state)
 {
-    (void)state;
     const int N = 4;
     const sim_time_t d = SIM_US(7);
-    struct scenario *sc = ring4("    step_latency: 7us\n");
+    struct scenario *sc =
+        ring4_run("4MB", 2, "    chunk: 0\n    slice: 0\n    step_latency: 7us\n");
     const struct ddl_job *job = sc->jobs[0];
     sim_time_t step = two_hops(0, 4000000 / N);
     assert_true(job->iter_time.max == simtime_sec(2 * (N - 1) * (step + d)));
@@ -627,11 +623,10 @@ static const char async_yaml[] = "switches: [{name: s0}]\n"
 
 static void async_run(bool sync, double *min, double *max)
 {
-    struct scenario *sc = loadf(
-             async_yaml, sync ? "true" : "false");
-    scenario_run(sc);
+    char y[1024];
+    snprintf(y, sizeof(y), async_yaml, sync ? "true" : "false");
+    struct scenario *sc = run_job(y, 2);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     assert_int_equal(job->model->layers[0].fwd_ps, SIM_MS(5)); /* the override applied */
     /* pushes and pulls: 3 iterations x 4 MB each way per worker */
     assert_true(job->bytes_sent == 2 * 2 * 3 * 4000000ULL);
@@ -647,7 +642,6 @@ static void async_run(bool sync, double *min, double *max)
 
 static void test_ddl_async(void **state)
 {
-    (void)state;
     double amin, amax, smin, smax;
     async_run(false, &amin, &amax);
     async_run(true, &smin, &smax);
@@ -665,14 +659,15 @@ static void test_ddl_async(void **state)
  * differ; without jitter all are at exactly 3 ms; the same seed gives the same draws. */
 static void jitter_ready(double j, double *ready)
 {
-    struct scenario *sc = loadf(
+    char y[512];
+    snprintf(y, sizeof(y),
              "topology: {kind: star, hosts: 5}\n"
              "jobs:\n"
              "  - {name: j, model: {name: m, layers: [{name: a, bytes: 1KB, forward: 1ms,"
              " backward: 2ms}]}, workers: [h0, h1, h2, h3], servers: [h4], iterations: 1,"
              " compute_jitter: %g}\n",
              j);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     for (uint32_t w = 0; w < 4; w++)
         ready[w] = simtime_sec(sc->jobs[0]->workers[w].push_ready[0]);
     scenario_destroy(sc);
@@ -680,7 +675,6 @@ static void jitter_ready(double j, double *ready)
 
 static void test_ddl_compute_jitter(void **state)
 {
-    (void)state;
     double r0[4], r1[4], r2[4];
     jitter_ready(0, r0);
     jitter_ready(0.2, r1);
@@ -698,7 +692,6 @@ static void test_ddl_compute_jitter(void **state)
 
 static void test_ddl_sharding(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
                                "jobs:\n"
                                "  - {model: vgg16, workers: [h0], servers: [h1, h2, h3],"
@@ -728,7 +721,6 @@ static void test_ddl_sharding(void **state)
 /* Every DDL packet carries a shim the switch can read, and the source port marks DDL traffic. */
 static void test_ddl_shim_roundtrip(void **state)
 {
-    (void)state;
     uint8_t b[DDL_SHIM_BYTES];
     struct ddl_shim s = {.flags = DDL_FLAG_PULL | DDL_FLAG_BURST_FIRST,
                          .job = 3,
@@ -762,16 +754,14 @@ static void test_ddl_shim_roundtrip(void **state)
  * no packet goes unclaimed at any host. Jumbo segments keep the run short. */
 static void test_ddl_ps_tcp_many_servers(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
-                               "jobs:\n"
-                               "  - model: resnet50\n"
-                               "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
-                               "    servers: [h8, h9, h10, h11, h12]\n"
-                               "    iterations: 1\n"
-                               "    transport: tcp\n"
-                               "    transport_params: {mss: 9000}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
+                                   "jobs:\n"
+                                   "  - model: resnet50\n"
+                                   "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
+                                   "    servers: [h8, h9, h10, h11, h12]\n"
+                                   "    iterations: 1\n"
+                                   "    transport: tcp\n"
+                                   "    transport_params: {mss: 9000}\n");
     const struct ddl_job *job = sc->jobs[0];
     assert_int_equal(job->workers_done, 8);
     uint64_t model = 0;
@@ -791,28 +781,14 @@ static void test_ddl_ps_tcp_many_servers(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ddl_shim_roundtrip),
-        cmocka_unit_test(test_ddl_one_worker_analytic),
-        cmocka_unit_test(test_ddl_bandwidth_share),
-        cmocka_unit_test(test_ddl_priority_first_layer),
-        cmocka_unit_test(test_ddl_blocking_time),
-        cmocka_unit_test(test_ddl_critical_blocking),
-        cmocka_unit_test(test_ddl_nic_blocking),
-        cmocka_unit_test(test_ddl_ring_allreduce),
-        cmocka_unit_test(test_ddl_ring_many_workers),
-        cmocka_unit_test(test_ddl_ring_slices),
-        cmocka_unit_test(test_ddl_fifo_end_to_end),
-        cmocka_unit_test(test_ddl_collective_costs),
-        cmocka_unit_test(test_ddl_step_latency),
-        cmocka_unit_test(test_ddl_contention_midstep),
-        cmocka_unit_test(test_ddl_pfc_queue_not_class),
-        cmocka_unit_test(test_ddl_async),
-        cmocka_unit_test(test_ddl_sharding),
-        cmocka_unit_test(test_ddl_ps_tcp_many_servers),
-        cmocka_unit_test(test_ddl_compute_jitter),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_ddl_shim_roundtrip), cmocka_unit_test(test_ddl_one_worker_analytic),
+          cmocka_unit_test(test_ddl_bandwidth_share),
+          cmocka_unit_test(test_ddl_priority_first_layer), cmocka_unit_test(test_ddl_blocking_time),
+          cmocka_unit_test(test_ddl_critical_blocking), cmocka_unit_test(test_ddl_nic_blocking),
+          cmocka_unit_test(test_ddl_ring_allreduce), cmocka_unit_test(test_ddl_ring_many_workers),
+          cmocka_unit_test(test_ddl_ring_slices), cmocka_unit_test(test_ddl_fifo_end_to_end),
+          cmocka_unit_test(test_ddl_collective_costs), cmocka_unit_test(test_ddl_step_latency),
+          cmocka_unit_test(test_ddl_contention_midstep),
+          cmocka_unit_test(test_ddl_pfc_queue_not_class), cmocka_unit_test(test_ddl_async),
+          cmocka_unit_test(test_ddl_sharding), cmocka_unit_test(test_ddl_ps_tcp_many_servers),
+          cmocka_unit_test(test_ddl_compute_jitter))
