@@ -172,6 +172,20 @@ static void test_tree_vs_ring_bytes(void **state)
     scenario_destroy(ring);
 }
 
+/* The tree's two phases on two hosts, whole tensors: worker 1 sends its S up to the root
+ * (host -> switch -> host, two_hops), the root then holds the sum (its iteration ends there)
+ * and sends it back down (two_hops again, worker 1's iteration). */
+static void test_tree_two_workers(void **state)
+{
+    const uint64_t S = 4000000;
+    struct scenario *sc = run_collective(2, 1, "tree", "4MB", WHOLE);
+    const struct ddl_job *job = sc->jobs[0];
+    assert_true(job->iter_time.min == simtime_sec(two_hops(0, S)));
+    assert_true(job->iter_time.max == simtime_sec(2 * two_hops(0, S)));
+    assert_true(job->worker_bytes[0] == S && job->worker_bytes[1] == S);
+    scenario_destroy(sc);
+}
+
 /* A tree over 2 hosts of 4 GPUs: its only edge between hosts is 4 -> 0 (4's parent); the
  * connections are made on first use, so none exists before the run and exactly two (4 -> 0 up,
  * 0 -> 4 down) after it; everything else moved inside the hosts. */
@@ -246,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_hier_analytic),
         cmocka_unit_test(test_ring_intra_not_on_nic),
         cmocka_unit_test(test_ring_one_host),
+        cmocka_unit_test(test_tree_two_workers),
         cmocka_unit_test(test_tree_vs_ring_bytes),
         cmocka_unit_test(test_tree_lazy_connections),
         cmocka_unit_test(test_hier_one_gpu_is_ring),
