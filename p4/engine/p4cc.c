@@ -537,6 +537,37 @@ static struct cb *ccases(struct p4cc *cc, const struct p4ir_stmt *st)
     return c;
 }
 
+/* extract and emit of fixed-layout headers (shadowed ones included) and of stacks */
+static void cpacket(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
+{
+    const struct p4ir_expr *ref = st->a;
+    bool load = ref->op == P4OP_LOAD;
+    if (st->op == P4ST_EXTRACT) {
+        if ((load || (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)) && !st->b &&
+            cfields(cc, st->type, &s->fields)) {
+            s->fn = load ? cs_extract : cs_extract_next;
+            s->slot = ref->slot;
+            s->k = (uint64_t)st->type->width;
+            const struct cshadow *sh = load ? shadow_of(cc, ref->slot) : NULL;
+            s->slot2 = sh ? sh->at : -1;
+            s->sh = sh;
+        }
+        return;
+    }
+    if (load && cfields(cc, st->type, &s->fields)) {
+        const struct cshadow *sh = shadow_of(cc, ref->slot);
+        s->fn = sh ? cs_emit_shadow : cs_emit;
+        s->slot = ref->slot;
+        s->slot2 = sh ? sh->at : -1;
+    } else if (load && st->type->kind == P4T_STACK && cfields(cc, st->type->elem, &s->fields)) {
+        s->fn = cs_emit_stack;
+        s->slot = ref->slot;
+        cc->read_all = true; /* its elements may be shadowed headers */
+        s->k = (uint64_t)st->type->size;
+        s->mask2 = (uint64_t)st->type->elem->nslots;
+    }
+}
+
 /* Fills s for statement st: a specialised runner, or the interpreter's (set by the caller). */
 static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
 {
@@ -634,30 +665,8 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
         cbuiltin(cc, st, s);
         return;
     case P4ST_EXTRACT:
-        if ((load || (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)) && !st->b &&
-            cfields(cc, st->type, &s->fields)) {
-            s->fn = load ? cs_extract : cs_extract_next;
-            s->slot = ref->slot;
-            s->k = (uint64_t)st->type->width;
-            const struct cshadow *sh = load ? shadow_of(cc, ref->slot) : NULL;
-            s->slot2 = sh ? sh->at : -1;
-            s->sh = sh;
-        }
-        return;
     case P4ST_EMIT:
-        if (load && cfields(cc, st->type, &s->fields)) {
-            const struct cshadow *sh = shadow_of(cc, ref->slot);
-            s->fn = sh ? cs_emit_shadow : cs_emit;
-            s->slot = ref->slot;
-            s->slot2 = sh ? sh->at : -1;
-        } else if (load && st->type->kind == P4T_STACK &&
-                   cfields(cc, st->type->elem, &s->fields)) {
-            s->fn = cs_emit_stack;
-            s->slot = ref->slot;
-            cc->read_all = true; /* its elements may be shadowed headers */
-            s->k = (uint64_t)st->type->size;
-            s->mask2 = (uint64_t)st->type->elem->nslots;
-        }
+        cpacket(cc, st, s);
         return;
     default:
         return;

@@ -335,18 +335,6 @@ void cs_switchv(struct p4vm *vm, const struct cs *s)
     p4cc_block(vm, &s->els);
 }
 
-/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
-static bool loop_continues(struct p4vm *vm)
-{
-    if (vm->flow == P4VM_BREAK) {
-        vm->flow = P4VM_NORMAL;
-        return false;
-    }
-    if (vm->flow == P4VM_CONTINUE)
-        vm->flow = P4VM_NORMAL;
-    return vm->flow == P4VM_NORMAL;
-}
-
 /* while (b or true) { body; els (the update) }, stopped after P4VM_LOOP_MAX iterations */
 void cs_loop(struct p4vm *vm, const struct cs *s)
 {
@@ -358,7 +346,7 @@ void cs_loop(struct p4vm *vm, const struct cs *s)
             return;
         }
         p4cc_block(vm, &s->body);
-        if (!loop_continues(vm))
+        if (!p4vm_loop_continues(vm))
             return;
         p4cc_block(vm, &s->els);
         if (vm->flow)
