@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/benchutil.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
@@ -20,23 +21,13 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static struct scenario *load(const char *yaml)
-{
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("bench_p4scen", yaml, NULL, &d);
-    if (!sc)
-        exit(1);
-    return sc;
-}
-
 /* CPU seconds of running the scenario `fmt` with program/engine set. */
 static double run(const char *fmt, const char *program, const char *exec, uint64_t *events)
 {
     char sw[128];
     snprintf(sw, sizeof(sw), "program: %s, p4_exec: %s", program, exec);
     char *y = xasprintf(fmt, sw);
-    struct scenario *sc = load(y);
+    struct scenario *sc = bench_load("bench_p4scen", y);
     double t0 = cpu_now();
     scenario_run(sc);
     double dt = cpu_now() - t0;
@@ -109,7 +100,7 @@ static double fat_tree(const char *program)
                         " switch: {program: %s}}\n",
                         program);
     double t0 = cpu_now();
-    struct scenario *sc = load(y);
+    struct scenario *sc = bench_load("bench_p4scen", y);
     double dt = cpu_now() - t0;
     scenario_destroy(sc);
     free(y);

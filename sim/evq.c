@@ -1,15 +1,18 @@
 #include "sim/evq.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/util.h"
 
 #define KEY_PHASE_SHIFT 56
-/* A 4-ary heap: half the levels of a binary one, so a sift moves half as many entries (each
- * move writes the moved timer's heap_idx, a cache miss in a large fabric); the 4 children of a
- * node are adjacent. Keys are unique, so the order of events is the same with any arity. */
+/* A 4-ary heap: half the levels of a binary one, so a sift moves half as many entries; the 4
+ * children of a node are adjacent. Keys are unique, so the order of events is the same with any
+ * arity. The heap starts 3 entries past a 64-byte boundary, so children 4i+1..4i+4 start on a
+ * 128-byte boundary. */
 #define ARITY 4
 #define PARENT(i) (((i)-1) / ARITY)
+#define HEAP_PAD 3
 
 static inline bool entry_less(const struct evq_entry *a, const struct evq_entry *b)
 {
@@ -19,7 +22,25 @@ static inline bool entry_less(const struct evq_entry *a, const struct evq_entry 
 static inline void place(struct evq *q, uint32_t i, struct evq_entry e)
 {
     q->heap[i] = e;
-    e.timer->heap_idx = i;
+    q->pos[e.slot] = i;
+}
+
+/* Grows the heap and the slot arrays to `cap` entries (the new slots are free). */
+static void grow(struct evq *q, uint32_t cap)
+{
+    void *mem = xaligned(64, (cap + HEAP_PAD) * sizeof(struct evq_entry));
+    struct evq_entry *heap = (struct evq_entry *)mem + HEAP_PAD;
+    if (q->len)
+        memcpy(heap, q->heap, q->len * sizeof(*heap));
+    free(q->heap_mem);
+    q->heap_mem = mem;
+    q->heap = heap;
+    q->pos = xrealloc(q->pos, cap * sizeof(*q->pos));
+    q->free = xrealloc(q->free, cap * sizeof(*q->free));
+    uint32_t nfree = q->cap - q->len;
+    for (uint32_t s = cap; s-- > q->cap;)
+        q->free[nfree++] = s;
+    q->cap = cap;
 }
 
 static void sift_up(struct evq *q, uint32_t i, struct evq_entry e)
@@ -57,9 +78,13 @@ static void sift_down(struct evq *q, uint32_t i, struct evq_entry e)
 
 void evq_init(struct evq *q)
 {
-    q->cap = 1024;
+    q->heap = NULL;
+    q->heap_mem = NULL;
+    q->pos = NULL;
+    q->free = NULL;
+    q->cap = 0;
     q->len = 0;
-    q->heap = xmalloc(sizeof(*q->heap) * q->cap);
+    grow(q, 1024);
     q->counter = 0;
     q->fired = 0;
 }
@@ -67,22 +92,32 @@ void evq_init(struct evq *q)
 void evq_fini(struct evq *q)
 {
     for (uint32_t i = 0; i < q->len; i++)
-        q->heap[i].timer->heap_idx = EVQ_IDLE;
-    free(q->heap);
-    q->heap = NULL;
+        q->heap[i].timer->slot = EVQ_IDLE;
+    free(q->heap_mem);
+    free(q->pos);
+    free(q->free);
+    q->heap = q->heap_mem = NULL;
+    q->pos = q->free = NULL;
     q->len = q->cap = 0;
 }
 
 void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase)
 {
     t->fire = fire;
-    t->heap_idx = EVQ_IDLE;
+    t->slot = EVQ_IDLE;
     t->phase = (uint8_t)phase;
+}
+
+/* Frees the slot of the entry at heap index i; its timer becomes idle. */
+static inline void release(struct evq *q, uint32_t i)
+{
+    q->heap[i].timer->slot = EVQ_IDLE;
+    q->free[q->cap - q->len - 1] = q->heap[i].slot;
 }
 
 void evq_schedule(struct evq *q, struct evq_timer *t, sim_time_t at)
 {
-    SIM_ASSERT(t->heap_idx == EVQ_IDLE);
+    SIM_ASSERT(t->slot == EVQ_IDLE);
     SIM_ASSERT(at >= 0);
     if (at > SIM_TIME_HORIZON) {
         /* kept in the queue (its owner expects it scheduled); the run loop stops first */
@@ -90,24 +125,23 @@ void evq_schedule(struct evq *q, struct evq_timer *t, sim_time_t at)
             q->past_horizon = at;
         at = SIM_TIME_NEVER;
     }
-    if (q->len == q->cap) {
-        q->cap *= 2;
-        q->heap = xrealloc(q->heap, sizeof(*q->heap) * q->cap);
-    }
+    if (q->len == q->cap)
+        grow(q, 2 * q->cap);
     struct evq_entry e = {
         .at = at,
         .key = ((uint64_t)t->phase << KEY_PHASE_SHIFT) | q->counter++,
         .timer = t,
+        .slot = q->free[q->cap - q->len - 1],
     };
+    t->slot = e.slot;
     q->len++;
     sift_up(q, q->len - 1, e);
 }
 
 static void remove_at(struct evq *q, uint32_t i)
 {
-    struct evq_timer *t = q->heap[i].timer;
-    t->heap_idx = EVQ_IDLE;
     q->len--;
+    release(q, i);
     if (i == q->len)
         return;
     struct evq_entry last = q->heap[q->len];
@@ -119,10 +153,11 @@ static void remove_at(struct evq *q, uint32_t i)
 
 void evq_cancel(struct evq *q, struct evq_timer *t)
 {
-    if (t->heap_idx == EVQ_IDLE)
+    if (t->slot == EVQ_IDLE)
         return;
-    SIM_ASSERT(t->heap_idx < q->len && q->heap[t->heap_idx].timer == t);
-    remove_at(q, t->heap_idx);
+    uint32_t i = q->pos[t->slot];
+    SIM_ASSERT(i < q->len && q->heap[i].timer == t);
+    remove_at(q, i);
 }
 
 void evq_reschedule(struct evq *q, struct evq_timer *t, sim_time_t at)
@@ -137,8 +172,8 @@ struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
         return NULL;
     struct evq_timer *t = q->heap[0].timer;
     *at = q->heap[0].at;
-    t->heap_idx = EVQ_IDLE;
     q->len--;
+    release(q, 0);
     if (q->len > 0)
         sift_down(q, 0, q->heap[q->len]);
     return t;

@@ -1,11 +1,13 @@
-/* The event queue: a 4-ary heap in one array of {time, key, timer} entries, ordered by
+/* The event queue: a 4-ary heap in one array of {time, key, timer, slot} entries, ordered by
  * (time, key). The key is (phase << 56 | insertion counter): among events at the same
  * picosecond, lower phases run first, and within a phase events run in the order they were
  * scheduled, so runs are bit-for-bit reproducible.
  *
- * Timers are intrusive: embedded in their owner, which recovers itself with container_of. The
- * timer carries its heap index, so cancel and reschedule are O(log n) and scheduling never
- * allocates (the heap array grows geometrically and never shrinks). */
+ * Timers are intrusive: embedded in their owner, which recovers itself with container_of. A
+ * pending timer holds a slot; the queue keeps each slot's heap index in a compact array, so
+ * cancel and reschedule are O(log n) and a sift writes that array, not the timers (owners spread
+ * over memory: a cache miss per moved entry). Scheduling never allocates (the arrays grow
+ * geometrically and never shrink). */
 #ifndef SIM_SIM_EVQ_H
 #define SIM_SIM_EVQ_H
 
@@ -31,20 +33,25 @@ enum evq_phase {
 
 struct evq_timer {
     evq_fire_fn *fire;
-    uint32_t heap_idx; /* EVQ_IDLE when not scheduled */
-    uint8_t phase;     /* enum evq_phase */
+    uint32_t slot; /* EVQ_IDLE when not scheduled */
+    uint8_t phase; /* enum evq_phase */
 };
 
+/* 32 bytes: the 4 children of a heap node fill two cache lines (the heap is aligned so). */
 struct evq_entry {
     sim_time_t at;
     uint64_t key;
     struct evq_timer *timer;
+    uint32_t slot;
 };
 
 struct evq {
     struct evq_entry *heap;
     uint32_t len;
     uint32_t cap;
+    uint32_t *pos;   /* slot -> heap index */
+    uint32_t *free;  /* free slots: cap - len of them */
+    void *heap_mem;  /* the heap's allocation (the heap starts 3 entries in: evq.c) */
     uint64_t counter; /* insertion counter, low 56 bits of the key */
     uint64_t fired;   /* events executed, for statistics */
     sim_time_t past_horizon; /* first time asked for beyond SIM_TIME_HORIZON, or 0 */
@@ -58,7 +65,7 @@ void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase
 
 static inline bool evq_timer_pending(const struct evq_timer *t)
 {
-    return t->heap_idx != EVQ_IDLE;
+    return t->slot != EVQ_IDLE;
 }
 
 /* Schedules an idle timer at absolute time `at`. Scheduling a pending timer is a bug. */

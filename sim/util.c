@@ -29,6 +29,15 @@ void *xcalloc(size_t count, size_t n)
     return p;
 }
 
+void *xaligned(size_t align, size_t n)
+{
+    size_t size = (n + align - 1) / align * align;
+    void *p = aligned_alloc(align, size ? size : align);
+    if (!p)
+        oom(n);
+    return p;
+}
+
 void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);

@@ -15,6 +15,8 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t n);
 void *xrealloc(void *p, size_t n);
+/* n bytes aligned to `align` (a power of two), freed with free(). */
+void *xaligned(size_t align, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -255,7 +255,6 @@ static int compare_program(const char *path, struct rng *r)
 
 static void test_p4cc_same_results_as_interpreter(void **state)
 {
-    (void)state;
     const char *pats[] = {"tests/p4/*.p4", "tests/p4sim/*.p4", "p4/programs/*.p4"};
     struct rng r = {0x9e3779b97f4a7c15ULL};
     int compared = 0;
@@ -270,10 +269,4 @@ static void test_p4cc_same_results_as_interpreter(void **state)
     assert_true(compared >= 25); /* the repository's programs, less those needing models */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4cc_same_results_as_interpreter),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4cc_same_results_as_interpreter))

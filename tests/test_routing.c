@@ -50,7 +50,6 @@ static bool has(const char **names, uint32_t n, const char *want)
 /* k = 4: hosts h0,h1 on edge0_0, h2,h3 on edge0_1 (pod 0), h4.. in pod 1, ...; 4 cores. */
 static void test_routing_fat_tree(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: fat_tree, k: 4, switch: {program: none}}\n");
     const char *p[8];
     /* own host: the one port that leads to it */
@@ -84,7 +83,6 @@ static void test_routing_fat_tree(void **state)
  * the hosts of a leaf-spine leaf leaves the routes as they are. */
 static void test_routing_state_per_destination_switch(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: fat_tree, k: 8, switch: {program: none}}\n");
     const struct route_set *edge = routes_of(sc, "edge3_2");
     assert_int_equal(route_set_nhosts(edge), 128);
@@ -115,7 +113,6 @@ static void test_routing_state_per_destination_switch(void **state)
  * down to each host. */
 static void test_routing_leaf_spine(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 4, "
                                "hosts_per_leaf: 2, switch: {program: none}}\n");
     const char *p[8];
@@ -136,7 +133,6 @@ static void test_routing_leaf_spine(void **state)
  * mean), i.e. the pick spreads, and it must always be one of the equal-cost next hops. */
 static void test_routing_pick_spreads(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 2, spines: 4, "
                                "hosts_per_leaf: 64, switch: {program: none}}\n");
     struct node *leaf = scenario_node(sc, "leaf0");
@@ -164,7 +160,6 @@ static void test_routing_pick_spreads(void **state)
 /* Two stars joined by nothing: no route between them, and flows across are refused. */
 static void test_routing_unreachable(void **state)
 {
-    (void)state;
     const char *yaml = "switches: [{name: a, program: none}, {name: b, program: none}]\n"
                        "hosts: [{name: x}, {name: y}]\n"
                        "links: [{a: x, b: a}, {a: y, b: b}]\n";
@@ -178,14 +173,75 @@ static void test_routing_unreachable(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
+/* Addresses. A fat tree (k = 4: 8 edge switches of 2 hosts, edge0_0 first) gets one prefix per
+ * edge switch: 2 bits of slot (slots 1..2), so h0, h1 are 10.0.0.1, .2 and h2 (edge0_1's first)
+ * is 10.0.0.(1 << 2 | 1) = .5; h15 (edge3_1: destination 7, slot 2) is .30. Every address leads
+ * back to its host. A star and a dumbbell keep flat addresses, 10.0.0.0 + index + 1. */
+static void test_routing_hier_addresses(void **state)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routing_fat_tree),
-        cmocka_unit_test(test_routing_leaf_spine),
-        cmocka_unit_test(test_routing_state_per_destination_switch),
-        cmocka_unit_test(test_routing_pick_spreads),
-        cmocka_unit_test(test_routing_unreachable),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    struct scenario *sc = load("topology: {kind: fat_tree, k: 4, switch: {program: none}}\n");
+    const uint32_t net = 10u << 24;
+    assert_int_equal(node_host(scenario_node(sc, "h0"))->ip, net | 1);
+    assert_int_equal(node_host(scenario_node(sc, "h1"))->ip, net | 2);
+    assert_int_equal(node_host(scenario_node(sc, "h2"))->ip, net | 5);
+    assert_int_equal(node_host(scenario_node(sc, "h15"))->ip, net | 30);
+    const struct route_hosts *rh = routes_of(sc, "core0")->hosts;
+    assert_int_equal(rh->addr_bits, 2);
+    for (int h = 0; h < 16; h++) {
+        char name[24];
+        snprintf(name, sizeof(name), "h%d", h);
+        const struct host *ho = node_host(scenario_node(sc, name));
+        assert_int_equal(route_host_of_ip(rh, ho->ip), ho->index);
+        assert_int_equal(route_host_ip(rh, ho->index), ho->ip);
+    }
+    assert_int_equal(route_host_of_ip(rh, net | 3), UINT32_MAX); /* a slot with no host */
+    int len;
+    assert_int_equal(route_dst_prefix(rh, 1, &len), net | 4);
+    assert_int_equal(len, 30);
+    scenario_destroy(sc);
+    const char *flat[] = {"topology: {kind: star, hosts: 6, switch: {program: none}}\n",
+                          "topology: {kind: dumbbell, left: 3, right: 3, "
+                          "switch: {program: none}}\n"};
+    for (int i = 0; i < 2; i++) {
+        sc = load(flat[i]);
+        assert_int_equal(node_host(scenario_node(sc, "h5"))->ip, net | 6);
+        assert_int_equal(routes_of(sc, "s0")->hosts->addr_bits, 0);
+        scenario_destroy(sc);
+    }
 }
+
+/* With prefixes a P4 route table gets one entry per destination switch and one per own host: in
+ * a k = 8 fat tree an edge switch has 31 other edge switches' prefixes and its 4 hosts (35), a
+ * core switch 32 prefixes; without, one per host (128). Prefixes are taken only for an lpm
+ * table and only when the 128 host routes are more than the limit given. A prefix's pick is one
+ * of the equal-cost next hops toward that edge switch. */
+static void test_routing_table_entries(void **state)
+{
+    struct scenario *sc = load("topology: {kind: fat_tree, k: 8, switch: {program: none}}\n");
+    const struct route_set *edge = routes_of(sc, "edge3_2");
+    assert_int_equal(route_set_table_entries(edge, true), 35);
+    assert_int_equal(route_set_table_entries(edge, false), 128);
+    assert_int_equal(route_set_table_entries(routes_of(sc, "core5"), true), 32);
+    assert_false(route_set_prefixes(edge, true, 128));
+    assert_true(route_set_prefixes(edge, true, 127));
+    assert_false(route_set_prefixes(edge, false, 127));
+    uint32_t port;
+    assert_false(routing_pick_dst(edge, edge->self, 1, &port));
+    for (uint32_t d = 0; d < edge->ndsts; d++) {
+        if (d == edge->self)
+            continue;
+        assert_true(routing_pick_dst(edge, d, 99, &port));
+        const uint32_t *ports = edge->nexthops + edge->dsts[d].first;
+        bool found = false;
+        for (uint32_t i = 0; i < edge->dsts[d].n; i++)
+            found |= ports[i] == port;
+        assert_true(found);
+    }
+    scenario_destroy(sc);
+}
+
+TEST_MAIN(cmocka_unit_test(test_routing_fat_tree), cmocka_unit_test(test_routing_leaf_spine),
+          cmocka_unit_test(test_routing_state_per_destination_switch),
+          cmocka_unit_test(test_routing_pick_spreads), cmocka_unit_test(test_routing_unreachable),
+          cmocka_unit_test(test_routing_hier_addresses),
+          cmocka_unit_test(test_routing_table_entries))

@@ -1,5 +1,6 @@
 /* Scenario tests: load a scenario from YAML text or fail the test with the error count (the
- * errors themselves go to stderr, located). Header-only: each test binary is one file. */
+ * errors themselves go to stderr, located); set-ups and checks several tests share.
+ * Header-only: each test binary is one file. */
 #ifndef SIM_TESTS_TESTSCENARIO_H
 #define SIM_TESTS_TESTSCENARIO_H
 
@@ -7,6 +8,8 @@
 
 #include <stdio.h>
 
+#include "models/ddl/job.h"
+#include "models/net/switch.h"
 #include "sim/app/scenario.h"
 
 static inline struct scenario *load(const char *yaml)
@@ -17,6 +20,52 @@ static inline struct scenario *load(const char *yaml)
     if (!sc)
         fail_msg("scenario did not load (%d errors)", diag_count(&d));
     return sc;
+}
+
+/* Loads a scenario and runs it to its end. */
+static inline struct scenario *load_run(const char *yaml)
+{
+    struct scenario *sc = load(yaml);
+    scenario_run(sc);
+    return sc;
+}
+
+/* Loads and runs a scenario whose first job must end with all its `workers` done. */
+static inline struct scenario *run_job(const char *yaml, uint32_t workers)
+{
+    struct scenario *sc = load_run(yaml);
+    assert_int_equal(sc->jobs[0]->workers_done, workers);
+    return sc;
+}
+
+/* Every flow of the scenario received exactly `bytes`. */
+static inline void assert_flows_received(const struct scenario *sc, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < sc->nflows; i++)
+        assert_int_equal(sc->flows[i]->st.rx_bytes, bytes);
+}
+
+/* A k = 4 fat tree (16 hosts) in which host i sends `bytes` to host (i + shift) % 16. */
+static inline struct scenario *load_fat_tree_flows(int shift, const char *bytes)
+{
+    char y[4096];
+    int len = snprintf(y, sizeof(y), "topology: {kind: fat_tree, k: 4}\nflows:\n");
+    for (int i = 0; i < 16; i++)
+        len += snprintf(y + len, sizeof(y) - (size_t)len, "  - {src: h%d, dst: h%d, bytes: %s}\n",
+                        i, (i + shift) % 16, bytes);
+    return load(y);
+}
+
+/* How many of a k = 4 fat tree's core switches (core0..core3) received packets. */
+static inline int fat_tree_cores_used(struct scenario *sc)
+{
+    int used = 0;
+    for (int c = 0; c < 4; c++) {
+        char name[16];
+        snprintf(name, sizeof(name), "core%d", c);
+        used += switch_of(scenario_node(sc, name))->rx_pkts > 0;
+    }
+    return used;
 }
 
 #endif

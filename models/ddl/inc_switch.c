@@ -27,7 +27,7 @@ static int add_worker(struct inc *inc, uint32_t w, struct host *h, uint32_t port
     struct ddl_job *job = inc->job;
     char jb[16], rid[16], mac[24], ip[16];
     uint8_t m[6];
-    pkt_host_mac(h->index, m);
+    pkt_ip_mac(h->ip, m);
     snprintf(jb, sizeof(jb), "%lld", (long long)job->cfg.id);
     snprintf(rid, sizeof(rid), "%u", w);
     snprintf(mac, sizeof(mac), "0x%02x%02x%02x%02x%02x%02x", m[0], m[1], m[2], m[3], m[4], m[5]);

@@ -269,7 +269,7 @@ static void host_receive(struct node *n, struct port *in, struct pkt *p)
 
 /* --- the host node kind --- */
 
-/* Hosts are numbered in declaration order: the number is the address (pkt_host_ip). */
+/* Hosts are numbered in declaration order; routing_compute derives their addresses. */
 struct host_shared {
     uint32_t next_index;
 };

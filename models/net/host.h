@@ -45,8 +45,8 @@ struct host_cfg {
 struct host {
     struct node node;
     struct host_cfg cfg;
-    uint32_t index; /* host number: address 10.x.y.z = index + 1 */
-    uint32_t ip;
+    uint32_t index; /* host number (declaration order) */
+    uint32_t ip;    /* flat (index + 1) until routing_compute assigns it (routing.h) */
     struct pq nic;
     struct hostcpu cpu;
     struct nic_source *src_head[PQ_MAX_PRIO]; /* backlogged sources of each class */

@@ -489,53 +489,102 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
     return errors + apply_mirror(ps, &c->p4_mirror, d);
 }
 
-/* The route entries, one per destination host with a route, through the binary control
- * plane (no text, names resolved once). */
-static int install_route_entries(struct p4switch *ps, uint32_t need, struct diag *d,
-                                 struct src_loc loc)
+/* The size of basic.p4's route table (BASIC_LPM_SIZE there), and the routes per host a switch
+ * installs at most: beyond, prefixes where the addresses and the table allow them
+ * (route_set_prefixes). */
+#define BASIC_ROUTES 1024
+
+/* The ids a route entry is written with (install_route_entries). */
+struct route_writer {
+    struct p4rt_entry e;
+    int key;
+    int port_arg;
+    int mac_arg; /* -1: the action takes no MAC */
+    char err[512];
+};
+
+/* Adds the route `ip`/`len` -> physical port `port`, setting the MAC of address `mac_ip`; 0, or
+ * 1 with w->err set. An entry the scenario gave for the same key takes precedence. */
+static int add_route(struct p4switch *ps, struct route_writer *w, uint64_t ip, int len,
+                     uint32_t port, uint32_t mac_ip)
+{
+    uint8_t m[6];
+    pkt_ip_mac(mac_ip, m);
+    uint64_t portv = p4switch_port(port);
+    uint64_t mac = 0;
+    for (int i = 0; i < 6; i++)
+        mac = mac << 8 | m[i];
+    size_t n = sizeof(w->err);
+    if (p4rt_entry_key(&w->e, w->key, &ip, len, w->err, n) < 0 ||
+        p4rt_entry_arg(&w->e, w->port_arg, &portv, w->err, n) < 0 ||
+        (w->mac_arg >= 0 && p4rt_entry_arg(&w->e, w->mac_arg, &mac, w->err, n) < 0))
+        return 1;
+    return p4rt_entry_add(ps->pipe, &w->e, NULL, w->err, n) < 0 &&
+           !strstr(w->err, "duplicate entry");
+}
+
+/* The route entries: with `prefixes` (route_set_prefixes), one per destination switch (its
+ * hosts' prefix; the MAC is the prefix's, the last switch writes the host's) and one per own
+ * host; else one per destination host. */
+static int add_routes(struct p4switch *ps, struct route_writer *w, bool prefixes)
+{
+    const struct route_set *rs = &ps->sw->routes;
+    const struct route_hosts *rh = rs->hosts;
+    uint32_t salt = ps->sw->salt;
+    uint32_t port;
+    for (uint32_t d = 0; prefixes && d < rs->ndsts; d++) {
+        int len;
+        uint32_t ip = route_dst_prefix(rh, d, &len);
+        if (routing_pick_dst(rs, d, salt, &port) && add_route(ps, w, ip, len, port, ip))
+            return 1;
+    }
+    for (uint32_t h = 0; h < route_set_nhosts(rs); h++) {
+        if (prefixes && rh->dst[h] != rs->self)
+            continue;
+        uint32_t ip = route_host_ip(rh, h);
+        if (routing_pick(rs, h, salt, &port) && add_route(ps, w, ip, 32, port, ip))
+            return 1;
+    }
+    return 0;
+}
+
+/* True when the route table has one key, an lpm on 32 bits (an IPv4 destination). */
+static bool route_table_lpm(const struct p4switch *ps)
+{
+    const char *name;
+    const char *kind;
+    int width;
+    const char *table = ps->sw->cfg.route_table;
+    return p4rt_table_key(ps->pipe, table, 0, &name, &kind, &width) == 0 &&
+           p4rt_table_key(ps->pipe, table, 1, &name, &kind, &width) < 0 &&
+           strcmp(kind, "lpm") == 0 && width == 32;
+}
+
+/* The route entries through the binary control plane (no text, names resolved once). */
+static int install_route_entries(struct p4switch *ps, uint32_t need, bool prefixes,
+                                 struct diag *d, struct src_loc loc)
 {
     struct sw *sw = ps->sw;
     const struct switch_cfg *c = &sw->cfg;
-    char err[512];
-    struct p4rt_entry e;
-    int tid = p4rt_table_id(ps->pipe, c->route_table, err, sizeof(err));
-    int key = tid < 0 ? -1 : p4rt_key_id(ps->pipe, tid, c->route_key, err, sizeof(err));
-    bool mac_arg = c->route_mac_arg && c->route_mac_arg[0];
-    if (key < 0 || p4rt_entry_init(&e, ps->pipe, tid, c->route_action, err, sizeof(err)) < 0) {
-        diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
+    struct route_writer w = {.mac_arg = -1};
+    int tid = p4rt_table_id(ps->pipe, c->route_table, w.err, sizeof(w.err));
+    w.key = tid < 0 ? -1 : p4rt_key_id(ps->pipe, tid, c->route_key, w.err, sizeof(w.err));
+    if (w.key < 0 ||
+        p4rt_entry_init(&w.e, ps->pipe, tid, c->route_action, w.err, sizeof(w.err)) < 0) {
+        diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, w.err);
         return 1;
     }
-    int port_arg = p4rt_entry_param(&e, c->route_port_arg, err, sizeof(err));
-    int mac_i = port_arg >= 0 && mac_arg ? p4rt_entry_param(&e, c->route_mac_arg, err, sizeof(err))
-                                         : 0;
-    int rc = port_arg < 0 || mac_i < 0;
-    if (!rc)
+    w.port_arg = p4rt_entry_param(&w.e, c->route_port_arg, w.err, sizeof(w.err));
+    if (w.port_arg >= 0 && c->route_mac_arg && c->route_mac_arg[0])
+        w.mac_arg = p4rt_entry_param(&w.e, c->route_mac_arg, w.err, sizeof(w.err));
+    int rc = w.port_arg < 0 || (c->route_mac_arg && c->route_mac_arg[0] && w.mac_arg < 0);
+    if (!rc) {
         p4rt_table_reserve(ps->pipe, tid, (int)need);
-    for (uint32_t h = 0; !rc && h < route_set_nhosts(&sw->routes); h++) {
-        uint32_t port;
-        if (!routing_pick(&sw->routes, h, sw->salt, &port))
-            continue;
-        uint8_t m[6];
-        pkt_host_mac(h, m);
-        uint64_t ip = pkt_host_ip(h);
-        uint64_t portv = p4switch_port(port);
-        uint64_t mac = 0;
-        for (int i = 0; i < 6; i++)
-            mac = mac << 8 | m[i];
-        if (p4rt_entry_key(&e, key, &ip, 32, err, sizeof(err)) < 0 ||
-            p4rt_entry_arg(&e, port_arg, &portv, err, sizeof(err)) < 0 ||
-            (mac_arg && p4rt_entry_arg(&e, mac_i, &mac, err, sizeof(err)) < 0)) {
-            rc = 1;
-            break;
-        }
-        /* an entry the scenario gave for this destination takes precedence */
-        if (p4rt_entry_add(ps->pipe, &e, NULL, err, sizeof(err)) < 0 &&
-            !strstr(err, "duplicate entry"))
-            rc = 1;
+        rc = add_routes(ps, &w, prefixes);
     }
-    p4rt_entry_fini(&e);
+    p4rt_entry_fini(&w.e);
     if (rc)
-        diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, err);
+        diag_error(d, loc, "switch '%s': cannot install routes: %s", sw->node.name, w.err);
     return rc;
 }
 
@@ -552,8 +601,10 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
                    sw->node.name, c->route_table);
         return 1;
     }
-    uint32_t need = route_set_reachable(&sw->routes);
     int size = p4rt_table_size(ps->pipe, c->route_table);
+    uint32_t most = size >= 0 ? MIN((uint32_t)size, BASIC_ROUTES) : BASIC_ROUTES;
+    bool prefixes = route_set_prefixes(&sw->routes, route_table_lpm(ps), most);
+    uint32_t need = route_set_table_entries(&sw->routes, prefixes);
     if (size >= 0 && need > (uint32_t)size) {
         /* fail before installing thousands of entries; a table the routes alone fit in can
          * still fill up with the scenario's own entries, which the loop below reports */
@@ -564,7 +615,7 @@ int p4switch_install_routes(struct sw *sw, struct diag *d, struct src_loc loc)
                    sw->node.name, p4rt_table_name(ps->pipe, c->route_table), size, need);
         return 1;
     }
-    return install_route_entries(ps, need, d, loc);
+    return install_route_entries(ps, need, prefixes, d, loc);
 }
 
 void *p4switch_shared_create(void)
@@ -589,8 +640,6 @@ void p4switch_shared_inputs(const void *shared,
     }
 }
 
-/* The size of basic.p4's route table (BASIC_LPM_SIZE there). */
-#define BASIC_ROUTES 1024
 /* Route entries the switches of a scenario may hold together when basic_wide.p4 replaces
  * basic.p4: one entry per destination host costs about 260 B (a k = 32 fat tree, 10.5 M
  * entries: 2.8 GiB), so this keeps them near 4 GiB. */
@@ -606,20 +655,25 @@ static const char *wide_variant(struct sw *sw, struct p4switch_programs *shared,
     if (strcmp(sw->cfg.program, "basic") != 0)
         return sw->cfg.program;
     bool ports = sw->node.nports > P4_DROP_PORT;
-    uint32_t routes = sw->cfg.routes == SWITCH_ROUTES_OFF ? 0 : route_set_reachable(&sw->routes);
+    uint32_t routes = 0;
+    if (sw->cfg.routes != SWITCH_ROUTES_OFF)
+        routes = route_set_table_entries(&sw->routes,
+                                         route_set_prefixes(&sw->routes, true, BASIC_ROUTES));
     if (!ports && routes <= BASIC_ROUTES)
         return sw->cfg.program;
-    /* every switch may need a route per host: refuse before installing any */
+    /* every switch may need a route per host (a prefix per edge switch and its own hosts, with
+     * hierarchical addresses): refuse before installing any */
     const struct route_hosts *rh = sw->routes.hosts;
-    uint64_t bound = rh ? (uint64_t)rh->refs * rh->nhosts : 0;
+    uint64_t per = rh && rh->addr_bits ? rh->ndsts + (1u << rh->addr_bits) : rh ? rh->nhosts : 0;
+    uint64_t bound = rh ? (uint64_t)rh->refs * per : 0;
     if (bound > WIDE_ROUTE_BUDGET) {
         if (!shared->wide_refused)
             diag_error(d, loc,
                        "switch '%s': the P4 route tables of this topology would hold up to "
-                       "%llu entries (%u switches x %u hosts, about 260 B each), more than %u; "
-                       "use program: none (fixed routing) for a fabric this large",
-                       sw->node.name, (unsigned long long)bound, rh->refs, rh->nhosts,
-                       WIDE_ROUTE_BUDGET);
+                       "%llu entries (%u switches x %llu routes, about 260 B each), more than "
+                       "%u; use program: none (fixed routing) for a fabric this large",
+                       sw->node.name, (unsigned long long)bound, rh->refs,
+                       (unsigned long long)per, WIDE_ROUTE_BUDGET);
         shared->wide_refused = true;
         return NULL;
     }

@@ -27,6 +27,13 @@ void pkt_free(struct sim *sim, struct pkt *p)
     pool_put(&sim->pkt_pool, p);
 }
 
+void pkt_fifo_free(struct sim *sim, struct pkt_fifo *q)
+{
+    struct pkt *p;
+    while ((p = pkt_fifo_pop(q)) != NULL)
+        pkt_free(sim, p);
+}
+
 struct pkt *pkt_clone(struct sim *sim, const struct pkt *p)
 {
     struct pkt *c = pkt_alloc(sim);
@@ -55,11 +62,11 @@ uint32_t pkt_ip_host(uint32_t ip)
     return (ip & 0xffffffu) - 1;
 }
 
-void pkt_host_mac(uint32_t host_index, uint8_t mac[6])
+void pkt_ip_mac(uint32_t ip, uint8_t mac[6])
 {
     mac[0] = 0x02;
     mac[1] = 0x00;
-    pkt_wr32(mac + 2, host_index + 1);
+    pkt_wr32(mac + 2, (ip >> 24) == 10u ? ip & 0xffffffu : 0);
 }
 
 uint16_t pkt_csum16(const uint8_t *b, uint32_t n)
@@ -78,9 +85,9 @@ uint8_t *pkt_build_ipv4(struct pkt *p, const struct pkt_ipv4_spec *s)
 {
     uint8_t *h = p->hdr;
     uint8_t mac[6];
-    pkt_host_mac(pkt_ip_host(s->dst_ip), mac);
+    pkt_ip_mac(s->dst_ip, mac);
     memcpy(h, mac, 6);
-    pkt_host_mac(pkt_ip_host(s->src_ip), mac);
+    pkt_ip_mac(s->src_ip, mac);
     memcpy(h + 6, mac, 6);
     pkt_wr16(h + 12, ETHERTYPE_IPV4);
     uint8_t *ip = h + ETH_HDR_LEN;

@@ -72,15 +72,53 @@ struct pkt {
 /* A packet with no header bytes and size 0. Never fails (the pool aborts on OOM). */
 struct pkt *pkt_alloc(struct sim *sim);
 void pkt_free(struct sim *sim, struct pkt *p);
+
+/* A first-in first-out queue of packets linked through pkt->next (a link's frames on the wire,
+ * a priority queue's class). Zeroed is empty. */
+struct pkt_fifo {
+    struct pkt *head;
+    struct pkt *tail;
+};
+
+static inline void pkt_fifo_push(struct pkt_fifo *q, struct pkt *p)
+{
+    p->next = NULL;
+    if (q->tail)
+        q->tail->next = p;
+    else
+        q->head = p;
+    q->tail = p;
+}
+
+/* Removes and returns the head packet; NULL when the queue is empty. */
+static inline struct pkt *pkt_fifo_pop(struct pkt_fifo *q)
+{
+    struct pkt *p = q->head;
+    if (!p)
+        return NULL;
+    q->head = p->next;
+    if (!q->head)
+        q->tail = NULL;
+    p->next = NULL;
+    return p;
+}
+
+/* Frees every packet of the queue and leaves it empty. */
+void pkt_fifo_free(struct sim *sim, struct pkt_fifo *q);
 struct pkt *pkt_clone(struct sim *sim, const struct pkt *p);
 /* Packets currently allocated; 0 after a clean teardown. */
 int64_t pkt_live(const struct sim *sim);
 
-/* Addresses: hosts get IPv4 10.x.y.z and MAC 02:00:xx:xx:xx:xx from their host index. */
+/* Addresses: hosts have IPv4 addresses in 10.0.0.0/8; routing_compute assigns them (flat, from
+ * the host index, or one prefix per edge switch: routing.h). A host's MAC is 02:00 followed by
+ * the low 24 bits of its address as a 32-bit number (pkt_ip_mac). */
+/* The flat address of host `host_index`: 10.0.0.0 + index + 1. */
 uint32_t pkt_host_ip(uint32_t host_index);
-/* Host index of an address made by pkt_host_ip, or UINT32_MAX. */
+/* Host index of a flat address (pkt_host_ip), or UINT32_MAX. */
 uint32_t pkt_ip_host(uint32_t ip);
-void pkt_host_mac(uint32_t host_index, uint8_t mac[6]);
+/* The MAC of the host with address `ip`: 02:00:00:xx:xx:xx (00:00:00:00:00:00 after 02:00 for
+ * an address outside 10.0.0.0/8). */
+void pkt_ip_mac(uint32_t ip, uint8_t mac[6]);
 
 struct pkt_udp_spec {
     uint32_t src_ip;

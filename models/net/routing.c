@@ -8,14 +8,20 @@
 #include "models/net/node.h"
 #include "sim/util.h"
 
+static void route_hosts_free(struct route_hosts *rh)
+{
+    free(rh->dst);
+    free(rh->port);
+    free(rh->dst_node);
+    free(rh->addr_host);
+    free(rh->addr);
+    free(rh);
+}
+
 void route_set_fini(struct route_set *rs)
 {
-    if (rs->hosts && --rs->hosts->refs == 0) {
-        free(rs->hosts->dst);
-        free(rs->hosts->port);
-        free(rs->hosts->dst_node);
-        free(rs->hosts);
-    }
+    if (rs->hosts && --rs->hosts->refs == 0)
+        route_hosts_free(rs->hosts);
     free(rs->dsts);
     free(rs->nexthops);
     memset(rs, 0, sizeof(*rs));
@@ -52,14 +58,53 @@ uint32_t route_set_reachable(const struct route_set *rs)
     return n;
 }
 
+bool route_set_prefixes(const struct route_set *rs, bool lpm, uint32_t max_host_routes)
+{
+    return lpm && rs->hosts && rs->hosts->addr_bits &&
+           route_set_reachable(rs) > max_host_routes;
+}
+
+uint32_t route_set_table_entries(const struct route_set *rs, bool prefixes)
+{
+    const struct route_hosts *rh = rs->hosts;
+    if (!prefixes || !rh || !rh->addr_bits)
+        return route_set_reachable(rs);
+    uint32_t n = 0;
+    for (uint32_t d = 0; d < rs->ndsts; d++)
+        n += d != rs->self && rs->dsts[d].n > 0;
+    for (uint32_t h = 0; rs->self != ROUTE_NONE && h < rh->nhosts; h++)
+        n += rh->dst[h] == rs->self;
+    return n;
+}
+
+uint32_t route_dst_prefix(const struct route_hosts *rh, uint32_t d, int *len)
+{
+    *len = 32 - (int)rh->addr_bits;
+    return 10u << 24 | d << rh->addr_bits;
+}
+
+/* One of n ports by a hash of `key` salted with `salt`. */
+static uint32_t pick(const uint32_t *ports, uint32_t n, uint32_t key, uint32_t salt)
+{
+    uint64_t h = hash_fnv1a(&key, sizeof(key), hash_fnv1a(&salt, sizeof(salt), HASH_FNV_INIT));
+    return ports[h % n];
+}
+
 bool routing_pick(const struct route_set *rs, uint32_t host, uint32_t salt, uint32_t *port)
 {
     const uint32_t *ports;
     uint32_t n = route_set_get(rs, host, &ports);
     if (n == 0)
         return false;
-    uint64_t h = hash_fnv1a(&host, sizeof(host), hash_fnv1a(&salt, sizeof(salt), HASH_FNV_INIT));
-    *port = ports[h % n];
+    *port = pick(ports, n, host, salt);
+    return true;
+}
+
+bool routing_pick_dst(const struct route_set *rs, uint32_t d, uint32_t salt, uint32_t *port)
+{
+    if (d >= rs->ndsts || d == rs->self || rs->dsts[d].n == 0)
+        return false;
+    *port = pick(rs->nexthops + rs->dsts[d].first, rs->dsts[d].n, d, salt);
     return true;
 }
 
@@ -203,7 +248,55 @@ static struct route_hosts *attach_hosts(const struct graph *g, uint32_t *didx)
     return rh;
 }
 
-void routing_compute(struct node *const *nodes, uint32_t n)
+/* Hierarchical addresses (routing.h) into rh's tables; false when they do not fit in 24
+ * bits. */
+static bool hier_addresses(struct route_hosts *rh)
+{
+    uint32_t *addr = xmalloc((rh->nhosts + 1) * sizeof(*addr));
+    uint32_t ngroups = rh->ndsts + 1; /* the last: hosts on no forwarding node */
+    uint32_t *count = xcalloc(ngroups, sizeof(*count));
+    uint32_t max = 0;
+    for (uint32_t h = 0; h < rh->nhosts; h++) {
+        uint32_t g = rh->dst[h] == ROUTE_NONE ? rh->ndsts : rh->dst[h];
+        addr[h] = ++count[g];
+        max = MAX(max, addr[h]);
+    }
+    free(count);
+    uint32_t bits = 1;
+    while ((1u << bits) <= max)
+        bits++;
+    if (((uint64_t)ngroups << bits) > (1u << 24)) {
+        free(addr);
+        return false;
+    }
+    rh->addr = addr;
+    rh->addr_bits = bits;
+    rh->naddr = ngroups << bits;
+    rh->addr_host = xmalloc(rh->naddr * sizeof(*rh->addr_host));
+    for (uint32_t a = 0; a < rh->naddr; a++)
+        rh->addr_host[a] = ROUTE_NONE;
+    for (uint32_t h = 0; h < rh->nhosts; h++) {
+        uint32_t g = rh->dst[h] == ROUTE_NONE ? rh->ndsts : rh->dst[h];
+        addr[h] |= g << bits;
+        rh->addr_host[addr[h]] = h;
+    }
+    return true;
+}
+
+/* Gives every host of `nodes` its hierarchical address when they fit; else they keep their
+ * flat ones (host_create). */
+static void assign_addresses(struct route_hosts *rh, struct node *const *nodes, uint32_t n)
+{
+    if (!hier_addresses(rh))
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        struct host *h = node_host(nodes[i]);
+        if (h)
+            h->ip = route_host_ip(rh, h->index);
+    }
+}
+
+void routing_compute(struct node *const *nodes, uint32_t n, bool hier)
 {
     struct graph g;
     graph_init(&g, nodes, n);
@@ -219,12 +312,10 @@ void routing_compute(struct node *const *nodes, uint32_t n)
         next_hops(&g, s, dist, hops, nhops);
         routes_to(&g, s, d, dist, hops, nhops);
     }
-    if (rh->refs == 0) { /* no forwarding node holds it */
-        free(rh->dst);
-        free(rh->port);
-        free(rh->dst_node);
-        free(rh);
-    }
+    if (rh->refs == 0) /* no forwarding node holds it */
+        route_hosts_free(rh);
+    else if (hier)
+        assign_addresses(rh, nodes, n);
     free(didx);
     free(nhops);
     free(hops);

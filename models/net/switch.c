@@ -163,7 +163,7 @@ void switch_enqueue(struct sw *sw, uint32_t out, struct pkt *p)
  * the queue is the packet's traffic class or its scheduling priority (`queue_by`). */
 static void route_ingress(struct sw *sw, struct pkt *p)
 {
-    uint32_t h = pkt_is_ipv4(p) ? pkt_ip_host(pkt_ipv4_dst(p)) : UINT32_MAX;
+    uint32_t h = pkt_is_ipv4(p) ? route_host_of_ip(sw->routes.hosts, pkt_ipv4_dst(p)) : UINT32_MAX;
     const uint32_t *ports;
     uint32_t n = route_set_get(&sw->routes, h, &ports);
     if (n == 0) {

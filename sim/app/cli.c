@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "p4/engine/p4cli.h"
 #include "models/transport/transports.h"
 #include "sim/app/figure.h"
@@ -312,6 +314,9 @@ int cli_main(int argc, char **argv)
         fputs(usage, stderr);
         return EXIT_BAD_INPUT;
     }
+    /* a JSON value jansson cannot allocate would vanish from summary.json without a word:
+     * out of memory there is the runtime failure it is everywhere else */
+    json_set_alloc_funcs(xmalloc, free);
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);

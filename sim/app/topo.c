@@ -245,6 +245,7 @@ int topo_collect(struct topo *t, const struct cfg_node *root, struct diag *d)
         errors += e;
         if (e == 0)
             generate(t, &g, gen->loc);
+        t->hier_addrs = e == 0 && (g.kind == TOPO_LEAF_SPINE || g.kind == TOPO_FAT_TREE);
     }
     errors += collect_nodes(t, cfg_get(root, "hosts"), DECL_HOST, "hosts", d);
     errors += collect_nodes(t, cfg_get(root, "switches"), DECL_SWITCH, "switches", d);

@@ -9,6 +9,7 @@
 #ifndef SIM_SIM_APP_TOPO_H
 #define SIM_SIM_APP_TOPO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,8 @@ struct topo {
     struct decl_link *links;
     size_t nlinks;
     size_t cap_links;
+    bool hier_addrs; /* a fabric of edge switches (leaf_spine, fat_tree): a prefix per edge
+                      * switch (routing.h) */
 };
 
 struct topo_gen_cfg {
