@@ -310,12 +310,18 @@ static void copy_packet(const struct p4_prog *prog, uint64_t *dst, const uint64_
     memcpy(dst + prog->cc_slot, src + prog->cc_slot, (size_t)(prog->nslots - prog->cc_slot) * 8);
 }
 
-/* Copies a field list's fields; the compiled engine's header shadows no longer hold. */
-static void copy_field_list(const struct p4_prog *prog, uint64_t *dst, const uint64_t *src, int fl)
+/* Copies a field list's fields (every field in its slot on both sides first); the compiled
+ * engine's header shadows of dst no longer hold. */
+static inline void copy_field_list(const struct p4_pipe *pipe, uint64_t *dst, const uint64_t *src,
+                                   int fl)
 {
+    const struct p4_prog *prog = pipe->prog;
     if (fl < 0 || !src)
         return;
-    memset(dst + prog->cc_slot, 0, (size_t)(prog->nslots - prog->cc_slot) * 8);
+    if (pipe->cc) {
+        p4cc_sync(pipe->cc, (uint64_t *)src, false); /* only fills slots the shadows stand for */
+        p4cc_sync(pipe->cc, dst, true);
+    }
     for (int i = 0; i < prog->nfield_lists; i++) {
         const struct p4ir_field_list *l = &prog->field_lists[i];
         if (l->id != fl)
@@ -356,7 +362,7 @@ static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingr
     }
     bind_state(pipe, state);
     memset(state, 0, (size_t)prog->nslots * 8);
-    copy_field_list(prog, state, from, fl);
+    copy_field_list(pipe, state, from, fl);
     uint32_t plen = in->packet_length ? in->packet_length : in->len;
     set_std(pipe, prog->std.ingress_port, in->ingress_port & 0x1ff);
     set_std(pipe, prog->std.instance_type, in->instance_type);
@@ -405,6 +411,12 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
     out->payload_off = (uint32_t)vm->slots[0];
 }
 
+void p4_pipe_state_sync(const struct p4_pipe *pipe, void *state)
+{
+    if (pipe->cc)
+        p4cc_sync(pipe->cc, state, false);
+}
+
 void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src)
 {
     copy_packet(pipe->prog, dst, src);
@@ -432,7 +444,7 @@ void p4_pipe_clone_i2e(struct p4_pipe *pipe, void *state, const struct p4_ingres
     start_packet(pipe, state, in, NULL, -1);
     uint64_t plen = get_std(pipe, prog->std.packet_length);
     reset_metadata(prog, state, plen, P4_INSTANCE_INGRESS_CLONE);
-    copy_field_list(prog, state, from, fl);
+    copy_field_list(pipe, state, from, fl);
 }
 
 void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
@@ -444,7 +456,7 @@ void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
     copy_packet(prog, d, s);
     uint64_t plen = prog->std.packet_length >= 0 ? s[prog->std.packet_length] : 0;
     reset_metadata(prog, d, plen, P4_INSTANCE_EGRESS_CLONE);
-    copy_field_list(prog, d, s, fl);
+    copy_field_list(pipe, d, s, fl);
 }
 
 void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in *in,

@@ -28,6 +28,13 @@ static const struct ctab *ctab_make(struct p4cc *cc, const struct p4ir_table *t)
 
 /* ---- expressions ---- */
 
+/* A compiled node reads slot (shadowed headers decode such fields at extract). */
+static void mark_read(struct p4cc *cc, int slot)
+{
+    if (slot >= 0 && slot < cc->prog->nslots)
+        cc->read[slot] = true;
+}
+
 static bool narrow(const struct p4ir_expr *e)
 {
     return e && e->nw == 1;
@@ -147,11 +154,13 @@ static const struct cx *cexpr(struct p4cc *cc, const struct p4ir_expr *e)
     case P4OP_LOAD:
         x->fn = cx_load;
         x->slot = e->slot;
+        mark_read(cc, e->slot);
         break;
     case P4OP_LOADX: /* next/last stay with the interpreter (parser faults) */
         if (e->idx == P4IDX_EXPR && narrow(e->a)) {
             x->a = cexpr(cc, e->a);
             x->fn = cx_loadx;
+            cc->read_all = true;
         }
         break;
     case P4OP_ISVALID:
@@ -343,6 +352,38 @@ static bool cpack(struct p4cc *cc, struct p4ir_expr *const *v, int n, struct cpa
 
 /* ---- header shadows (p4cci.h) ---- */
 
+static void mark_pack(struct p4cc *cc, const struct cpack *p)
+{
+    for (int i = 0; i < p->n; i++)
+        mark_read(cc, p->slot[i]);
+}
+
+/* Splits each shadow's fields into those compiled nodes read (decoded at extract) and the
+ * rest (decoded when the shadow drops). */
+static void split_shadows(struct p4cc *cc)
+{
+    for (int k = 0; k < cc->nshadows; k++) {
+        struct cshadow *sh = &cc->shadows[k];
+        struct cfield *dec = NEWN(cc, struct cfield, sh->lay.n);
+        struct cfield *lazy = NEWN(cc, struct cfield, sh->lay.n);
+        int nd = 0;
+        int nl = 0;
+        for (int i = 0; i < sh->lay.n; i++) {
+            const struct cfield *f = &sh->lay.f[i];
+            if (cc->read_all || cc->read[sh->hslot + f->off])
+                dec[nd++] = *f;
+            else
+                lazy[nl++] = *f;
+        }
+        sh->dec = sh->lay;
+        sh->dec.f = dec;
+        sh->dec.n = nd;
+        sh->lazy = sh->lay;
+        sh->lazy.f = lazy;
+        sh->lazy.n = nl;
+    }
+}
+
 #define SHADOWS_MAX 64
 
 /* The layout of a header extracted at a fixed slot that can be shadowed, or NULL. */
@@ -454,6 +495,8 @@ static void cbuiltin(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
             s->mask2 = a[1]->mask;
             s->wt = s->slot2 >= 0 ? patch_of(cc, s->slot2) : NULL;
             cpack_shadow(cc, &s->pack);
+            if (st->aux2 != P4HASH_CSUM16 || st->flag || s->pack.shadow < 0)
+                mark_pack(cc, &s->pack); /* read from slots even while a shadow holds */
             s->fn = st->aux == P4B_UPDATE_CKSUM ? cs_update_cksum : cs_verify_cksum;
         }
         return;
@@ -477,6 +520,7 @@ static void cbuiltin(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
         if (narrow(a[1]) && narrow(a[2]) && cpack(cc, a + 3, st->nargs - 3, &s->pack)) {
             s->a = cexpr(cc, a[1]);
             s->b = cexpr(cc, a[2]);
+            mark_pack(cc, &s->pack);
             s->fn = cs_hash;
         }
         return;
@@ -491,6 +535,37 @@ static struct cb *ccases(struct p4cc *cc, const struct p4ir_stmt *st)
     for (int i = 0; i < st->ncases; i++)
         c[i] = cblock(cc, &st->cases[i]);
     return c;
+}
+
+/* extract and emit of fixed-layout headers (shadowed ones included) and of stacks */
+static void cpacket(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
+{
+    const struct p4ir_expr *ref = st->a;
+    bool load = ref->op == P4OP_LOAD;
+    if (st->op == P4ST_EXTRACT) {
+        if ((load || (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)) && !st->b &&
+            cfields(cc, st->type, &s->fields)) {
+            s->fn = load ? cs_extract : cs_extract_next;
+            s->slot = ref->slot;
+            s->k = (uint64_t)st->type->width;
+            const struct cshadow *sh = load ? shadow_of(cc, ref->slot) : NULL;
+            s->slot2 = sh ? sh->at : -1;
+            s->sh = sh;
+        }
+        return;
+    }
+    if (load && cfields(cc, st->type, &s->fields)) {
+        const struct cshadow *sh = shadow_of(cc, ref->slot);
+        s->fn = sh ? cs_emit_shadow : cs_emit;
+        s->slot = ref->slot;
+        s->slot2 = sh ? sh->at : -1;
+    } else if (load && st->type->kind == P4T_STACK && cfields(cc, st->type->elem, &s->fields)) {
+        s->fn = cs_emit_stack;
+        s->slot = ref->slot;
+        cc->read_all = true; /* its elements may be shadowed headers */
+        s->k = (uint64_t)st->type->size;
+        s->mask2 = (uint64_t)st->type->elem->nslots;
+    }
 }
 
 /* Fills s for statement st: a specialised runner, or the interpreter's (set by the caller). */
@@ -590,28 +665,8 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
         cbuiltin(cc, st, s);
         return;
     case P4ST_EXTRACT:
-        if ((load || (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)) && !st->b &&
-            cfields(cc, st->type, &s->fields)) {
-            s->fn = load ? cs_extract : cs_extract_next;
-            s->slot = ref->slot;
-            s->k = (uint64_t)st->type->width;
-            const struct cshadow *sh = load ? shadow_of(cc, ref->slot) : NULL;
-            s->slot2 = sh ? sh->at : -1;
-        }
-        return;
     case P4ST_EMIT:
-        if (load && cfields(cc, st->type, &s->fields)) {
-            const struct cshadow *sh = shadow_of(cc, ref->slot);
-            s->fn = sh ? cs_emit_shadow : cs_emit;
-            s->slot = ref->slot;
-            s->slot2 = sh ? sh->at : -1;
-        } else if (load && st->type->kind == P4T_STACK &&
-                   cfields(cc, st->type->elem, &s->fields)) {
-            s->fn = cs_emit_stack;
-            s->slot = ref->slot;
-            s->k = (uint64_t)st->type->size;
-            s->mask2 = (uint64_t)st->type->elem->nslots;
-        }
+        cpacket(cc, st, s);
         return;
     default:
         return;
@@ -636,6 +691,7 @@ struct p4cc *p4cc_compile(const struct p4_prog *prog)
     struct p4cc *cc = p4util_calloc(1, sizeof(*cc));
     cc->prog = prog;
     cc->shadows = NEWN(cc, struct cshadow, SHADOWS_MAX);
+    cc->read = NEWN(cc, bool, prog->nslots);
     find_shadows(cc, &prog->parser_init);
     for (int i = 0; i < prog->nstates; i++)
         find_shadows(cc, &prog->states[i].body);
@@ -654,6 +710,7 @@ struct p4cc *p4cc_compile(const struct p4_prog *prog)
         for (int k = 0; k < s->nkeys; k++)
             cc->states[i].keys[k] = cexpr(cc, s->keys[k]);
     }
+    split_shadows(cc);
     return cc;
 }
 

@@ -107,12 +107,16 @@ struct cpack {
 /* A shadowed header: one the parser extracts at a fixed slot (hslot) from a byte-aligned
  * position with a `words` layout. Its wire bytes are kept in the state as well, from slot
  * at + 1; slot `at` is 1 while they match the fields (set by the extract, kept by every compiled
- * write to a field, which writes through) and 0 once anything else may have written. An emit
- * or a checksum of the header then copies or sums those bytes. */
+ * write to a field, which writes through) and 0 once anything else may read or write fields.
+ * While it is 1, an emit or a checksum of the header copies or sums those bytes, and only the
+ * fields compiled nodes read (dec) are in their slots: the others (lazy) are decoded when it
+ * drops to 0 (or for p4cc_sync). */
 struct cshadow {
     int32_t hslot;
     int32_t at;
     struct cfields lay;
+    struct cfields dec;
+    struct cfields lazy;
 };
 
 /* A write-through of one field (within 8 bytes from byte bo of the shadow at slot at + 1). */
@@ -140,7 +144,8 @@ struct cs {
     const struct ccall *call;
     struct cfields fields;
     struct cpack pack;
-    const struct cpatch *wt; /* a write to a shadowed header's field */
+    const struct cpatch *wt;  /* a write to a shadowed header's field */
+    const struct cshadow *sh; /* extract: the header's shadow */
 };
 
 struct cstate {
@@ -156,6 +161,8 @@ struct p4cc {
     struct cshadow *shadows;
     int nshadows;
     int nslots;       /* the slots the shadows take (from prog->nslots at compile time) */
+    bool *read;       /* per slot below prog->nslots: read by a compiled node (shadowed fields) */
+    bool read_all;    /* a compiled node reads slots it cannot name (a computed index) */
     struct cfn **fns; /* compiled callables (looked up by their IR) */
     int nfns;
     int capfns;

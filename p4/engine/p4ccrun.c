@@ -31,12 +31,42 @@ static inline uint8_t *shadow_bytes(struct p4vm *vm, int32_t at)
     return (uint8_t *)(vm->slots + at + 1);
 }
 
-/* Something other than a compiled write may have changed fields: no shadow holds. */
+/* Reads the fields a shadowed header keeps only in its shadow (p4cci.h, cshadow.lazy) into
+ * their slots. */
+static inline __attribute__((always_inline)) void
+shadow_decode(struct p4vm *vm, const struct cshadow *sh, const struct cfields *f)
+{
+    const uint8_t *b = shadow_bytes(vm, sh->at);
+    uint64_t *h = vm->slots + sh->hslot;
+    for (int i = 0; i < f->n; i++)
+        h[f->f[i].off] = load_be64(b + f->f[i].bo) >> f->f[i].sh & f->f[i].mask;
+}
+
+/* Before something other than a compiled node reads or writes fields: every field is in its
+ * slot again and no shadow holds. */
 static void shadows_drop(struct p4vm *vm)
 {
     const struct p4cc *cc = vm->pipe->cc;
-    for (int k = 0; k < cc->nshadows; k++)
-        vm->slots[cc->shadows[k].at] = 0;
+    for (int k = 0; k < cc->nshadows; k++) {
+        const struct cshadow *sh = &cc->shadows[k];
+        if (!vm->slots[sh->at])
+            continue;
+        shadow_decode(vm, sh, &sh->lazy);
+        vm->slots[sh->at] = 0;
+    }
+}
+
+void p4cc_sync(const struct p4cc *cc, uint64_t *slots, bool drop)
+{
+    struct p4vm vm = {.slots = slots};
+    for (int k = 0; k < cc->nshadows; k++) {
+        const struct cshadow *sh = &cc->shadows[k];
+        if (!slots[sh->at])
+            continue;
+        shadow_decode(&vm, sh, &sh->lazy);
+        if (drop)
+            slots[sh->at] = 0;
+    }
 }
 
 /* Writes v (masked) through to the field's bytes in its header's shadow. */
@@ -71,9 +101,8 @@ uint64_t cx_loadx(struct p4vm *vm, const struct cx *x)
 
 uint64_t cx_interp(struct p4vm *vm, const struct cx *x)
 {
-    uint64_t v = p4vm_eval(vm, x->e);
     shadows_drop(vm);
-    return v;
+    return p4vm_eval(vm, x->e);
 }
 
 uint64_t cx_land(struct p4vm *vm, const struct cx *x)
@@ -168,8 +197,8 @@ uint64_t cx_hit(struct p4vm *vm, const struct cx *x)
 void p4cc_run_call(struct p4vm *vm, const struct ccall *c)
 {
     if (!c->simple) {
-        p4vm_call(vm, c->ir);
         shadows_drop(vm);
+        p4vm_call(vm, c->ir);
         return;
     }
     const struct p4ir_callable *fn = c->ir->fn;
@@ -191,8 +220,8 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
         if (ct->keys[i]) {
             key[k->woff] = RUN(ct->keys[i]);
         } else {
-            p4vm_evalw(vm, k->e, key + k->woff);
             shadows_drop(vm);
+            p4vm_evalw(vm, k->e, key + k->woff);
         }
     }
     int action = p4vm_table_lookup(vm, t, hit);
@@ -205,8 +234,8 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
 
 void cs_interp(struct p4vm *vm, const struct cs *s)
 {
-    p4vm_exec(vm, s->st);
     shadows_drop(vm);
+    p4vm_exec(vm, s->st);
 }
 
 void cs_assign(struct p4vm *vm, const struct cs *s)
@@ -222,9 +251,9 @@ void cs_assign_x(struct p4vm *vm, const struct cs *s)
     const struct p4ir_expr *ref = s->st->a;
     uint64_t idx = RUN(s->a);
     uint64_t v = RUN(s->b);
+    shadows_drop(vm); /* the element may be a shadowed header */
     if (idx < (uint64_t)ref->aux2 && !vm->flow)
         vm->slots[ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k] = v & s->k;
-    shadows_drop(vm); /* the element may be a shadowed header */
 }
 
 /* dst = src (both of at most 64 bits): no flow change is possible */
@@ -306,18 +335,6 @@ void cs_switchv(struct p4vm *vm, const struct cs *s)
     p4cc_block(vm, &s->els);
 }
 
-/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
-static bool loop_continues(struct p4vm *vm)
-{
-    if (vm->flow == P4VM_BREAK) {
-        vm->flow = P4VM_NORMAL;
-        return false;
-    }
-    if (vm->flow == P4VM_CONTINUE)
-        vm->flow = P4VM_NORMAL;
-    return vm->flow == P4VM_NORMAL;
-}
-
 /* while (b or true) { body; els (the update) }, stopped after P4VM_LOOP_MAX iterations */
 void cs_loop(struct p4vm *vm, const struct cs *s)
 {
@@ -329,7 +346,7 @@ void cs_loop(struct p4vm *vm, const struct cs *s)
             return;
         }
         p4cc_block(vm, &s->body);
-        if (!loop_continues(vm))
+        if (!p4vm_loop_continues(vm))
             return;
         p4cc_block(vm, &s->els);
         if (vm->flow)
@@ -406,8 +423,9 @@ static void shadow_fill(struct p4vm *vm, const struct cfields *f, int32_t at)
 }
 
 /* A fixed-layout header from its flat field list. A shadowed one at a byte-aligned position
- * is copied to its shadow first and its fields are read from there (the shadow has a word of
- * slack, so every field is one 64-bit load). */
+ * is copied to its shadow first and the fields compiled nodes read are decoded from there (the
+ * shadow has a word of slack, so every field is one 64-bit load); the others stay in the
+ * shadow until something else needs their slots (shadows_drop). */
 void cs_extract(struct p4vm *vm, const struct cs *s)
 {
     uint32_t total = (uint32_t)s->k;
@@ -417,12 +435,9 @@ void cs_extract(struct p4vm *vm, const struct cs *s)
         return;
     }
     uint64_t *h = vm->slots + s->slot;
-    if (s->slot2 >= 0 && !(vm->in_bitpos & 7)) {
+    if (s->slot2 >= 0 && !(vm->in_bitpos & 7)) { /* the fields compiled nodes read */
         shadow_fill(vm, &s->fields, s->slot2);
-        const uint8_t *b = shadow_bytes(vm, s->slot2);
-        const struct cfield *fd = s->fields.f;
-        for (int i = 0; i < s->fields.n; i++)
-            h[fd[i].off] = load_be64(b + fd[i].bo) >> fd[i].sh & fd[i].mask;
+        shadow_decode(vm, s->sh, &s->sh->dec);
         h[0] = 1;
     } else {
         extract_fields(vm, &s->fields, h);
@@ -449,10 +464,10 @@ void cs_extract_next(struct p4vm *vm, const struct cs *s)
         return;
     }
     int64_t at = ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k;
+    shadows_drop(vm); /* the element may be a shadowed header */
     extract_fields(vm, &s->fields, vm->slots + at);
     vm->in_bitpos += total;
     vm->slots[ref->slot]++;
-    shadows_drop(vm); /* the element may be a shadowed header */
 }
 
 /* Places the fields of a `words` layout (slots from base) into its big-endian 64-bit words
@@ -633,8 +648,8 @@ void cs_update_cksum(struct p4vm *vm, const struct cs *s)
         if (s->wt)
             write_through(vm, s->wt, c & s->mask2);
     } else {
-        p4vm_set_ref(vm, s->st->args[1], c);
         shadows_drop(vm);
+        p4vm_set_ref(vm, s->st->args[1], c);
     }
 }
 
@@ -660,8 +675,8 @@ void cs_hash(struct p4vm *vm, const struct cs *s)
         h = p4pipe_random(vm->pipe);
     else
         h = p4hash_compute(st->aux2, vm->buf, pack_flat(vm, &s->pack));
-    p4vm_set_ref(vm, st->args[0], max ? base + h % max : base);
     shadows_drop(vm);
+    p4vm_set_ref(vm, st->args[0], max ? base + h % max : base);
 }
 
 /* register.read(dst, index) into a slot, elements of at most 64 bits */
@@ -731,8 +746,8 @@ void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block wh
     if (f && f->ir == c) {
         p4cc_block(vm, &f->body);
     } else {
-        p4vm_run_control(vm, c);
         shadows_drop(vm);
+        p4vm_run_control(vm, c);
     }
     vm->flow = P4VM_NORMAL;
 }

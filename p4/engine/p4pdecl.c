@@ -628,6 +628,19 @@ static void fields(struct p4parse *p, struct p4ast *d)
     p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, open);
 }
 
+/* typedefDecl -> ('typedef' | 'type') typeRef name ';' (at the keyword) */
+static struct p4ast *typedef_decl(struct p4parse *p, struct p4_loc loc)
+{
+    p4parse_advance(p);
+    struct p4ast *d = p4parse_node(p, P4AST_D_TYPEDEF, loc);
+    d->a = p4parse_type(p);
+    d->loc = p->tok.loc;
+    d->name = p4parse_name(p);
+    p4parse_declare_type(p, d->name);
+    p4parse_check(p, P4TOK_SEMI);
+    return d;
+}
+
 struct p4ast *p4pdecl_declaration(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
@@ -643,13 +656,7 @@ struct p4ast *p4pdecl_declaration(struct p4parse *p)
         break;
     case P4TOK_KW_TYPEDEF:
     case P4TOK_KW_TYPE:
-        p4parse_advance(p);
-        d = p4parse_node(p, P4AST_D_TYPEDEF, loc);
-        d->a = p4parse_type(p);
-        d->loc = p->tok.loc;
-        d->name = p4parse_name(p);
-        p4parse_declare_type(p, d->name);
-        p4parse_check(p, P4TOK_SEMI);
+        d = typedef_decl(p, loc);
         break;
     case P4TOK_KW_HEADER:
     case P4TOK_KW_STRUCT:
@@ -708,13 +715,7 @@ struct p4ast *p4pdecl_declaration(struct p4parse *p)
     default: {
         if (is_word(p, "type") && (p4parse_type_start(p, p4parse_peek(p, 1)) ||
                                    p4parse_peek(p, 1)->kind == P4TOK_IDENT)) {
-            p4parse_advance(p);
-            d = p4parse_node(p, P4AST_D_TYPEDEF, loc);
-            d->a = p4parse_type(p);
-            d->loc = p->tok.loc;
-            d->name = p4parse_name(p);
-            p4parse_declare_type(p, d->name);
-            p4parse_check(p, P4TOK_SEMI);
+            d = typedef_decl(p, loc);
             break;
         }
         if (!p4parse_type_start(p, &p->tok) && p->tok.kind != P4TOK_IDENT)

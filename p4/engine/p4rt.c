@@ -520,9 +520,7 @@ int p4rt_table_key(const struct p4_pipe *pipe, const char *table, int i, const c
 {
     static const char *const kinds[] = {"exact", "lpm", "ternary", "range", "optional", "selector"};
     const struct p4ir_table *t = table_ir(pipe, table);
-    if (!t)
-        return -1;
-    if (i < 0 || i >= t->nkeys)
+    if (!t || i < 0 || i >= t->nkeys)
         return -1;
     *name = t->keys[i].name;
     *match_kind = kinds[t->keys[i].mk];
@@ -533,9 +531,7 @@ int p4rt_table_key(const struct p4_pipe *pipe, const char *table, int i, const c
 int p4rt_table_action(const struct p4_pipe *pipe, const char *table, int i, const char **name)
 {
     const struct p4ir_table *t = table_ir(pipe, table);
-    if (!t)
-        return -1;
-    if (i < 0 || i >= t->nactions)
+    if (!t || i < 0 || i >= t->nactions)
         return -1;
     *name = t->actions[i].call.fn->name;
     return 0;

@@ -635,18 +635,6 @@ __attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct 
     }
 }
 
-/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
-static bool loop_continues(struct p4vm *vm)
-{
-    if (vm->flow == P4VM_BREAK) {
-        vm->flow = P4VM_NORMAL;
-        return false;
-    }
-    if (vm->flow == P4VM_CONTINUE)
-        vm->flow = P4VM_NORMAL;
-    return vm->flow == P4VM_NORMAL;
-}
-
 __attribute__((noinline)) static void loop(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     for (uint32_t n = 0; !st->b || eval(vm, st->b); n++) {
@@ -657,7 +645,7 @@ __attribute__((noinline)) static void loop(struct p4vm *vm, const struct p4ir_st
             return;
         }
         exec_block(vm, &st->body);
-        if (!loop_continues(vm))
+        if (!p4vm_loop_continues(vm))
             return;
         exec_block(vm, &st->els);
         if (vm->flow)
@@ -683,7 +671,7 @@ __attribute__((noinline)) static void forin(struct p4vm *vm, const struct p4ir_s
         for (int i = 0; i < st->nargs; i++) {
             forin_assign(vm, st, st->args[i]);
             exec_block(vm, &st->body);
-            if (!loop_continues(vm))
+            if (!p4vm_loop_continues(vm))
                 return;
         }
         return;
@@ -701,7 +689,7 @@ __attribute__((noinline)) static void forin(struct p4vm *vm, const struct p4ir_s
         }
         vm->slots[st->a->slot] = v;
         exec_block(vm, &st->body);
-        if (!loop_continues(vm) || v == hi)
+        if (!p4vm_loop_continues(vm) || v == hi)
             return;
     }
 }

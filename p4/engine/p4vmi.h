@@ -39,6 +39,18 @@ size_t p4vm_pack(struct p4vm *vm, struct p4ir_expr *const *v, int n);
  * payload appended for the _with_payload forms). */
 uint64_t p4vm_checksum_packed(struct p4vm *vm, const struct p4ir_stmt *st, size_t len);
 void p4vm_set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v);
+/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
+static inline bool p4vm_loop_continues(struct p4vm *vm)
+{
+    if (vm->flow == P4VM_BREAK) {
+        vm->flow = P4VM_NORMAL;
+        return false;
+    }
+    if (vm->flow == P4VM_CONTINUE)
+        vm->flow = P4VM_NORMAL;
+    return vm->flow == P4VM_NORMAL;
+}
+
 /* The select of state s over keys: the next state, or -3 when no case matches. */
 int p4vm_select(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk);
 
