@@ -1,15 +1,20 @@
 #include "sim/evq.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/util.h"
 
-#define KEY_PHASE_SHIFT 56
+#define KEY_PHASE_SHIFT 62
+#define KEY_SLOT_BITS 24
+#define KEY_COUNTER_MAX (1ull << (KEY_PHASE_SHIFT - KEY_SLOT_BITS))
+#define SLOTS_MAX (1u << KEY_SLOT_BITS)
+#define SLOT_OF(e) ((uint32_t)((e).key & (SLOTS_MAX - 1)))
 /* A 4-ary heap: half the levels of a binary one, so a sift moves half as many entries; the 4
  * children of a node are adjacent. Keys are unique, so the order of events is the same with any
- * arity. The heap starts 3 entries past a 64-byte boundary, so children 4i+1..4i+4 start on a
- * 128-byte boundary. */
+ * arity. The heap starts 3 entries past a 64-byte boundary, so children 4i+1..4i+4 fill one
+ * cache line. */
 #define ARITY 4
 #define PARENT(i) (((i)-1) / ARITY)
 #define HEAP_PAD 3
@@ -22,12 +27,22 @@ static inline bool entry_less(const struct evq_entry *a, const struct evq_entry 
 static inline void place(struct evq *q, uint32_t i, struct evq_entry e)
 {
     q->heap[i] = e;
-    q->pos[e.slot] = i;
+    q->pos[SLOT_OF(e)] = i;
+}
+
+/* A run past the queue's limits is a runtime failure (exit 1), like running out of memory. */
+static _Noreturn void too_many(const char *what, unsigned long long limit)
+{
+    fprintf(stderr, "ddlsim: error: more than %llu %s in one run (event queue limit)\n", limit,
+            what);
+    exit(1);
 }
 
 /* Grows the heap and the slot arrays to `cap` entries (the new slots are free). */
 static void grow(struct evq *q, uint32_t cap)
 {
+    if (cap > SLOTS_MAX)
+        too_many("pending events", SLOTS_MAX);
     void *mem = xaligned(64, (cap + HEAP_PAD) * sizeof(struct evq_entry));
     struct evq_entry *heap = (struct evq_entry *)mem + HEAP_PAD;
     if (q->len)
@@ -36,6 +51,7 @@ static void grow(struct evq *q, uint32_t cap)
     q->heap_mem = mem;
     q->heap = heap;
     q->pos = xrealloc(q->pos, cap * sizeof(*q->pos));
+    q->timers = xrealloc(q->timers, cap * sizeof(*q->timers));
     q->free = xrealloc(q->free, cap * sizeof(*q->free));
     uint32_t nfree = q->cap - q->len;
     for (uint32_t s = cap; s-- > q->cap;)
@@ -81,6 +97,7 @@ void evq_init(struct evq *q)
     q->heap = NULL;
     q->heap_mem = NULL;
     q->pos = NULL;
+    q->timers = NULL;
     q->free = NULL;
     q->cap = 0;
     q->len = 0;
@@ -92,12 +109,14 @@ void evq_init(struct evq *q)
 void evq_fini(struct evq *q)
 {
     for (uint32_t i = 0; i < q->len; i++)
-        q->heap[i].timer->slot = EVQ_IDLE;
+        q->timers[SLOT_OF(q->heap[i])]->slot = EVQ_IDLE;
     free(q->heap_mem);
     free(q->pos);
+    free(q->timers);
     free(q->free);
     q->heap = q->heap_mem = NULL;
     q->pos = q->free = NULL;
+    q->timers = NULL;
     q->len = q->cap = 0;
 }
 
@@ -111,8 +130,9 @@ void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase
 /* Frees the slot of the entry at heap index i; its timer becomes idle. */
 static inline void release(struct evq *q, uint32_t i)
 {
-    q->heap[i].timer->slot = EVQ_IDLE;
-    q->free[q->cap - q->len - 1] = q->heap[i].slot;
+    uint32_t slot = SLOT_OF(q->heap[i]);
+    q->timers[slot]->slot = EVQ_IDLE;
+    q->free[q->cap - q->len - 1] = slot;
 }
 
 void evq_schedule(struct evq *q, struct evq_timer *t, sim_time_t at)
@@ -127,13 +147,15 @@ void evq_schedule(struct evq *q, struct evq_timer *t, sim_time_t at)
     }
     if (q->len == q->cap)
         grow(q, 2 * q->cap);
+    if (q->counter == KEY_COUNTER_MAX)
+        too_many("scheduled events", KEY_COUNTER_MAX);
+    uint32_t slot = q->free[q->cap - q->len - 1];
     struct evq_entry e = {
         .at = at,
-        .key = ((uint64_t)t->phase << KEY_PHASE_SHIFT) | q->counter++,
-        .timer = t,
-        .slot = q->free[q->cap - q->len - 1],
+        .key = (uint64_t)t->phase << KEY_PHASE_SHIFT | q->counter++ << KEY_SLOT_BITS | slot,
     };
-    t->slot = e.slot;
+    t->slot = slot;
+    q->timers[slot] = t;
     q->len++;
     sift_up(q, q->len - 1, e);
 }
@@ -156,7 +178,7 @@ void evq_cancel(struct evq *q, struct evq_timer *t)
     if (t->slot == EVQ_IDLE)
         return;
     uint32_t i = q->pos[t->slot];
-    SIM_ASSERT(i < q->len && q->heap[i].timer == t);
+    SIM_ASSERT(i < q->len && q->timers[t->slot] == t);
     remove_at(q, i);
 }
 
@@ -170,7 +192,7 @@ struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
 {
     if (q->len == 0)
         return NULL;
-    struct evq_timer *t = q->heap[0].timer;
+    struct evq_timer *t = q->timers[SLOT_OF(q->heap[0])];
     *at = q->heap[0].at;
     q->len--;
     release(q, 0);

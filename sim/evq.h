@@ -1,7 +1,9 @@
-/* The event queue: a 4-ary heap in one array of {time, key, timer, slot} entries, ordered by
- * (time, key). The key is (phase << 56 | insertion counter): among events at the same
+/* The event queue: a 4-ary heap in one array of 16-byte {time, key} entries, ordered by (time,
+ * key). The key is (phase << 62 | insertion counter << 24 | slot): among events at the same
  * picosecond, lower phases run first, and within a phase events run in the order they were
- * scheduled, so runs are bit-for-bit reproducible.
+ * scheduled, so runs are bit-for-bit reproducible (the counter is unique, so the slot never
+ * decides). At most 2^38 events are scheduled in a run and 2^24 are pending at once (exit 1
+ * beyond).
  *
  * Timers are intrusive: embedded in their owner, which recovers itself with container_of. A
  * pending timer holds a slot; the queue keeps each slot's heap index in a compact array, so
@@ -37,12 +39,10 @@ struct evq_timer {
     uint8_t phase; /* enum evq_phase */
 };
 
-/* 32 bytes: the 4 children of a heap node fill two cache lines (the heap is aligned so). */
+/* 16 bytes: the 4 children of a heap node fill one cache line (the heap is aligned so). */
 struct evq_entry {
     sim_time_t at;
     uint64_t key;
-    struct evq_timer *timer;
-    uint32_t slot;
 };
 
 struct evq {
@@ -50,6 +50,7 @@ struct evq {
     uint32_t len;
     uint32_t cap;
     uint32_t *pos;   /* slot -> heap index */
+    struct evq_timer **timers; /* slot -> its pending timer */
     uint32_t *free;  /* free slots: cap - len of them */
     void *heap_mem;  /* the heap's allocation (the heap starts 3 entries in: evq.c) */
     uint64_t counter; /* insertion counter, low 56 bits of the key */

@@ -27,7 +27,8 @@ static void grow(struct pool *p)
         p->cap_slabs = p->cap_slabs ? 2 * p->cap_slabs : 16;
         p->slabs = xrealloc(p->slabs, p->cap_slabs * sizeof(*p->slabs));
     }
-    char *slab = xmalloc(p->obj_size * p->per_slab);
+    /* 64-byte aligned: objects whose size is a multiple of 64 start on a cache line */
+    char *slab = xaligned(64, p->obj_size * p->per_slab);
     p->slabs[p->nslabs++] = slab;
     for (size_t i = p->per_slab; i-- > 0;) {
         struct pool_free *f = (struct pool_free *)(slab + i * p->obj_size);

@@ -171,6 +171,37 @@ static void test_evq_random_heap(void **state)
     free(v);
 }
 
+/* Layout and slots: an entry is 16 bytes and the children of node i (4i+1..4i+4) fill one
+ * 64-byte line, also after the heap grows; a timer scheduled and popped 10,000 times reuses
+ * its slot, so the queue does not grow past its first 1,024 entries. */
+static void test_evq_layout_and_slots(void **state)
+{
+    assert_int_equal(sizeof(struct evq_entry), 16);
+    struct evq q;
+    evq_init(&q);
+    struct evq_timer t[3000];
+    for (int i = 0; i < 3000; i++) {
+        evq_timer_init(&t[i], fz_fire, EVQ_PHASE_DEFAULT);
+        evq_schedule(&q, &t[i], 3000 - i);
+    }
+    assert_true(q.cap >= 3000);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal((uintptr_t)&q.heap[4 * i + 1] % 64, 0);
+    sim_time_t at;
+    for (int i = 0; i < 3000; i++)
+        assert_ptr_equal(evq_pop(&q, &at), &t[2999 - i]);
+    evq_fini(&q);
+    evq_init(&q);
+    for (int i = 0; i < 10000; i++) {
+        evq_schedule(&q, &t[0], i);
+        assert_true(evq_timer_pending(&t[0]));
+        assert_ptr_equal(evq_pop(&q, &at), &t[0]);
+        assert_false(evq_timer_pending(&t[0]));
+    }
+    assert_int_equal(q.cap, 1024);
+    evq_fini(&q);
+}
+
 TEST_MAIN(cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_phases),
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
-          cmocka_unit_test(test_evq_random_heap))
+          cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_layout_and_slots))

@@ -114,7 +114,7 @@ static void test_pq_drr_weights(void **state)
     struct sim *sim = *state;
     struct pq q;
     pq_init(&q, 2, PQ_SCHED_DRR, 1514);
-    q.cls[1].weight = 3;
+    q.weight[1] = 3;
     for (int i = 0; i < 400; i++) {
         struct pkt *p = udp(sim, 0, 1, 1, 0, 1000);
         p->qclass = (uint8_t)(i % 2);

@@ -16,12 +16,13 @@
 
 #define BLOCKING_NPRIO 8
 
+/* The current transmission first: with the clock of the lowest priorities, one cache line. */
 struct blocking_clock {
-    sim_time_t lower_tx[BLOCKING_NPRIO]; /* up to the start of the current transmission */
     sim_time_t cur_start;
     sim_time_t cur_dur;
     uint8_t cur_prio;
     bool cur_valid;
+    sim_time_t lower_tx[BLOCKING_NPRIO]; /* up to the start of the current transmission */
 };
 
 /* The clock of priority `prio` at `now`. */

@@ -6,6 +6,9 @@
 
 #define PKT_POOL_SLAB 1024
 
+_Static_assert(offsetof(struct pkt, ext) == 64 && offsetof(struct pkt, hdr) == 128,
+               "struct pkt: the per-hop fields fill the first cache line");
+
 struct pkt *pkt_alloc(struct sim *sim)
 {
     if (sim->pkt_pool.obj_size == 0)

@@ -38,13 +38,19 @@ struct pkt_ext {
     pkt_ext_release_fn *release;
 };
 
+/* The first cache line holds what every hop reads or writes (queues, links, the traffic
+ * manager); the second what the ends and a P4 switch use; the header bytes start on the third
+ * (objects are 64-byte aligned: the pool aligns its slabs), so a switch that forwards a packet
+ * touches two lines of it. */
 struct pkt {
-    struct pkt *next;    /* intrusive link for the queue that holds the packet */
-    struct pkt_ext *ext; /* owned: released by pkt_free; not copied by pkt_clone */
-    uint64_t id;         /* unique per simulation */
-    uint32_t flow;       /* flow index (sim-wide), for statistics */
-    uint32_t seq;        /* packet number within the flow */
+    struct pkt *next;     /* intrusive link for the queue that holds the packet */
+    sim_time_t t_enq;     /* when it entered its current queue, ps */
+    sim_time_t qdelay_ps; /* time spent waiting in queues so far */
+    sim_time_t blocking_ps; /* switch-queue time while the port sent lower-priority packets */
+    sim_time_t blk_mark;    /* the port's lower-priority transmit clock at enqueue */
     uint32_t size_bytes; /* frame bytes a buffer holds: headers + payload */
+    uint32_t qseen_bytes; /* deepest egress queue (bytes, all classes) found at a switch */
+    uint32_t enq_qdepth; /* packets in its queue when it was enqueued (P4 enq_qdepth) */
     uint16_t hdr_len;    /* valid bytes in hdr */
     uint16_t in_port;    /* ingress port at the current switch */
     uint8_t prio;        /* scheduling priority 0..7 (switch queue; higher first); a stream's
@@ -52,21 +58,20 @@ struct pkt {
     uint8_t tc;          /* traffic class the sender's NIC gave the packet (802.1p): NIC queue,
                           * PFC accounting and pauses */
     uint8_t qclass;      /* the queue this switch's forwarding stage chose (this hop only) */
-    uint8_t instance;    /* P4 instance_type at this switch */
     bool tm_ce;          /* this switch's traffic manager marked CE (re-applied after a P4
                           * deparser rewrote the header) */
-    bool blk_stream;     /* blk_mark holds the sender NIC's clock when the packet's bytes
-                          * entered their connection's stream (set by the message layer) */
-    uint16_t rid;        /* P4 egress_rid (multicast replica) */
-    uint32_t enq_qdepth; /* packets in its queue when it was enqueued (P4 enq_qdepth) */
+    /* second line */
+    struct pkt_ext *ext; /* owned: released by pkt_free; not copied by pkt_clone */
+    uint64_t id;         /* unique per simulation */
+    uint32_t flow;       /* flow index (sim-wide), for statistics */
+    uint32_t seq;        /* packet number within the flow */
     sim_time_t t_created; /* when the source made it, ps */
-    sim_time_t t_enq;     /* when it entered its current queue, ps */
-    sim_time_t qdelay_ps; /* time spent waiting in queues so far */
-    sim_time_t blocking_ps; /* switch-queue time while the port sent lower-priority packets */
-    sim_time_t blk_mark;    /* the port's lower-priority transmit clock at enqueue */
-    uint32_t qseen_bytes;   /* deepest egress queue (bytes, all classes) found at a switch */
-    uint64_t stream_off;    /* UDP streams: offset of the payload in the stream (metadata only) */
-    uint8_t hdr[PKT_HDR_MAX];
+    uint64_t stream_off;  /* UDP streams: offset of the payload in the stream (metadata only) */
+    uint16_t rid;         /* P4 egress_rid (multicast replica) */
+    uint8_t instance;     /* P4 instance_type at this switch */
+    bool blk_stream;      /* blk_mark holds the sender NIC's clock when the packet's bytes
+                           * entered their connection's stream (set by the message layer) */
+    _Alignas(64) uint8_t hdr[PKT_HDR_MAX];
 };
 
 /* A packet with no header bytes and size 0. Never fails (the pool aborts on OOM). */

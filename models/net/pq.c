@@ -13,7 +13,7 @@ void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_
     q->sched = (uint8_t)sched;
     q->quantum_bytes = quantum_bytes ? quantum_bytes : 1514;
     for (int i = 0; i < PQ_MAX_PRIO; i++)
-        q->cls[i].weight = 1;
+        q->weight[i] = 1;
 }
 
 void pq_fini(struct sim *sim, struct pq *q)
@@ -57,20 +57,20 @@ static struct pkt *drr_dequeue(struct pq *q, uint8_t allowed)
         return NULL;
     for (;;) {
         struct pq_class *c = &q->cls[q->drr_cur];
+        int64_t *deficit = &q->deficit[q->drr_cur];
         bool ok = (allowed >> q->drr_cur) & 1u;
-        if (ok && c->fifo.head && c->deficit >= (int64_t)pq_pkt_bytes(q, c->fifo.head)) {
+        if (ok && c->fifo.head && *deficit >= (int64_t)pq_pkt_bytes(q, c->fifo.head)) {
             struct pkt *p = take(q, c);
-            c->deficit -= pq_pkt_bytes(q, p);
+            *deficit -= pq_pkt_bytes(q, p);
             if (!c->fifo.head)
-                c->deficit = 0;
+                *deficit = 0;
             return p;
         }
         if (!c->fifo.head)
-            c->deficit = 0;
+            *deficit = 0;
         q->drr_cur = (uint8_t)((q->drr_cur + 1) % q->nprio);
-        struct pq_class *n = &q->cls[q->drr_cur];
-        if (n->fifo.head && ((allowed >> q->drr_cur) & 1u))
-            n->deficit += (int64_t)n->weight * q->quantum_bytes;
+        if (q->cls[q->drr_cur].fifo.head && ((allowed >> q->drr_cur) & 1u))
+            q->deficit[q->drr_cur] += (int64_t)q->weight[q->drr_cur] * q->quantum_bytes;
     }
 }
 

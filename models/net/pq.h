@@ -22,12 +22,11 @@ struct pq_class {
     struct pkt_fifo fifo;
     uint64_t bytes;
     uint32_t pkts;
-    uint32_t weight;  /* DRR: quantum multiplier */
-    int64_t deficit;  /* DRR: bytes this class may still send in its turn */
 };
 
-/* The fields every enqueue and dequeue reads come first, so they share a cache line with the
- * first class; `busy` spares a dequeue the walk over every class's head. */
+/* The fields every enqueue and dequeue reads come first: 32 bytes, so with the first class
+ * they fill one cache line when the pq is 64-byte aligned (the traffic manager's ports are);
+ * `busy` spares a dequeue the walk over every class's head. DRR state is last. */
 struct pq {
     uint8_t nprio;
     uint8_t sched;   /* enum pq_sched */
@@ -35,11 +34,13 @@ struct pq {
     bool by_tc;      /* classify by p->tc (NIC queues) instead of p->qclass (switch queues) */
     uint8_t busy;    /* bit i: class i holds packets */
     uint32_t pkts;
+    uint32_t quantum_bytes;
     uint64_t bytes; /* all classes */
     const struct link_cfg *dev; /* the link it feeds: bytes count link_dev_bytes (NULL: the
                                  * packet's size_bytes) */
-    uint32_t quantum_bytes;
     struct pq_class cls[PQ_MAX_PRIO];
+    uint32_t weight[PQ_MAX_PRIO];  /* DRR: quantum multiplier of each class */
+    int64_t deficit[PQ_MAX_PRIO];  /* DRR: bytes a class may still send in its turn */
 };
 
 /* Bytes a queued packet takes in q (what the device of q's link holds). */

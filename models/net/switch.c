@@ -313,7 +313,7 @@ static int switch_connected(struct node *n, const struct node_env *env,
     const struct param_vec *w = &sw->cfg.weights;
     for (uint32_t i = 0; i < n->nports; i++) {
         for (uint32_t c = 0; c < w->n; c++)
-            sw->tm.ports[i].q.cls[c].weight = (uint32_t)param_vec_int(w, c);
+            sw->tm.ports[i].q.weight[c] = (uint32_t)param_vec_int(w, c);
         sw->tm.ports[i].q.dev = &n->ports[i]->tx.cfg;
         uint64_t h = sw->cfg.tm.pfc_headroom_bytes;
         sw->tm.ports[i].headroom_bytes = h ? h : auto_headroom(&n->ports[i]->tx.cfg);

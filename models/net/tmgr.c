@@ -2,14 +2,21 @@
 #include "models/net/tmgr.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/util.h"
+
+_Static_assert(offsetof(struct tmgr_port, max_bytes) == 384 &&
+                   offsetof(struct tmgr_port, blk.lower_tx) < 448 &&
+                   offsetof(struct tmgr_port, cls) == 512,
+               "struct tmgr_port: the per-packet fields in lines 0, 6 and 8");
 
 void tmgr_init(struct tmgr *tm, const struct tmgr_cfg *cfg, uint32_t nports, gsl_rng *rng)
 {
     tm->cfg = *cfg;
     tm->nports = nports;
-    tm->ports = xcalloc(nports, sizeof(*tm->ports));
+    tm->ports = xaligned(64, (size_t)nports * sizeof(*tm->ports));
+    memset(tm->ports, 0, (size_t)nports * sizeof(*tm->ports));
     for (uint32_t i = 0; i < nports; i++)
         pq_init(&tm->ports[i].q, (uint8_t)cfg->nprio, (enum pq_sched)cfg->sched,
                 (uint32_t)cfg->drr_quantum_bytes);

@@ -55,8 +55,9 @@ struct tmgr_cfg {
     uint64_t pfc_headroom_bytes; /* absorbed after XOFF; 0 = from the ingress link (auto) */
 };
 
+/* One cache line each: an enqueue updates its class's. */
 struct tmgr_stats {
-    uint64_t enq_pkts;
+    _Alignas(64) uint64_t enq_pkts;
     uint64_t enq_bytes;
     uint64_t drop_pkts;
     uint64_t drop_bytes;
@@ -65,17 +66,20 @@ struct tmgr_stats {
     uint32_t max_pkts;
 };
 
+/* 64-byte aligned (tmgr_init). What a packet of class 0 and priority 0 touches on its way
+ * through: the queue's counters and class 0 (the first line), the port's depth record and
+ * blocking clock (line 6), its class's statistics (line 8); PFC and P4 state last. */
 struct tmgr_port {
     struct pq q;
+    uint64_t max_bytes; /* deepest the port got (all classes) */
+    uint32_t max_pkts;
+    struct blocking_clock blk; /* network blocking time of packets waiting here */
+    struct tmgr_stats cls[PQ_MAX_PRIO];
     uint64_t ingress_bytes[PQ_MAX_PRIO]; /* lossless bytes buffered that arrived on this port */
     uint64_t headroom_bytes;             /* lossless bytes accepted past XOFF on this port */
     uint64_t headroom_drops;             /* lossless packets lost: headroom overflow */
-    struct blocking_clock blk; /* network blocking time of packets waiting here */
-    struct tmgr_stats cls[PQ_MAX_PRIO];
     uint64_t p4_marks;  /* CE set by the switch's P4 program on packets leaving here (the
                          * traffic manager's own marks are in cls[].mark_pkts) */
-    uint64_t max_bytes; /* deepest the port got (all classes) */
-    uint32_t max_pkts;
 };
 
 struct tmgr {
