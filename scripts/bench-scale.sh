@@ -13,6 +13,9 @@
 #                      does not fit fails with "out of memory" instead of pressing the machine
 #   BENCH_SCALE_LONG=1 also the 128-worker ring all-reduce iteration (1 GB model on a k = 8 fat
 #                      tree at 25 Gbps, TCP) and k = 64 (100us permutation, and check)
+#   BENCH_SCALE_CACHE="8 16" fat-tree sizes also run under cachegrind's cache simulation
+#                      (valgrind --tool=cachegrind --cache-sim=yes, about 50x slower): instructions,
+#                      D1 and LL data misses, and per event, into $OUT/bench-scale-cache.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -105,6 +108,27 @@ if [ "${BENCH_SCALE_LONG:-0}" = 1 ]; then
     fat_tree_yaml 64 100us none >"$tmp/ft64.yaml"
     measure fat_tree_k64_check 65536 check "$tmp/ft64.yaml"
     measure fat_tree_k64_100us 65536 run "$tmp/ft64.yaml"
+fi
+
+# cache misses per event (simulated caches: the same counts on a loaded machine)
+if [ -n "${BENCH_SCALE_CACHE:-}" ]; then
+    echo "name,hosts,events,instructions,d1_misses,ll_misses,instructions_per_event,\
+d1_misses_per_event,ll_misses_per_event" >"$OUT/bench-scale-cache.csv"
+    for k in $BENCH_SCALE_CACHE; do
+        fat_tree_yaml "$k" "$STOP" none >"$tmp/cg$k.yaml"
+        valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
+            "$bin" run "$tmp/cg$k.yaml" --out "$tmp/cgout" >"$tmp/cg.out" 2>"$tmp/cg.err"
+        awk -v name="fat_tree_k${k}_${STOP}" -v hosts=$((k * k * k / 4)) '
+            function num(s) { gsub(/,/, "", s); return s + 0 }
+            / events in / { for (i = 1; i <= NF; i++) if ($(i + 1) == "events") ev = num($i) }
+            /I +refs:/ { ir = num($4) }
+            /D1 +misses:/ { d1 = num($4) }
+            /LLd misses:/ { ll = num($4) }
+            END {
+                printf "%s,%d,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f,%.4f\n", name, hosts, ev, ir, d1, ll,
+                    ir / ev, d1 / ev, ll / ev
+            }' "$tmp/cg.out" "$tmp/cg.err" | tee -a "$OUT/bench-scale-cache.csv"
+    done
 fi
 
 # ns per event and peak RSS against hosts, for the fat-tree runs
