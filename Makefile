@@ -85,6 +85,9 @@ $(BUILD)/ddlsim: $(BUILD)/sim/app/main.o $(LAYER_LIBS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# cmocka passes every test a state pointer that most tests do not use.
+$(BUILD)/tests/%.o: CFLAGS += -Wno-unused-parameter
+
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LAYER_LIBS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(CMOCKA_LIBS) -o $@

@@ -37,14 +37,8 @@ static struct result run(int iterations, int workers, const char *program)
              "  - {name: vgg, model: vgg16, workers: [%s], servers: [h%d], iterations: %d,"
              " chunk: 4MB}\n",
              workers + 1, program, list, workers, iterations);
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("bench_ddl", y, NULL, &d);
-    if (!sc)
-        exit(1);
-    double t0 = bench_now();
-    scenario_run(sc);
-    double dt = bench_now() - t0;
+    struct scenario *sc = bench_load("bench_ddl", y);
+    double dt = bench_run(sc);
     const struct ddl_job *job = sc->jobs[0];
     struct result r = {.end_ps = sc->sim->now, .pkts = sc->sim->next_pkt_id, .wall_s = dt};
     const struct stats *it = &job->iter_time;

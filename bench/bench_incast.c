@@ -22,14 +22,8 @@ static double run(int senders, const char *bytes, const char *program)
     for (int i = 0; i < senders; i++)
         len += snprintf(y + len, cap - (size_t)len, "  - {src: h%d, dst: h%d, bytes: %s}\n", i,
                         senders, bytes);
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("bench", y, NULL, &d);
-    if (!sc)
-        exit(1);
-    double t0 = bench_now();
-    scenario_run(sc);
-    double dt = bench_now() - t0;
+    struct scenario *sc = bench_load("bench", y);
+    double dt = bench_run(sc);
     uint64_t pkts = sc->sim->next_pkt_id;
     printf("incast %2d x %-5s %-5s simulated %8.3f ms  wall %6.3f s  %6.2f M events/s  "
            "%6.2f M packets/s  evq max %u  pkt pool peak %lld  peak RSS %.1f MiB\n",

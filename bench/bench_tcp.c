@@ -9,15 +9,9 @@
 #include "models/transport/tcp.h"
 #include "models/net/p4switch.h"
 #include "models/net/switch.h"
+#include "bench/benchutil.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -40,16 +34,9 @@ int main(int argc, char **argv)
         ms, n + 1);
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(yaml + len, cap - len, "  - {src: h%d, dst: h%d}\n", i, n);
-    struct diag d;
-    diag_init(&d, stderr);
-    struct scenario *sc = scenario_load_string("bench_tcp", yaml, NULL, &d);
+    struct scenario *sc = bench_load("bench_tcp", yaml);
     free(yaml);
-    if (!sc)
-        return 1;
-
-    double t0 = wall_s();
-    scenario_run(sc);
-    double wall = wall_s() - t0;
+    double wall = bench_run(sc);
 
     uint64_t frames = 0;
     for (uint32_t i = 0; i < sc->nnodes; i++) {

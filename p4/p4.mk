@@ -13,7 +13,7 @@ FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 FUZZ_TARGETS := $(patsubst p4/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard p4/fuzz/fuzz_*.c))
 
-$(FUZZ_DIR)/fuzz_%: p4/fuzz/fuzz_%.c $(P4_SRCS)
+$(FUZZ_DIR)/fuzz_%: p4/fuzz/fuzz_%.c p4/fuzz/fuzz_p4load.h $(P4_SRCS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(P4_SRCS) -o $@
 

@@ -112,6 +112,11 @@ void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
     va_end(ap);
 }
 
+void diag_verror(struct diag *d, struct src_loc loc, const char *fmt, va_list ap)
+{
+    report(d, loc, true, fmt, ap);
+}
+
 void diag_warning(struct diag *d, struct src_loc loc, const char *fmt, ...)
 {
     va_list ap;

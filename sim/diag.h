@@ -10,6 +10,7 @@
 #ifndef SIM_SIM_DIAG_H
 #define SIM_SIM_DIAG_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 struct src_loc {
@@ -36,6 +37,9 @@ void diag_error(struct diag *d, struct src_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_warning(struct diag *d, struct src_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* diag_error with its arguments as a va_list, for wrappers that also count. */
+void diag_verror(struct diag *d, struct src_loc loc, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 /* Starts holding messages (nests). */
 void diag_hold(struct diag *d);
 /* Ends one diag_hold; at the outermost, prints the held messages sorted and frees them. The

@@ -11,6 +11,7 @@ struct sim *sim_create(uint64_t seed, struct diag *diag)
     evq_init(&sim->evq);
     sim->seed = seed;
     sim->diag = diag;
+    spool_init(&sim->spool);
     return sim;
 }
 
@@ -25,6 +26,7 @@ void sim_destroy(struct sim *sim)
     }
     free(sim->rngs);
     pool_fini(&sim->pkt_pool);
+    spool_fini(&sim->spool);
     free(sim);
 }
 

@@ -1,6 +1,6 @@
 /* The simulation context. All state of one simulation hangs off a struct sim (no globals), so a
  * process can hold many simulations (tests, sweep points). It owns the clock, the event queue,
- * named RNG streams, the packet pool and the diagnostics sink. */
+ * named RNG streams, the packet pool, the diagnostics sink and the spool of samples. */
 #ifndef SIM_SIM_SIM_H
 #define SIM_SIM_SIM_H
 
@@ -13,6 +13,7 @@
 #include "sim/evq.h"
 #include "sim/pool.h"
 #include "sim/simtime.h"
+#include "sim/spool.h"
 
 struct sim_rng_stream {
     char *name;
@@ -41,6 +42,7 @@ struct sim {
     struct diag *diag;    /* not owned */
     bool stopping;        /* set by sim_stop: the run loop returns after the current event */
     struct sim_hook hook;
+    struct spool spool;   /* samples taken during the run, on their way to the outputs */
 };
 
 struct sim *sim_create(uint64_t seed, struct diag *diag);

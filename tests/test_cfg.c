@@ -39,7 +39,6 @@ static void cap_close(struct capture *c)
 
 static void test_cfg_tree_locations(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("t.yaml",
@@ -66,7 +65,6 @@ static void test_cfg_tree_locations(void **state)
 
 static void test_cfg_syntax_error(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("bad.yaml", "a: [1, 2\nb: 3\n", &c.d);
@@ -78,7 +76,6 @@ static void test_cfg_syntax_error(void **state)
 
 static void test_cfg_duplicate_key(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("d.yaml", "seed: 1\nseed: 2\n", &c.d);
@@ -90,7 +87,6 @@ static void test_cfg_duplicate_key(void **state)
 
 static void test_cfg_alias(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc =
@@ -103,7 +99,6 @@ static void test_cfg_alias(void **state)
 
 static void test_cfg_set(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("s.yaml",
@@ -133,7 +128,6 @@ static void test_cfg_set(void **state)
  * a syntax error or an empty key segment is a located error that changes nothing. */
 static void test_cfg_set_yaml(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("s.yaml", "jobs:\n  - {name: vgg, servers: [h4]}\n",
@@ -172,7 +166,6 @@ static void test_cfg_set_yaml(void **state)
  * column, unlocated ones last; duplicates are not counted; nothing prints before the release. */
 static void test_diag_hold(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     diag_hold(&c.d);
@@ -216,7 +209,6 @@ static const struct param_def pdefs[] = {
  * errors about it point into the file it came from. `--set .=1` names no key and says so. */
 static void test_cfg_set_node(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("s.yaml", "flows:\n  - {name: f0}\n", &c.d);
@@ -247,7 +239,6 @@ static void test_cfg_set_node(void **state)
  * different values apart. */
 static void test_cfg_canonical(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *a = cfg_load_string("a.yaml", "b: 1\na: [x, {k: \"v\"}]\nn: ~\n", &c.d);
@@ -274,7 +265,6 @@ static void test_cfg_canonical(void **state)
 
 static void test_param_decode(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("p.yaml", "{name: n1, mode: beta, on: true}", &c.d);
@@ -292,7 +282,6 @@ static void test_param_decode(void **state)
 
 static void test_param_errors(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("p.yaml",
@@ -341,7 +330,6 @@ static const struct param_def ldefs[] = {
 
 static void test_param_lists(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string(
@@ -375,7 +363,6 @@ static void test_param_lists(void **state)
 
 static void test_param_list_errors(void **state)
 {
-    (void)state;
     struct capture c;
     cap_open(&c);
     struct cfg_doc *doc = cfg_load_string("l.yaml",
@@ -408,23 +395,16 @@ static void test_param_list_errors(void **state)
 
 static void test_param_suggest(void **state)
 {
-    (void)state;
     const char *names[] = {"buffer", "latency", "priorities"};
     assert_string_equal(param_suggest("bufer", names, 3), "buffer");
     assert_string_equal(param_suggest("priority", names, 3), "priorities");
     assert_null(param_suggest("zzz", names, 3));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cfg_tree_locations), cmocka_unit_test(test_cfg_syntax_error),
-        cmocka_unit_test(test_cfg_duplicate_key),  cmocka_unit_test(test_cfg_alias),
-        cmocka_unit_test(test_cfg_set), cmocka_unit_test(test_cfg_set_node),
-        cmocka_unit_test(test_cfg_set_yaml), cmocka_unit_test(test_diag_hold),
-        cmocka_unit_test(test_cfg_canonical),            cmocka_unit_test(test_param_decode),
-        cmocka_unit_test(test_param_errors),       cmocka_unit_test(test_param_suggest),
-        cmocka_unit_test(test_param_lists),        cmocka_unit_test(test_param_list_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_cfg_tree_locations), cmocka_unit_test(test_cfg_syntax_error),
+          cmocka_unit_test(test_cfg_duplicate_key), cmocka_unit_test(test_cfg_alias),
+          cmocka_unit_test(test_cfg_set), cmocka_unit_test(test_cfg_set_node),
+          cmocka_unit_test(test_cfg_set_yaml), cmocka_unit_test(test_diag_hold),
+          cmocka_unit_test(test_cfg_canonical), cmocka_unit_test(test_param_decode),
+          cmocka_unit_test(test_param_errors), cmocka_unit_test(test_param_suggest),
+          cmocka_unit_test(test_param_lists), cmocka_unit_test(test_param_list_errors))

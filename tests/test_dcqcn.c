@@ -1,11 +1,7 @@
 /* The DCQCN reaction point alone: exact rates and α after cuts, α decay, fast recovery,
  * additive and hyper increase (Zhu et al., SIGCOMM 2015, §3.1). Rates are chosen so every
  * expected value is exact (halving integers, α from powers of two). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdlib.h>
 
@@ -120,7 +116,6 @@ static void test_dcqcn_fast_recovery_then_additive(void **state)
 
 static void test_dcqcn_hyper_increase(void **state)
 {
-    (void)state;
     struct dcqcn d;
     struct dcqcn_cfg c = paper_cfg();
     c.byte_counter_bytes = 1000;
@@ -177,15 +172,9 @@ static void test_dcqcn_rate_bounds(void **state)
     assert_int_equal(e.increases, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_dcqcn_starts_at_line_rate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dcqcn_cut, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dcqcn_alpha_decay, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dcqcn_fast_recovery_then_additive, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dcqcn_hyper_increase, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_dcqcn_rate_bounds, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_dcqcn_starts_at_line_rate, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_dcqcn_cut, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_dcqcn_alpha_decay, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_dcqcn_fast_recovery_then_additive, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_dcqcn_hyper_increase, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_dcqcn_rate_bounds, setup, teardown))

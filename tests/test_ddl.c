@@ -1,6 +1,7 @@
 /* DDL workloads with analytic expectations: one worker and one PS on an idle network, the
  * bandwidth share of several workers, priority scheduling, blocking time, ring all-reduce. */
 #include "tests/testscenario.h"
+#include "tests/testddl.h"
 
 #include <jansson.h>
 
@@ -14,33 +15,6 @@
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
-#define RATE 10000000000ULL
-#define D SIM_US(1)
-#define PAYLOAD (1472 - DDL_SHIM_BYTES) /* UDP payload per DDL packet */
-#define FRAME_EXTRA (42 + DDL_SHIM_BYTES + 24)
-
-/* Serialization of a message of `bytes` in DDL/UDP packets on one 10 Gbps link. */
-static sim_time_t ser(uint64_t bytes)
-{
-    sim_time_t t = 0;
-    for (uint64_t left = bytes; left > 0;) {
-        uint64_t n = MIN(left, PAYLOAD);
-        t += simtime_tx_ps(n + FRAME_EXTRA, RATE);
-        left -= n;
-    }
-    return t;
-}
-
-/* Host → switch → host, store and forward: packet i leaves the switch at
- * max(its arrival, the previous packet's departure) + its own time, so a short last packet
- * queues behind the full one before it: the second hop ends one *largest* packet (the first)
- * and one propagation delay after the first hop. */
-static sim_time_t two_hops(sim_time_t start, uint64_t bytes)
-{
-    sim_time_t largest = simtime_tx_ps(MIN(bytes, PAYLOAD) + FRAME_EXTRA, RATE);
-    return start + ser(bytes) + D + largest + D;
-}
-
 /* One worker, one PS, two layers (forward order L0, L1), whole tensors, no software costs.
  *   T1 = f0 + f1 + b1: gradient of L1; T0 = T1 + b0: gradient of L0 (queued behind L1's push).
  *   P1, P0: pushes complete at the PS; pulls leave the PS in that order.
@@ -48,24 +22,23 @@ static sim_time_t two_hops(sim_time_t start, uint64_t bytes)
  *   every iteration repeats the first, so each iteration takes W0. */
 static void test_ddl_one_worker_analytic(void **state)
 {
-    (void)state;
     const uint64_t B0 = 100000;
     const uint64_t B1 = 1000000;
     const sim_time_t f0 = SIM_US(50), f1 = SIM_US(30), b0 = SIM_US(100), b1 = SIM_US(60);
-    struct scenario *sc = load("topology: {kind: star, hosts: 2}\n"
-                               "jobs:\n"
-                               "  - name: j\n"
-                               "    model:\n"
-                               "      name: tiny\n"
-                               "      batch: 32\n"
-                               "      layers:\n"
-                               "        - {name: l0, bytes: 100000, forward: 50us, backward: 100us}\n"
-                               "        - {name: l1, bytes: 1000000, forward: 30us, backward: 60us}\n"
-                               "    workers: [h0]\n"
-                               "    servers: [h1]\n"
-                               "    iterations: 3\n"
-                               "    chunk: 0\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 2}\n"
+                 "jobs:\n"
+                 "  - name: j\n"
+                 "    model:\n"
+                 "      name: tiny\n"
+                 "      batch: 32\n"
+                 "      layers:\n"
+                 "        - {name: l0, bytes: 100000, forward: 50us, backward: 100us}\n"
+                 "        - {name: l1, bytes: 1000000, forward: 30us, backward: 60us}\n"
+                 "    workers: [h0]\n"
+                 "    servers: [h1]\n"
+                 "    iterations: 3\n"
+                 "    chunk: 0\n");
     sim_time_t T1 = f0 + f1 + b1;
     sim_time_t T0 = T1 + b0;
     assert_true(T0 < T1 + ser(B1)); /* L0 waits behind L1 in the stream */
@@ -117,17 +90,14 @@ static double iteration_for(int n)
              "    iterations: 2\n"
              "    chunk: 0\n",
              n + 1, workers, n);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = run_job(y, (uint32_t)n);
     double it = stats_mean(&sc->jobs[0]->iter_time);
-    assert_true(sc->jobs[0]->workers_done == (uint32_t)n);
     scenario_destroy(sc);
     return it;
 }
 
 static void test_ddl_bandwidth_share(void **state)
 {
-    (void)state;
     double s = simtime_sec(ser(4000000));
     for (int n = 1; n <= 4; n *= 2) {
         double it = iteration_for(n);
@@ -151,9 +121,7 @@ static double first_layer_pull(const char *program, const char *sched)
 {
     char y[1024];
     snprintf(y, sizeof(y), vgg, program, sched);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    struct scenario *sc = run_job(y, 4);
     double pull0 = stats_mean(&sc->jobs[0]->pull_lat[0]);
     scenario_destroy(sc);
     return pull0;
@@ -164,7 +132,6 @@ static double first_layer_pull(const char *program, const char *sched)
  * where FIFO hosts send the first layer last and it waits behind every other layer. */
 static void test_ddl_priority_first_layer(void **state)
 {
-    (void)state;
     double fb = first_layer_pull("basic", "fifo");
     double pb = first_layer_pull("basic", "priority");
     double ft = first_layer_pull("tensorexpress", "fifo");
@@ -194,10 +161,8 @@ static double blocking(int levels, const char *program)
              "    priorities: %d\n"
              "    priority_groups: %d\n",
              program, levels, levels);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = run_job(y, 3);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 3);
     double total = 0;
     for (uint32_t l = 0; l < job->L; l++)
         total += job->push_blk_sum[l].sum + job->pull_blk_sum[l].sum;
@@ -207,7 +172,6 @@ static double blocking(int levels, const char *program)
 
 static void test_ddl_blocking_time(void **state)
 {
-    (void)state;
     /* basic.p4 serves everything from one queue; tensorexpress.p4 by the shim's priority. A
      * connection per priority level (priority_groups) keeps the hosts' NICs from inverting
      * priorities, so what differs is the switch. */
@@ -242,8 +206,7 @@ static void critical_blocking(const char *program, double *crit, double *sum, do
              " forward: 1us, backward: 1us}]}, workers: [h1], servers: [h2], iterations: 1,"
              " start: 500us}\n",
              program);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct ddl_job *job = sc->jobs[1];
     assert_int_equal(job->push_blk[0].n, 1);
     *crit = job->push_blk[0].sum;
@@ -254,7 +217,6 @@ static void critical_blocking(const char *program, double *crit, double *sum, do
 
 static void test_ddl_critical_blocking(void **state)
 {
-    (void)state;
     double ser = 100000 * 8 / 10e9;
     double crit, sum, lat;
     critical_blocking("basic", &crit, &sum, &lat);
@@ -289,8 +251,7 @@ static void nic_blocking(int cls, double *crit, double *sum)
              " forward: 1us, backward: 1us}]}, workers: [h0], servers: [h3], iterations: 1,"
              " start: 500us, transport_params: {priority: %d}}\n",
              cls);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     *crit = sc->jobs[1]->push_blk[0].sum;
     *sum = sc->jobs[1]->push_blk_sum[0].sum;
     scenario_destroy(sc);
@@ -298,7 +259,6 @@ static void nic_blocking(int cls, double *crit, double *sum)
 
 static void test_ddl_nic_blocking(void **state)
 {
-    (void)state;
     double frame = 1538 * 8 / 10e9;
     double crit, sum, crit7, sum7;
     nic_blocking(0, &crit, &sum);
@@ -311,25 +271,32 @@ static void test_ddl_nic_blocking(void **state)
     assert_true(crit7 < 1.5e-6);
 }
 
+/* A ring all-reduce of one tensor of `bytes` over h0..h3 of a star (no compute), run to its end:
+ * every worker finished. */
+static struct scenario *ring4_run(const char *bytes, int iterations, const char *extra)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "topology: {kind: star, hosts: 4}\n"
+             "jobs:\n"
+             "  - arch: allreduce\n"
+             "    model: {name: one, layers: [{name: t, bytes: %s}]}\n"
+             "    workers: [h0, h1, h2, h3]\n"
+             "    iterations: %d\n"
+             "%s",
+             bytes, iterations, extra);
+    return run_job(y, 4);
+}
+
 /* Ring all-reduce of S bytes over N workers in whole segments (slice: 0): each worker sends
  * 2(N-1)/N S, and with no compute the iteration is 2(N-1) steps of one segment over two hops,
  * which is within the latency terms of the bandwidth-optimal 2(N-1)/N S / rate. */
 static void test_ddl_ring_allreduce(void **state)
 {
-    (void)state;
     const int N = 4;
     const uint64_t S = 4000000;
-    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
-                               "jobs:\n"
-                               "  - arch: allreduce\n"
-                               "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
-                               "    workers: [h0, h1, h2, h3]\n"
-                               "    iterations: 2\n"
-                               "    chunk: 0\n"
-                               "    slice: 0\n");
-    scenario_run(sc);
+    struct scenario *sc = ring4_run("4MB", 2, "    chunk: 0\n    slice: 0\n");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == (uint32_t)N);
     for (int w = 0; w < N; w++)
         assert_true(job->worker_bytes[w] == 2 * 2 * (N - 1) * S / N); /* two iterations */
     sim_time_t step = two_hops(0, S / N);
@@ -349,7 +316,6 @@ static void test_ddl_ring_allreduce(void **state)
  * keys) stay distinct past worker 1,023. A host listed twice is still refused. */
 static void test_ddl_ring_many_workers(void **state)
 {
-    (void)state;
     const uint32_t N = 1100;
     size_t cap = 256 + 8 * (size_t)N;
     char *y = xmalloc(cap);
@@ -383,19 +349,7 @@ static void test_ddl_ring_many_workers(void **state)
 /* One ring all-reduce of 64 MB over 4 workers, one iteration, no compute. */
 static double ring64(const char *extra)
 {
-    char y[1024];
-    snprintf(y, sizeof(y),
-             "topology: {kind: star, hosts: 4}\n"
-             "jobs:\n"
-             "  - arch: allreduce\n"
-             "    model: {name: one, layers: [{name: t, bytes: 64MB}]}\n"
-             "    workers: [h0, h1, h2, h3]\n"
-             "    iterations: 1\n"
-             "%s",
-             extra);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    struct scenario *sc = ring4_run("64MB", 1, extra);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     scenario_destroy(sc);
     return it;
@@ -420,7 +374,6 @@ static sim_time_t ser_sliced(uint64_t seg, uint64_t slice)
  * of one slice with the transfer of the next: >= 95% of the bound again. */
 static void test_ddl_ring_slices(void **state)
 {
-    (void)state;
     const int N = 4;
     const uint64_t S = 64000000, seg = S / N, slice = 512000;
     double bound = simtime_sec(2 * (N - 1) * ser_sliced(seg, slice));
@@ -460,9 +413,7 @@ static double fifo_iteration(const char *switch_map, int levels, uint32_t *queue
              "    priorities: %d\n"
              "    transport: tcp\n",
              switch_map, levels);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
+    struct scenario *sc = run_job(y, 4);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     const struct sw *s0 = (const struct sw *)scenario_node(sc, "s0");
     *queues = 0;
@@ -482,7 +433,6 @@ static double fifo_iteration(const char *switch_map, int levels, uint32_t *queue
  * several queues, and the iteration time differs. */
 static void test_ddl_fifo_end_to_end(void **state)
 {
-    (void)state;
     uint32_t q1, q2, q3, q4;
     double none8 = fifo_iteration("{program: none}", 8, &q1);
     double none1 = fifo_iteration("{program: none}", 1, &q2);
@@ -499,28 +449,34 @@ static void test_ddl_fifo_end_to_end(void **state)
     assert_true(prio8 != none8);
 }
 
-/* Two workers all-reduce three 1 MB layers (forward 100 us, backward 200 us each), one
- * iteration. Gradients are ready at 500, 700 and 900 us (layers c, b, a). Returns each
- * layer's completion time at worker 0 (its gradient's ready time plus its tensor latency) and
- * worker 0's gradient ready times. */
-static void collective_run(const char *extra, double done[3], double ready[3])
+/* Two workers h0, h1 on a star all-reduce a model of the given layers, one iteration, run to its
+ * end: both workers finished. */
+static struct scenario *ring2_run(const char *layers, const char *extra)
 {
     char y[1024];
     snprintf(y, sizeof(y),
              "topology: {kind: star, hosts: 2}\n"
              "jobs:\n"
              "  - arch: allreduce\n"
-             "    model: {name: m, layers: [{name: a, bytes: 1MB, forward: 100us, backward: 200us},\n"
-             "                              {name: b, bytes: 1MB, forward: 100us, backward: 200us},\n"
-             "                              {name: c, bytes: 1MB, forward: 100us, backward: 200us}]}\n"
+             "    model: {name: m, layers: %s}\n"
              "    workers: [h0, h1]\n"
              "    iterations: 1\n"
              "%s",
-             extra);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+             layers, extra);
+    return run_job(y, 2);
+}
+
+/* Two workers all-reduce three 1 MB layers (forward 100 us, backward 200 us each), one
+ * iteration. Gradients are ready at 500, 700 and 900 us (layers c, b, a). Returns each
+ * layer's completion time at worker 0 (its gradient's ready time plus its tensor latency) and
+ * worker 0's gradient ready times. */
+static void collective_run(const char *extra, double done[3], double ready[3])
+{
+    struct scenario *sc = ring2_run("[{name: a, bytes: 1MB, forward: 100us, backward: 200us},\n"
+                                    "  {name: b, bytes: 1MB, forward: 100us, backward: 200us},\n"
+                                    "  {name: c, bytes: 1MB, forward: 100us, backward: 200us}]",
+                                    extra);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     for (int l = 0; l < 3; l++) {
         ready[l] = simtime_sec(job->workers[0].push_ready[l]);
         done[l] = ready[l] + job->push_lat[l].min;
@@ -541,7 +497,6 @@ static void collective_run(const char *extra, double done[3], double ready[3])
  *   300 + 200 + 400 + 400 = 1300 us instead of 900 us. */
 static void test_ddl_collective_costs(void **state)
 {
-    (void)state;
     double done[3], ready[3];
     collective_run("    cycle: 5ms\n    fusion: 64MB\n    launch: 1ms\n", done, ready);
     double lo = 0.006 + 6 * simtime_sec(ser(500000));
@@ -568,19 +523,10 @@ static void test_ddl_collective_costs(void **state)
  * a's gradient is ready at 400 us + lat_b + (2 ms - lat_b / 2). */
 static void test_ddl_contention_midstep(void **state)
 {
-    (void)state;
-    struct scenario *sc =
-        load("topology: {kind: star, hosts: 2}\n"
-             "jobs:\n"
-             "  - arch: allreduce\n"
-             "    model: {name: m, layers: [{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
-             "                              {name: b, bytes: 125KB, forward: 100us, backward: 200us}]}\n"
-             "    workers: [h0, h1]\n"
-             "    iterations: 1\n"
-             "    contention: 1\n");
-    scenario_run(sc);
+    struct scenario *sc = ring2_run("[{name: a, bytes: 1KB, forward: 100us, backward: 2ms},\n"
+                                    "  {name: b, bytes: 125KB, forward: 100us, backward: 200us}]",
+                                    "    contention: 1\n");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     double lat_b = job->push_lat[1].min;
     assert_true(lat_b > 0 && lat_b < 0.002);
     double ready_a = simtime_sec(job->workers[0].push_ready[0]);
@@ -613,10 +559,7 @@ static void pfc_two_tier(const char *sw)
              "    iterations: 2\n"
              "    chunk: 500KB\n",
              sw);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
-    const struct ddl_job *job = sc->jobs[0];
-    assert_int_equal(job->workers_done, 5);
+    struct scenario *sc = run_job(y, 5);
     uint64_t drops = 0, pauses = 0;
     for (uint32_t i = 0; i < sc->nnodes; i++) {
         const struct node *n = sc->nodes[i];
@@ -634,7 +577,6 @@ static void pfc_two_tier(const char *sw)
 
 static void test_ddl_pfc_queue_not_class(void **state)
 {
-    (void)state;
     pfc_two_tier("program: none, queue_by: priority");
     pfc_two_tier("program: tensorexpress");
     pfc_two_tier("program: none");
@@ -645,21 +587,11 @@ static void test_ddl_pfc_queue_not_class(void **state)
  * iteration grows by exactly 2(N-1) d. */
 static void test_ddl_step_latency(void **state)
 {
-    (void)state;
     const int N = 4;
     const sim_time_t d = SIM_US(7);
-    struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
-                               "jobs:\n"
-                               "  - arch: allreduce\n"
-                               "    model: {name: one, layers: [{name: t, bytes: 4MB}]}\n"
-                               "    workers: [h0, h1, h2, h3]\n"
-                               "    iterations: 2\n"
-                               "    chunk: 0\n"
-                               "    slice: 0\n"
-                               "    step_latency: 7us\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        ring4_run("4MB", 2, "    chunk: 0\n    slice: 0\n    step_latency: 7us\n");
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == (uint32_t)N);
     sim_time_t step = two_hops(0, 4000000 / N);
     assert_true(job->iter_time.max == simtime_sec(2 * (N - 1) * (step + d)));
     assert_true(job->iter_time.min == simtime_sec(2 * (N - 1) * (step + d)));
@@ -691,10 +623,8 @@ static void async_run(bool sync, double *min, double *max)
 {
     char y[1024];
     snprintf(y, sizeof(y), async_yaml, sync ? "true" : "false");
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = run_job(y, 2);
     const struct ddl_job *job = sc->jobs[0];
-    assert_true(job->workers_done == 2);
     assert_int_equal(job->model->layers[0].fwd_ps, SIM_MS(5)); /* the override applied */
     /* pushes and pulls: 3 iterations x 4 MB each way per worker */
     assert_true(job->bytes_sent == 2 * 2 * 3 * 4000000ULL);
@@ -710,7 +640,6 @@ static void async_run(bool sync, double *min, double *max)
 
 static void test_ddl_async(void **state)
 {
-    (void)state;
     double amin, amax, smin, smax;
     async_run(false, &amin, &amax);
     async_run(true, &smin, &smax);
@@ -736,8 +665,7 @@ static void jitter_ready(double j, double *ready)
              " backward: 2ms}]}, workers: [h0, h1, h2, h3], servers: [h4], iterations: 1,"
              " compute_jitter: %g}\n",
              j);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     for (uint32_t w = 0; w < 4; w++)
         ready[w] = simtime_sec(sc->jobs[0]->workers[w].push_ready[0]);
     scenario_destroy(sc);
@@ -745,7 +673,6 @@ static void jitter_ready(double j, double *ready)
 
 static void test_ddl_compute_jitter(void **state)
 {
-    (void)state;
     double r0[4], r1[4], r2[4];
     jitter_ready(0, r0);
     jitter_ready(0.2, r1);
@@ -763,7 +690,6 @@ static void test_ddl_compute_jitter(void **state)
 
 static void test_ddl_sharding(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
                                "jobs:\n"
                                "  - {model: vgg16, workers: [h0], servers: [h1, h2, h3],"
@@ -793,7 +719,6 @@ static void test_ddl_sharding(void **state)
 /* Every DDL packet carries a shim the switch can read, and the source port marks DDL traffic. */
 static void test_ddl_shim_roundtrip(void **state)
 {
-    (void)state;
     uint8_t b[DDL_SHIM_BYTES];
     struct ddl_shim s = {.flags = DDL_FLAG_PULL | DDL_FLAG_BURST_FIRST,
                          .job = 3,
@@ -827,16 +752,14 @@ static void test_ddl_shim_roundtrip(void **state)
  * no packet goes unclaimed at any host. Jumbo segments keep the run short. */
 static void test_ddl_ps_tcp_many_servers(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
-                               "jobs:\n"
-                               "  - model: resnet50\n"
-                               "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
-                               "    servers: [h8, h9, h10, h11, h12]\n"
-                               "    iterations: 1\n"
-                               "    transport: tcp\n"
-                               "    transport_params: {mss: 9000}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 13, link: {rate: 25Gbps}}\n"
+                                   "jobs:\n"
+                                   "  - model: resnet50\n"
+                                   "    workers: [h0, h1, h2, h3, h4, h5, h6, h7]\n"
+                                   "    servers: [h8, h9, h10, h11, h12]\n"
+                                   "    iterations: 1\n"
+                                   "    transport: tcp\n"
+                                   "    transport_params: {mss: 9000}\n");
     const struct ddl_job *job = sc->jobs[0];
     assert_int_equal(job->workers_done, 8);
     uint64_t model = 0;
@@ -856,28 +779,14 @@ static void test_ddl_ps_tcp_many_servers(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ddl_shim_roundtrip),
-        cmocka_unit_test(test_ddl_one_worker_analytic),
-        cmocka_unit_test(test_ddl_bandwidth_share),
-        cmocka_unit_test(test_ddl_priority_first_layer),
-        cmocka_unit_test(test_ddl_blocking_time),
-        cmocka_unit_test(test_ddl_critical_blocking),
-        cmocka_unit_test(test_ddl_nic_blocking),
-        cmocka_unit_test(test_ddl_ring_allreduce),
-        cmocka_unit_test(test_ddl_ring_many_workers),
-        cmocka_unit_test(test_ddl_ring_slices),
-        cmocka_unit_test(test_ddl_fifo_end_to_end),
-        cmocka_unit_test(test_ddl_collective_costs),
-        cmocka_unit_test(test_ddl_step_latency),
-        cmocka_unit_test(test_ddl_contention_midstep),
-        cmocka_unit_test(test_ddl_pfc_queue_not_class),
-        cmocka_unit_test(test_ddl_async),
-        cmocka_unit_test(test_ddl_sharding),
-        cmocka_unit_test(test_ddl_ps_tcp_many_servers),
-        cmocka_unit_test(test_ddl_compute_jitter),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_ddl_shim_roundtrip), cmocka_unit_test(test_ddl_one_worker_analytic),
+          cmocka_unit_test(test_ddl_bandwidth_share),
+          cmocka_unit_test(test_ddl_priority_first_layer), cmocka_unit_test(test_ddl_blocking_time),
+          cmocka_unit_test(test_ddl_critical_blocking), cmocka_unit_test(test_ddl_nic_blocking),
+          cmocka_unit_test(test_ddl_ring_allreduce), cmocka_unit_test(test_ddl_ring_many_workers),
+          cmocka_unit_test(test_ddl_ring_slices), cmocka_unit_test(test_ddl_fifo_end_to_end),
+          cmocka_unit_test(test_ddl_collective_costs), cmocka_unit_test(test_ddl_step_latency),
+          cmocka_unit_test(test_ddl_contention_midstep),
+          cmocka_unit_test(test_ddl_pfc_queue_not_class), cmocka_unit_test(test_ddl_async),
+          cmocka_unit_test(test_ddl_sharding), cmocka_unit_test(test_ddl_ps_tcp_many_servers),
+          cmocka_unit_test(test_ddl_compute_jitter))

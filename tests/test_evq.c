@@ -22,19 +22,24 @@ static void rec_fire(struct sim *sim, struct evq_timer *t)
     r->log[(*r->nlog)++] = r->id;
 }
 
+/* Makes r the timer `id` that appends its id to log when it fires, and schedules it at `at`. */
+static void rec_at(struct sim *sim, struct rec *r, int id, int *log, int *nlog,
+                   enum evq_phase phase, sim_time_t at)
+{
+    *r = (struct rec){.id = id, .log = log, .nlog = nlog};
+    evq_timer_init(&r->t, rec_fire, phase);
+    sim_at(sim, &r->t, at);
+}
+
 static void test_evq_order_and_ties(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     int log[16];
     int nlog = 0;
     struct rec r[6];
     sim_time_t at[6] = {30, 10, 10, 20, 10, 5};
-    for (int i = 0; i < 6; i++) {
-        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
-        evq_timer_init(&r[i].t, rec_fire, EVQ_PHASE_DEFAULT);
-        sim_at(sim, &r[i].t, at[i]);
-    }
+    for (int i = 0; i < 6; i++)
+        rec_at(sim, &r[i], i, log, &nlog, EVQ_PHASE_DEFAULT, at[i]);
     assert_int_equal(sim_run(sim, SIM_TIME_NEVER), 6);
     int want[6] = {5, 1, 2, 4, 3, 0}; /* ties in scheduling order */
     for (int i = 0; i < 6; i++)
@@ -47,17 +52,13 @@ static void test_evq_order_and_ties(void **state)
  * the scheduling order. */
 static void test_evq_phases(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     int log[8];
     int nlog = 0;
     struct rec r[3];
     enum evq_phase ph[3] = {EVQ_PHASE_DEPART, EVQ_PHASE_DEFAULT, EVQ_PHASE_ARRIVAL};
-    for (int i = 0; i < 3; i++) {
-        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
-        evq_timer_init(&r[i].t, rec_fire, ph[i]);
-        sim_at(sim, &r[i].t, 100);
-    }
+    for (int i = 0; i < 3; i++)
+        rec_at(sim, &r[i], i, log, &nlog, ph[i], 100);
     sim_run(sim, SIM_TIME_NEVER);
     assert_int_equal(log[0], 2);
     assert_int_equal(log[1], 1);
@@ -67,16 +68,12 @@ static void test_evq_phases(void **state)
 
 static void test_evq_cancel_reschedule(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     int log[8];
     int nlog = 0;
     struct rec r[4];
-    for (int i = 0; i < 4; i++) {
-        r[i] = (struct rec){.id = i, .log = log, .nlog = &nlog};
-        evq_timer_init(&r[i].t, rec_fire, EVQ_PHASE_DEFAULT);
-        sim_at(sim, &r[i].t, 10 * (i + 1));
-    }
+    for (int i = 0; i < 4; i++)
+        rec_at(sim, &r[i], i, log, &nlog, EVQ_PHASE_DEFAULT, 10 * (i + 1));
     evq_cancel(&sim->evq, &r[1].t);
     assert_false(evq_timer_pending(&r[1].t));
     evq_cancel(&sim->evq, &r[1].t); /* idle: no-op */
@@ -92,7 +89,6 @@ static void test_evq_cancel_reschedule(void **state)
 
 static void test_evq_run_until(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     int log[8];
     int nlog = 0;
@@ -126,7 +122,6 @@ static void fz_fire(struct sim *sim, struct evq_timer *t)
 
 static void test_evq_random_heap(void **state)
 {
-    (void)state;
     enum { N = 5000 };
     struct evq q;
     evq_init(&q);
@@ -181,7 +176,6 @@ static void test_evq_random_heap(void **state)
  * its slot, so the queue does not grow past its first 1,024 entries. */
 static void test_evq_layout_and_slots(void **state)
 {
-    (void)state;
     assert_int_equal(sizeof(struct evq_entry), 16);
     struct evq q;
     evq_init(&q);
@@ -208,12 +202,6 @@ static void test_evq_layout_and_slots(void **state)
     evq_fini(&q);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_evq_order_and_ties),    cmocka_unit_test(test_evq_phases),
-        cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
-        cmocka_unit_test(test_evq_random_heap),      cmocka_unit_test(test_evq_layout_and_slots),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_phases),
+          cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
+          cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_layout_and_slots))

@@ -30,7 +30,6 @@ static double eval(const char *s)
 
 static void test_expr_arithmetic(void **state)
 {
-    (void)state;
     assert_true(eval("1 + 2 * 3") == 7);
     assert_true(eval("(1 + 2) * 3") == 9);
     assert_true(eval("-2 * -3 - 1") == 5);
@@ -41,7 +40,6 @@ static void test_expr_arithmetic(void **state)
 /* 4 senders x 1 MB x 8 bits at 10 Gbps = 3.2 ms; 2 x 1 us = 2 us. */
 static void test_expr_units(void **state)
 {
-    (void)state;
     assert_true(fabs(eval("senders * bytes * 8 / rate") - 3.2e-3) < 1e-15);
     assert_true(fabs(eval("2 * 1us") - 2e-6) < 1e-18);
     assert_true(eval("64KiB") == 65536);
@@ -49,7 +47,6 @@ static void test_expr_units(void **state)
 
 static void test_expr_errors(void **state)
 {
-    (void)state;
     char err[256];
     double x;
     assert_int_equal(expr_eval("senders * nope", row, NULL, &x, err, sizeof(err)), -1);
@@ -64,12 +61,5 @@ static void test_expr_errors(void **state)
     assert_string_equal(err, "in '1 2' at column 3: unexpected 2");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_expr_arithmetic),
-        cmocka_unit_test(test_expr_units),
-        cmocka_unit_test(test_expr_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_expr_arithmetic), cmocka_unit_test(test_expr_units),
+          cmocka_unit_test(test_expr_errors))

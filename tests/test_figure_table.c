@@ -1,13 +1,10 @@
 /* Figure tables: pivoting the rows of several schemes into one row per key with a column per
  * scheme (figure.c `pivot`). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include "sim/app/figure_table.h"
 #include "sim/util.h"
@@ -26,7 +23,6 @@ static void add_row(struct table *t, const char *const *cells)
  * lat_te; the missing combination is an empty cell. A missing column is an error naming it. */
 static void test_table_pivot(void **state)
 {
-    (void)state;
     struct table t = {0};
     const char *head[] = {"workers", "scheme", "lat"};
     t.ncols = 3;
@@ -57,10 +53,4 @@ static void test_table_pivot(void **state)
     table_free(&t);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_pivot),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_table_pivot))

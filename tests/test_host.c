@@ -14,7 +14,6 @@ static void noop_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 
 static void test_host_endpoints(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct host_cfg cfg;
     param_defaults(host_node_ops.params, *host_node_ops.nparams, &cfg);
@@ -51,10 +50,4 @@ static void test_host_endpoints(void **state)
     sim_destroy(sim);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_endpoints),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_host_endpoints))

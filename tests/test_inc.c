@@ -26,17 +26,15 @@
  * the slot still waits for another worker). */
 static void test_inc_exact_with_loss(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 5, link: {rate: 10Gbps, delay: "
-                               "1us}, switch: {program: aggregation}}\n"
-                               "jobs:\n"
-                               "  - arch: inc\n"
-                               "    model: " MODEL "\n"
-                               "    workers: [h0, h1, h2, h3]\n"
-                               "    servers: [h4]\n"
-                               "    iterations: 3\n"
-                               "    inc: {slots: 8, timeout: 20us, loss: 0.05}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 5, link: {rate: 10Gbps, delay: "
+                                   "1us}, switch: {program: aggregation}}\n"
+                                   "jobs:\n"
+                                   "  - arch: inc\n"
+                                   "    model: " MODEL "\n"
+                                   "    workers: [h0, h1, h2, h3]\n"
+                                   "    servers: [h4]\n"
+                                   "    iterations: 3\n"
+                                   "    inc: {slots: 8, timeout: 20us, loss: 0.05}\n");
     const struct ddl_job *job = sc->jobs[0];
     const struct inc_stats *st = &job->inc->st;
     printf("  inc with 5%% loss: %llu blocks, %llu lost, %llu retransmitted, %llu duplicate "
@@ -62,16 +60,15 @@ static void test_inc_exact_with_loss(void **state)
  * Both are exact. */
 static void test_inc_collision_fallback(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 6, link: {rate: 10Gbps, delay: "
-                               "1us}, switch: {program: aggregation}}\n"
-                               "jobs:\n"
-                               "  - {name: x, arch: inc, model: " MODEL ", workers: [h0, h1], "
-                               "servers: [h2], iterations: 3, inc: {slots: 16}}\n"
-                               "  - {name: y, arch: inc, model: " MODEL ", workers: [h3, h4], "
-                               "servers: [h5], iterations: 3, start: 1ms, inc: {slots: 16, loss: 0.05, "
-                               "timeout: 50us}}\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 6, link: {rate: 10Gbps, delay: "
+                 "1us}, switch: {program: aggregation}}\n"
+                 "jobs:\n"
+                 "  - {name: x, arch: inc, model: " MODEL ", workers: [h0, h1], "
+                 "servers: [h2], iterations: 3, inc: {slots: 16}}\n"
+                 "  - {name: y, arch: inc, model: " MODEL ", workers: [h3, h4], "
+                 "servers: [h5], iterations: 3, start: 1ms, inc: {slots: 16, loss: 0.05, "
+                 "timeout: 50us}}\n");
     const struct inc_stats *x = &sc->jobs[0]->inc->st;
     const struct inc_stats *y = &sc->jobs[1]->inc->st;
     printf("  collision: x %llu results from the switch, %llu from its server; y %llu from the "
@@ -97,13 +94,11 @@ static void test_inc_collision_fallback(void **state)
  * to the server. */
 static void test_inc_pool_full(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {program: "
-                               "aggregation}}\n"
-                               "jobs:\n"
-                               "  - {arch: inc, model: " MODEL ", workers: [h0, h1], servers: "
-                               "[h2], iterations: 2, inc: {slots: 16, slot_base: 2048}}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 3, switch: {program: "
+                                   "aggregation}}\n"
+                                   "jobs:\n"
+                                   "  - {arch: inc, model: " MODEL ", workers: [h0, h1], servers: "
+                                   "[h2], iterations: 2, inc: {slots: 16, slot_base: 2048}}\n");
     const struct inc_stats *st = &sc->jobs[0]->inc->st;
     assert_true(sc->jobs[0]->workers_done == 2);
     assert_true(st->results_sw == 0 && st->results_ps == 2ull * 2 * BLOCKS && st->wrong == 0);
@@ -124,9 +119,7 @@ static uint64_t ecn_run(bool window, struct inc_stats *out)
              "  - {arch: inc, model: " MODEL ", workers: [h0, h1], servers: [h2], iterations: 3, "
              "inc: {slots: 64, ecn_window: %s}}\n",
              window ? "true" : "false");
-    struct scenario *sc = load(yaml);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 2);
+    struct scenario *sc = run_job(yaml, 2);
     *out = sc->jobs[0]->inc->st;
     struct host *h0 = NULL;
     for (uint32_t i = 0; i < sc->nnodes && !h0; i++) {
@@ -144,7 +137,6 @@ static uint64_t ecn_run(bool window, struct inc_stats *out)
  * wait in that queue at once and its peak is lower. Results stay exact either way. */
 static void test_inc_ecn_window(void **state)
 {
-    (void)state;
     struct inc_stats off, on;
     uint64_t q_off = ecn_run(false, &off);
     uint64_t q_on = ecn_run(true, &on);
@@ -173,9 +165,7 @@ static double iteration(const char *arch, const char *servers)
              "    iterations: 3\n"
              "    chunk: 256KB\n",
              arch, servers);
-    struct scenario *sc = load(yaml);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 8);
+    struct scenario *sc = run_job(yaml, 8);
     double it = stats_mean(&sc->jobs[0]->iter_time);
     if (sc->jobs[0]->inc)
         assert_true(sc->jobs[0]->inc->st.wrong == 0);
@@ -190,7 +180,6 @@ static double iteration(const char *arch, const char *servers)
  * in-network aggregation is fastest, then ring, then the PS. */
 static void test_inc_beats_ps_and_ring(void **state)
 {
-    (void)state;
     double inc = iteration("inc", "    servers: [h8]\n");
     double ring = iteration("allreduce", "");
     double ps = iteration("ps", "    servers: [h8]\n");
@@ -200,14 +189,6 @@ static void test_inc_beats_ps_and_ring(void **state)
     assert_true(ring < ps);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_inc_exact_with_loss),
-        cmocka_unit_test(test_inc_collision_fallback),
-        cmocka_unit_test(test_inc_pool_full),
-        cmocka_unit_test(test_inc_ecn_window),
-        cmocka_unit_test(test_inc_beats_ps_and_ring),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_inc_exact_with_loss), cmocka_unit_test(test_inc_collision_fallback),
+          cmocka_unit_test(test_inc_pool_full), cmocka_unit_test(test_inc_ecn_window),
+          cmocka_unit_test(test_inc_beats_ps_and_ring))

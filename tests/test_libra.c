@@ -28,10 +28,7 @@ static struct scenario *run(const char *sparse)
              "    chunk: 0\n"
              "    sparse: %s\n",
              topo, sparse);
-    struct scenario *sc = load(yaml);
-    scenario_run(sc);
-    assert_true(sc->jobs[0]->workers_done == 4);
-    return sc;
+    return run_job(yaml, 4);
 }
 
 /* One table of K = 1000 keys, Zipf s = 1, 50 slots of 2 rows (dim 32): the hot set is the 100
@@ -39,7 +36,6 @@ static struct scenario *run(const char *sparse)
  * which draw H(100)/H(1000) = 5.1874/7.4855 = 0.693 of the lookups (H(n) = sum 1/r). */
 static void test_libra_hot_share(void **state)
 {
-    (void)state;
     struct scenario *sc = run("{tables: 1, keys: 1000, dim: 32, lookups: 2000, skew: 1.0, "
                               "sample: 200000, hot_slots: 50}");
     const struct libra *lb = sc->jobs[0]->libra;
@@ -66,7 +62,6 @@ static void test_libra_hot_share(void **state)
  * them. */
 static void test_libra_beats_ps_only(void **state)
 {
-    (void)state;
     const char *sp = "{tables: 2, keys: 20000, dim: 8, lookups: 20000, skew: 1.2, sample: "
                      "200000, hot_slots: %s}";
     char a[256], b[256];
@@ -89,11 +84,4 @@ static void test_libra_beats_ps_only(void **state)
     scenario_destroy(ps);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_libra_hot_share),
-        cmocka_unit_test(test_libra_beats_ps_only),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_libra_hot_share), cmocka_unit_test(test_libra_beats_ps_only))

@@ -28,7 +28,6 @@ static sim_time_t udp_transfer_ps(uint64_t bytes)
 
 static void test_msg_cost_formulas(void **state)
 {
-    (void)state;
     struct msg_cost c;
     assert_string_equal(msg_preset(MSG_PRESET_GRPC_TCP, &c), "tcp");
     /* 25 us + 2 copies of 1 MB at 5 GB/s (200 us each) */
@@ -45,11 +44,10 @@ static void test_msg_cost_formulas(void **state)
 /* One 1 MB message: sender CPU, then the bytes on the wire, then receiver CPU. */
 static void test_msg_one_message_analytic(void **state)
 {
-    (void)state;
-    struct scenario *sc = load(LINK "flows: [{name: m, type: rpc, src: a, dst: b, transport: udp,"
-                                    " size: 1MB, tx_fixed: 25us, rx_fixed: 25us, tx_copies: 2,"
-                                    " rx_copies: 1, copy_bw: 40Gbps}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run(LINK "flows: [{name: m, type: rpc, src: a, dst: b, transport: udp,"
+                      " size: 1MB, tx_fixed: 25us, rx_fixed: 25us, tx_copies: 2,"
+                      " rx_copies: 1, copy_bw: 40Gbps}]\n");
     const struct flow *f = scenario_flow(sc, "m");
     sim_time_t expect = SIM_US(425) + udp_transfer_ps(1000000) + SIM_US(225);
     assert_int_equal(f->st.complete_ps, expect);
@@ -60,10 +58,9 @@ static void test_msg_one_message_analytic(void **state)
 /* The rendezvous adds one request/reply round trip of 64-byte datagrams before the payload. */
 static void test_msg_control_rtt(void **state)
 {
-    (void)state;
-    struct scenario *sc = load(LINK "flows: [{name: r, type: rpc, src: a, dst: b, transport: udp,"
-                                    " size: 1MB, control_rtt: true}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run(LINK "flows: [{name: r, type: rpc, src: a, dst: b, transport: udp,"
+                      " size: 1MB, control_rtt: true}]\n");
     sim_time_t rtt = 2 * udp_transfer_ps(64);
     assert_int_equal(scenario_flow(sc, "r")->st.complete_ps, rtt + udp_transfer_ps(1000000));
     scenario_destroy(sc);
@@ -74,11 +71,9 @@ static void test_msg_control_rtt(void **state)
  * (k+1) x cost even when they are all submitted at once. */
 static void test_msg_loops_and_cpu(void **state)
 {
-    (void)state;
-    struct scenario *sc = load(LINK "flows:\n"
-                                    "  - {name: c, type: rpc, src: a, dst: b, transport: udp,"
-                                    " size: 100KB, count: 5, tx_fixed: 10us}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run(LINK "flows:\n"
+                                        "  - {name: c, type: rpc, src: a, dst: b, transport: udp,"
+                                        " size: 100KB, count: 5, tx_fixed: 10us}\n");
     sim_time_t one = SIM_US(10) + udp_transfer_ps(100000);
     assert_int_equal(scenario_flow(sc, "c")->st.complete_ps, 5 * one);
     scenario_destroy(sc);
@@ -121,7 +116,6 @@ static void log_delivered(struct msg_conn *c, const struct msg *m, void *ud)
 
 static void test_msg_stream_boundaries(void **state)
 {
-    (void)state;
     struct scenario *sc = load(LINK);
     struct host *a = host_of(scenario_node(sc, "a"));
     struct host *b = host_of(scenario_node(sc, "b"));
@@ -165,14 +159,13 @@ static sim_time_t frames_ps(uint64_t bytes, uint64_t per_pkt, uint32_t headers, 
 
 static void test_msg_presets_analytic(void **state)
 {
-    (void)state;
-    struct scenario *sc = load(LINK "flows:\n"
-                                    "  - {name: g, type: rpc, src: a, dst: b, preset: grpc-tcp}\n"
-                                    "  - {name: r, type: rpc, src: a, dst: b, preset: rpc-rdma,"
-                                    " start: 3ms}\n"
-                                    "  - {name: z, type: rpc, src: a, dst: b,"
-                                    " preset: rdma-zero-copy, start: 6ms}\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run(LINK "flows:\n"
+                      "  - {name: g, type: rpc, src: a, dst: b, preset: grpc-tcp}\n"
+                      "  - {name: r, type: rpc, src: a, dst: b, preset: rpc-rdma,"
+                      " start: 3ms}\n"
+                      "  - {name: z, type: rpc, src: a, dst: b,"
+                      " preset: rdma-zero-copy, start: 6ms}\n");
     struct msg_cost c;
     /* gRPC: TCP segments of 1460 B (54 B of headers) */
     msg_preset(MSG_PRESET_GRPC_TCP, &c);
@@ -194,7 +187,6 @@ static void test_msg_presets_analytic(void **state)
 
 static void test_msg_bad_transport(void **state)
 {
-    (void)state;
     struct diag d;
     char *buf = NULL;
     size_t len = 0;
@@ -214,7 +206,6 @@ static void test_msg_bad_transport(void **state)
  * 1.5 us to see the completion). */
 static void test_msg_nccl_presets(void **state)
 {
-    (void)state;
     struct msg_cost c;
     assert_string_equal(msg_preset(MSG_PRESET_NCCL_SOCKET, &c), "tcp");
     assert_int_equal(msg_tx_cost_ps(&c, 524288), 104857600);
@@ -224,14 +215,7 @@ static void test_msg_nccl_presets(void **state)
     assert_int_equal(msg_rx_cost_ps(&c, 524288), SIM_NS(1500));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_msg_cost_formulas),  cmocka_unit_test(test_msg_one_message_analytic),
-        cmocka_unit_test(test_msg_control_rtt),    cmocka_unit_test(test_msg_loops_and_cpu),
-        cmocka_unit_test(test_msg_stream_boundaries), cmocka_unit_test(test_msg_bad_transport),
-        cmocka_unit_test(test_msg_presets_analytic),
-        cmocka_unit_test(test_msg_nccl_presets),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_msg_cost_formulas), cmocka_unit_test(test_msg_one_message_analytic),
+          cmocka_unit_test(test_msg_control_rtt), cmocka_unit_test(test_msg_loops_and_cpu),
+          cmocka_unit_test(test_msg_stream_boundaries), cmocka_unit_test(test_msg_bad_transport),
+          cmocka_unit_test(test_msg_presets_analytic), cmocka_unit_test(test_msg_nccl_presets))

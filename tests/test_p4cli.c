@@ -1,10 +1,6 @@
 /* `ddlsim p4 check|test` exit codes: 0 ok, 1 failed expectations, 2 bad input or usage.
  * Runs from the repository root. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,17 +19,12 @@ static char *temp_file(const char *text)
     static const char tmpl[] = "/tmp/ddlsim-cli-XXXXXX";
     char *path = malloc(sizeof(tmpl));
     snprintf(path, sizeof(tmpl), "%s", tmpl);
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(text, f);
-    fclose(f);
+    test_write_temp(path, 0, text);
     return path;
 }
 
 static void test_p4cli_usage(void **state)
 {
-    (void)state;
     assert_int_equal(cli(0, NULL, NULL, NULL), 2);
     assert_int_equal(cli(1, "check", NULL, NULL), 2);
     assert_int_equal(cli(2, "frob", "x.p4", NULL), 2);
@@ -42,7 +33,6 @@ static void test_p4cli_usage(void **state)
 
 static void test_p4cli_check(void **state)
 {
-    (void)state;
     assert_int_equal(cli(2, "check", "p4/programs/basic.p4", NULL), 0);
     assert_int_equal(cli(2, "check", "/nonexistent/x.p4", NULL), 2);
     char *bad = temp_file("#include <v1model.p4>\nheader h { bit<8> a }\n");
@@ -53,7 +43,6 @@ static void test_p4cli_check(void **state)
 
 static void test_p4cli_test(void **state)
 {
-    (void)state;
     assert_int_equal(cli(3, "test", "p4/programs/basic.p4", "tests/p4/basic.stf"), 0);
     char *fail = temp_file("packet 0 000000000001000000000002080045\nexpect 1 00\n");
     assert_int_equal(cli(3, "test", "p4/programs/basic.p4", fail), 1);
@@ -65,12 +54,5 @@ static void test_p4cli_test(void **state)
     free(bad);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4cli_usage),
-        cmocka_unit_test(test_p4cli_check),
-        cmocka_unit_test(test_p4cli_test),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4cli_usage), cmocka_unit_test(test_p4cli_check),
+          cmocka_unit_test(test_p4cli_test))

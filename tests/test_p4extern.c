@@ -4,11 +4,7 @@
  * calls the model, and copies out/inout arguments and the result back cut to their widths.
  * The models here: a 16-bit ones' complement add with a carry out, and a counter that keeps
  * its state in the model's ud. Checked with an STF run of a program that uses both. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +71,6 @@ static struct p4_prog *load(const struct p4_load_opts *opts, char **err)
 
 static void test_p4extern_no_model_is_a_located_error(void **state)
 {
-    (void)state;
     char *err;
     struct p4_prog *prog = load(NULL, &err);
     assert_null(prog);
@@ -85,7 +80,6 @@ static void test_p4extern_no_model_is_a_located_error(void **state)
 
 static void test_p4extern_models_run(void **state)
 {
-    (void)state;
     unsigned calls = 0;
     const struct p4_extern_model models[] = {{"oc_add", oc_add, NULL}, {"bump", bump, &calls}};
     const struct p4_load_opts opts = {models, 2};
@@ -100,11 +94,7 @@ static void test_p4extern_models_run(void **state)
                               "packet 0 1234 0001 0000 00 07\n"
                               "expect 1 1234 0001 1235 00 09 $\n";
     char path[] = "/tmp/ddlsim-ext-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(stf, f);
-    fclose(f);
+    test_write_temp(path, 0, stf);
     char *out;
     size_t n;
     FILE *o = open_memstream(&out, &n);
@@ -119,11 +109,5 @@ static void test_p4extern_models_run(void **state)
     p4_prog_free(prog);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4extern_no_model_is_a_located_error),
-        cmocka_unit_test(test_p4extern_models_run),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4extern_no_model_is_a_located_error),
+          cmocka_unit_test(test_p4extern_models_run))

@@ -1,10 +1,6 @@
 /* Lexer: width-prefixed literals, separators, multi-character operators, line markers,
  * error messages with exact locations. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +29,6 @@ static void lex_all(struct lexed *l, const char *src, struct p4_token *toks, int
 
 static void test_p4lex_width_literals(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[16];
     int n;
@@ -60,7 +55,6 @@ static void test_p4lex_width_literals(void **state)
 
 static void test_p4lex_wide_literal(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[4];
     int n;
@@ -74,7 +68,6 @@ static void test_p4lex_wide_literal(void **state)
 
 static void test_p4lex_operators(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[32];
     int n;
@@ -96,7 +89,6 @@ static void test_p4lex_operators(void **state)
 
 static void test_p4lex_nested_type_args(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[16];
     int n;
@@ -110,7 +102,6 @@ static void test_p4lex_nested_type_args(void **state)
 
 static void test_p4lex_line_markers(void **state)
 {
-    (void)state;
     struct lexed l;
     struct p4_token t[8];
     int n;
@@ -128,7 +119,6 @@ static void test_p4lex_line_markers(void **state)
 
 static void test_p4lex_errors(void **state)
 {
-    (void)state;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -148,12 +138,6 @@ static void test_p4lex_errors(void **state)
     p4lex_fini(&lx);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4lex_width_literals), cmocka_unit_test(test_p4lex_wide_literal),
-        cmocka_unit_test(test_p4lex_operators),      cmocka_unit_test(test_p4lex_nested_type_args),
-        cmocka_unit_test(test_p4lex_line_markers),   cmocka_unit_test(test_p4lex_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4lex_width_literals), cmocka_unit_test(test_p4lex_wide_literal),
+          cmocka_unit_test(test_p4lex_operators), cmocka_unit_test(test_p4lex_nested_type_args),
+          cmocka_unit_test(test_p4lex_line_markers), cmocka_unit_test(test_p4lex_errors))

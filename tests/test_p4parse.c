@@ -1,10 +1,6 @@
 /* Parser and checker diagnostics: exact messages, lines and columns (Lua's checksyntax), and
  * programs that must be rejected. Runs from the repository root (p4/include). */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +33,6 @@ static void expect_error(const char *text, bool preprocess, const char *want)
 
 static void test_p4parse_expected_token(void **state)
 {
-    (void)state;
     expect_error("header h_t { bit<8> a }", false, "t.p4:1:23: error: expected ';' near '}'\n");
     expect_error("const bit<8> x = ;", false, "t.p4:1:18: error: expected expression near ';'\n");
     expect_error("const bit<8> x = (1 + 2;", false, "t.p4:1:24: error: expected ')' near ';'\n");
@@ -45,7 +40,6 @@ static void test_p4parse_expected_token(void **state)
 
 static void test_p4parse_unclosed(void **state)
 {
-    (void)state;
     expect_error("control C() {\n  apply {\n  }\n", false,
                  "t.p4:4:1: error: expected '}' (to close '{' at line 1) near <eof>\n");
     expect_error("struct s {\n  bit<8> a;\n  bit<8> b;\n\nconst bit<8> c = 1;", false,
@@ -54,7 +48,6 @@ static void test_p4parse_unclosed(void **state)
 
 static void test_p4parse_lexical_error_location(void **state)
 {
-    (void)state;
     expect_error("const bit<8> x = 1;\n  const bit<8> y = 8w300;", false,
                  "t.p4:2:20: error: value does not fit in 8 bits near '8w300'\n");
 }
@@ -94,7 +87,6 @@ static void expect_sem_error(const char *body, const char *want)
 
 static void test_p4parse_semantic_errors(void **state)
 {
-    (void)state;
     expect_sem_error("    apply { hdr.h.a = hdr.h.b; }",
                      "t.p4:11:29: error: type mismatch in assignment: expected bit<8>, got "
                      "bit<16> near 'b'\n");
@@ -121,7 +113,6 @@ static void test_p4parse_semantic_errors(void **state)
 
 static void test_p4parse_accepts_valid(void **state)
 {
-    (void)state;
     char *p = program("    register<bit<32>>(4) r;\n"
                       "    apply { bit<32> v; r.read(v, 0); r.write(0, v |+| 1); }");
     bool ok;
@@ -132,14 +123,7 @@ static void test_p4parse_accepts_valid(void **state)
     free(p);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4parse_expected_token),
-        cmocka_unit_test(test_p4parse_unclosed),
-        cmocka_unit_test(test_p4parse_lexical_error_location),
-        cmocka_unit_test(test_p4parse_semantic_errors),
-        cmocka_unit_test(test_p4parse_accepts_valid),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4parse_expected_token), cmocka_unit_test(test_p4parse_unclosed),
+          cmocka_unit_test(test_p4parse_lexical_error_location),
+          cmocka_unit_test(test_p4parse_semantic_errors),
+          cmocka_unit_test(test_p4parse_accepts_valid))

@@ -2,7 +2,7 @@
  * the same entry given as text and collides with it; the checks of text adds hold (widths,
  * prefix lengths, exact keys, unknown names); a cached program is loaded once and again only
  * when its file changes. Run from the repository root. */
-#include "tests/testutil.h"
+#include "tests/testp4.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +30,8 @@ static struct p4_ingress_out forward(struct p4_pipe *pipe, const struct p4_prog 
 
 static void test_p4rtbin_entry_forwards_like_text(void **state)
 {
-    (void)state;
-    int nerr;
-    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", stderr, &nerr);
-    assert_non_null(prog);
-    struct p4_pipe *pipe = p4_pipe_create(prog, NULL);
+    struct p4_prog *prog;
+    struct p4_pipe *pipe = test_pipe("p4/programs/basic.p4", NULL, NULL, &prog);
     char err[256];
     int t = p4rt_table_id(pipe, "ipv4_lpm", err, sizeof(err));
     assert_true(t >= 0);
@@ -72,17 +69,13 @@ static void test_p4rtbin_entry_forwards_like_text(void **state)
     assert_int_equal(p4rt_entry_add(pipe, &e, NULL, err, sizeof(err)), 0);
     assert_int_equal(forward(pipe, prog).egress_port, 5);
     p4rt_entry_fini(&e);
-    p4_pipe_destroy(pipe);
-    p4_prog_free(prog);
+    test_pipe_free(pipe, prog);
 }
 
 static void test_p4rtbin_errors(void **state)
 {
-    (void)state;
-    int nerr;
-    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", stderr, &nerr);
-    assert_non_null(prog);
-    struct p4_pipe *pipe = p4_pipe_create(prog, NULL);
+    struct p4_prog *prog;
+    struct p4_pipe *pipe = test_pipe("p4/programs/basic.p4", NULL, NULL, &prog);
     char err[256];
     assert_int_equal(p4rt_table_id(pipe, "nope", err, sizeof(err)), -1);
     assert_string_equal(err, "unknown table 'nope'");
@@ -103,8 +96,7 @@ static void test_p4rtbin_errors(void **state)
     assert_int_equal(p4rt_entry_key(&e, 0, &v, 33, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "invalid prefix length 33"));
     p4rt_entry_fini(&e);
-    p4_pipe_destroy(pipe);
-    p4_prog_free(prog);
+    test_pipe_free(pipe, prog);
 }
 
 static void write_file(const char *path, const char *text)
@@ -117,7 +109,6 @@ static void write_file(const char *path, const char *text)
 
 static void test_p4cache_loads_once_until_changed(void **state)
 {
-    (void)state;
     char dir[] = "/tmp/ddlsim-p4cache-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char path[128];
@@ -159,12 +150,6 @@ static void test_p4cache_loads_once_until_changed(void **state)
     free(text);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4rtbin_entry_forwards_like_text),
-        cmocka_unit_test(test_p4rtbin_errors),
-        cmocka_unit_test(test_p4cache_loads_once_until_changed),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4rtbin_entry_forwards_like_text),
+          cmocka_unit_test(test_p4rtbin_errors),
+          cmocka_unit_test(test_p4cache_loads_once_until_changed))

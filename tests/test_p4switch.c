@@ -15,32 +15,17 @@
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
-static char *incast(const char *sw, int n, const char *bytes)
-{
-    size_t cap = 4096;
-    char *y = xmalloc(cap);
-    int len = snprintf(y, cap,
-                       "topology: {kind: star, hosts: %d, switch: {%s}}\n"
-                       "defaults: {flow: {ecn: true}}\nflows:\n",
-                       n + 1, sw);
-    for (int i = 0; i < n; i++)
-        len += snprintf(y + len, cap - (size_t)len, "  - {src: h%d, dst: h%d, bytes: %s}\n", i,
-                        n, bytes);
-    return y;
-}
-
 /* The program marks CE when enq_qdepth >= 100 (set in a register from the scenario). As in the
  * fixed-function test (test_scenario.c), the arrivals of each instant find 15k + j packets
  * waiting, so exactly 106 packets escape the mark; the program's counter and the port's count
  * of marks made by P4 agree. */
 static void test_p4switch_ecn_from_enq_qdepth(void **state)
 {
-    (void)state;
-    char *y = incast("program: tests/p4sim/ecn_qdepth.p4, buffer: 64MB,"
-                     " registers: [{register: ecn_threshold, index: 0, value: 100}]",
-                     16, "1MB");
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    char *y = incast_yaml(16, "1MB",
+                          "program: tests/p4sim/ecn_qdepth.p4, buffer: 64MB,"
+                          " registers: [{register: ecn_threshold, index: 0, value: 100}]",
+                          true);
+    struct scenario *sc = load_run(y);
     uint64_t per_flow = (1000000 + 1471) / 1472;
     uint64_t ce = 0;
     for (uint32_t i = 0; i < sc->nflows; i++)
@@ -64,13 +49,12 @@ static void test_p4switch_ecn_from_enq_qdepth(void **state)
 /* Group 1 = ports 1, 2, 3 with rids 1, 2, 3: every packet from h0 reaches the three hosts. */
 static void test_p4switch_multicast(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 4,\n"
-                               "  switch: {program: tests/p4sim/multicast.p4, multicast: [\n"
-                               "    {group: 1, ports: [1], rid: 1}, {group: 1, ports: [2], rid: 2},\n"
-                               "    {group: 1, ports: [3], rid: 3}]}}\n"
-                               "flows: [{src: h0, dst: h1, bytes: 147200}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 4,\n"
+                 "  switch: {program: tests/p4sim/multicast.p4, multicast: [\n"
+                 "    {group: 1, ports: [1], rid: 1}, {group: 1, ports: [2], rid: 2},\n"
+                 "    {group: 1, ports: [3], rid: 3}]}}\n"
+                 "flows: [{src: h0, dst: h1, bytes: 147200}]\n");
     for (int h = 1; h <= 3; h++) {
         char name[16];
         snprintf(name, sizeof(name), "h%d", h);
@@ -86,13 +70,11 @@ static void test_p4switch_multicast(void **state)
  * incast finishes at the same picosecond either way. */
 static void test_p4switch_same_timing_as_fixed(void **state)
 {
-    (void)state;
     sim_time_t last[2];
     const char *sw[2] = {"program: none, buffer: 64MB", "buffer: 64MB"};
     for (int i = 0; i < 2; i++) {
-        char *y = incast(sw[i], 16, "1MB");
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        char *y = incast_yaml(16, "1MB", sw[i], true);
+        struct scenario *sc = load_run(y);
         last[i] = 0;
         for (uint32_t f = 0; f < sc->nflows; f++)
             last[i] = MAX(last[i], sc->flows[f]->st.last_rx_ps);
@@ -107,23 +89,10 @@ static void test_p4switch_same_timing_as_fixed(void **state)
  * so inter-pod traffic crosses several core switches. */
 static void test_p4switch_routes_fat_tree(void **state)
 {
-    (void)state;
-    char y[4096];
-    int len = snprintf(y, sizeof(y), "topology: {kind: fat_tree, k: 4}\nflows:\n");
-    for (int i = 0; i < 16; i++)
-        len += snprintf(y + len, sizeof(y) - (size_t)len, "  - {src: h%d, dst: h%d, bytes: 50KB}\n",
-                        i, (i + 7) % 16);
-    struct scenario *sc = load(y);
+    struct scenario *sc = load_fat_tree_flows(7, "50KB");
     scenario_run(sc);
-    for (uint32_t i = 0; i < sc->nflows; i++)
-        assert_true(sc->flows[i]->st.rx_bytes == 50000);
-    int cores = 0;
-    for (int c = 0; c < 4; c++) {
-        char name[16];
-        snprintf(name, sizeof(name), "core%d", c);
-        cores += switch_of(scenario_node(sc, name))->rx_pkts > 0;
-    }
-    assert_true(cores >= 3);
+    assert_flows_received(sc, 50000);
+    assert_true(fat_tree_cores_used(sc) >= 3);
     scenario_destroy(sc);
 }
 
@@ -131,12 +100,11 @@ static void test_p4switch_routes_fat_tree(void **state)
  * h1 (10.0.0.2) is sent out of port 2, to h2, which does not claim it. */
 static void test_p4switch_explicit_entry_wins(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
-                               "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
-                               "   action: ipv4_forward, args: {dstAddr: 0x020000000003, port: 2}}]}}\n"
-                               "flows: [{src: h0, dst: h1, bytes: 14720}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 3, switch: {tables: [\n"
+                 "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
+                 "   action: ipv4_forward, args: {dstAddr: 0x020000000003, port: 2}}]}}\n"
+                 "flows: [{src: h0, dst: h1, bytes: 14720}]\n");
     assert_true(sc->flows[0]->st.rx_bytes == 0);
     assert_int_equal(host_of(scenario_node(sc, "h2"))->rx_unclaimed, 10);
     scenario_destroy(sc);
@@ -148,7 +116,6 @@ static void test_p4switch_explicit_entry_wins(void **state)
  * and goes to ports above it. */
 static void test_p4switch_wide_ports(void **state)
 {
-    (void)state;
     assert_int_equal(p4switch_port(510), 510);
     assert_int_equal(p4switch_port(511), 512);
     assert_int_equal(p4switch_port_of(512), 511);
@@ -161,8 +128,7 @@ static void test_p4switch_wide_ports(void **state)
     assert_true(switch_is_p4(sw));
     assert_int_equal(p4rt_table_size(p4switch_pipe(sw), "ipv4_lpm"), 1 << 20);
     scenario_run(sc);
-    for (uint32_t i = 0; i < sc->nflows; i++)
-        assert_true(sc->flows[i]->st.rx_bytes == 14720);
+    assert_flows_received(sc, 14720);
     scenario_destroy(sc);
 }
 
@@ -174,7 +140,6 @@ static void test_p4switch_wide_ports(void **state)
  * it is (tests/bad/routes_table_full.yaml). */
 static void test_p4switch_wide_routes(void **state)
 {
-    (void)state;
     char y[2048];
     int n = snprintf(y, sizeof(y), "topology: {kind: dumbbell, left: 510, right: 500, "
                                    "switch: {program: basic}}\n"
@@ -212,12 +177,11 @@ static void test_p4switch_wide_routes(void **state)
  * P4 ingress drop, and the total of drops includes them. */
 static void test_p4switch_drops_by_reason(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 3, switch: {tables: [\n"
-                               "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
-                               "   action: drop}]}}\n"
-                               "flows: [{src: h0, dst: h1, bytes: 14720}, {src: h0, dst: h2, bytes: 1472}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 3, switch: {tables: [\n"
+                 "  {table: ipv4_lpm, key: {hdr.ipv4.dstAddr: 0x0a000002/32},\n"
+                 "   action: drop}]}}\n"
+                 "flows: [{src: h0, dst: h1, bytes: 14720}, {src: h0, dst: h2, bytes: 1472}]\n");
     struct node *n = scenario_node(sc, "s0");
     struct sw *s = switch_of(n);
     assert_int_equal(sc->flows[0]->st.rx_bytes, 0);
@@ -228,17 +192,10 @@ static void test_p4switch_drops_by_reason(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4switch_ecn_from_enq_qdepth),
-        cmocka_unit_test(test_p4switch_multicast),
-        cmocka_unit_test(test_p4switch_same_timing_as_fixed),
-        cmocka_unit_test(test_p4switch_routes_fat_tree),
-        cmocka_unit_test(test_p4switch_explicit_entry_wins),
-        cmocka_unit_test(test_p4switch_wide_ports),
-        cmocka_unit_test(test_p4switch_wide_routes),
-        cmocka_unit_test(test_p4switch_drops_by_reason),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4switch_ecn_from_enq_qdepth),
+          cmocka_unit_test(test_p4switch_multicast),
+          cmocka_unit_test(test_p4switch_same_timing_as_fixed),
+          cmocka_unit_test(test_p4switch_routes_fat_tree),
+          cmocka_unit_test(test_p4switch_explicit_entry_wins),
+          cmocka_unit_test(test_p4switch_wide_ports), cmocka_unit_test(test_p4switch_wide_routes),
+          cmocka_unit_test(test_p4switch_drops_by_reason))

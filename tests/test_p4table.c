@@ -1,10 +1,6 @@
 /* Table matching: lpm longest prefix wins regardless of insertion order, ternary larger
  * priority wins (ties: first added), exact hash lookups, range bounds, removal. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <string.h>
 
@@ -56,7 +52,6 @@ static void add(struct fixture *f, uint64_t v, uint64_t m, int prio, uint64_t da
 
 static void test_p4table_lpm_longest_prefix(void **state)
 {
-    (void)state;
     struct fixture f;
     setup_table(&f, P4MK_LPM, 1, P4MK_EXACT);
     add(&f, 0x0A000000, 0xFF000000, 0, 8);
@@ -74,7 +69,6 @@ static void test_p4table_lpm_longest_prefix(void **state)
  * removing the longest prefix exposes the next; many /32s stay O(1) to look up. */
 static void test_p4table_lpm_with_exact(void **state)
 {
-    (void)state;
     struct fixture f;
     setup_table(&f, P4MK_LPM, 2, P4MK_EXACT);
     uint64_t d;
@@ -122,7 +116,6 @@ static void test_p4table_lpm_with_exact(void **state)
 
 static void test_p4table_ternary_priority(void **state)
 {
-    (void)state;
     struct fixture f;
     setup_table(&f, P4MK_TERNARY, 1, P4MK_EXACT);
     add(&f, 0x00000005, 0x0000000F, 10, 1);
@@ -138,7 +131,6 @@ static void test_p4table_ternary_priority(void **state)
 
 static void test_p4table_exact_hash(void **state)
 {
-    (void)state;
     struct fixture f;
     setup_table(&f, P4MK_EXACT, 2, P4MK_EXACT);
     uint64_t ones[2] = {0xFFFFFFFF, 0xFFFF};
@@ -165,7 +157,6 @@ static void test_p4table_exact_hash(void **state)
  * last_added is the entry of the last successful add. */
 static void test_p4table_duplicate_index(void **state)
 {
-    (void)state;
     struct fixture f;
     setup_table(&f, P4MK_TERNARY, 1, P4MK_EXACT);
     uint64_t v[1] = {0x15};
@@ -196,7 +187,6 @@ static void test_p4table_duplicate_index(void **state)
 
 static void test_p4table_range(void **state)
 {
-    (void)state;
     struct fixture f;
     setup_table(&f, P4MK_RANGE, 1, P4MK_EXACT);
     uint64_t lo[1] = {10};
@@ -218,7 +208,6 @@ static void test_p4table_range(void **state)
 
 static void test_p4table_meter_colors(void **state)
 {
-    (void)state;
     struct p4_meter m;
     memset(&m, 0, sizeof(m));
     assert_int_equal(p4table_meter(&m, 1, 0), P4_GREEN); /* unconfigured */
@@ -236,16 +225,8 @@ static void test_p4table_meter_colors(void **state)
     assert_int_equal(p4table_meter(&m, 50, 50000000000LL), P4_GREEN);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p4table_lpm_longest_prefix),
-        cmocka_unit_test(test_p4table_lpm_with_exact),
-        cmocka_unit_test(test_p4table_ternary_priority),
-        cmocka_unit_test(test_p4table_exact_hash),
-        cmocka_unit_test(test_p4table_duplicate_index),
-        cmocka_unit_test(test_p4table_range),
-        cmocka_unit_test(test_p4table_meter_colors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_p4table_lpm_longest_prefix),
+          cmocka_unit_test(test_p4table_lpm_with_exact),
+          cmocka_unit_test(test_p4table_ternary_priority),
+          cmocka_unit_test(test_p4table_exact_hash), cmocka_unit_test(test_p4table_duplicate_index),
+          cmocka_unit_test(test_p4table_range), cmocka_unit_test(test_p4table_meter_colors))

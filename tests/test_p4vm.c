@@ -1,11 +1,7 @@
 /* The per-packet API (p4.h) without the STF runner: forwarding decisions, priority, clone
  * requests, output length changes (headers added and removed, virtual payload carried),
  * state buffers that outlive the pipeline's scratch, and the host time callback. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testp4.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,11 +57,8 @@ static int64_t now(void *ud)
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    int nerr;
-    f->prog = p4_prog_load_text("vm.p4", program, "p4/include", true, stderr, &nerr);
-    assert_non_null(f->prog);
     struct p4_host host = {f, now, NULL, false, 1, NULL};
-    f->pipe = p4_pipe_create(f->prog, &host);
+    f->pipe = test_pipe("vm.p4", program, &host, &f->prog);
     f->state = calloc(1, p4_prog_state_bytes(f->prog));
     *state = f;
     return 0;
@@ -75,8 +68,7 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
     free(f->state);
-    p4_pipe_destroy(f->pipe);
-    p4_prog_free(f->prog);
+    test_pipe_free(f->pipe, f->prog);
     free(f);
     return 0;
 }
@@ -194,11 +186,8 @@ static void test_p4vm_control_plane_errors(void **state)
 
 static void test_p4vm_introspection(void **state)
 {
-    (void)state;
-    int nerr;
-    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", stderr, &nerr);
-    assert_non_null(prog);
-    struct p4_pipe *pipe = p4_pipe_create(prog, NULL);
+    struct p4_prog *prog;
+    struct p4_pipe *pipe = test_pipe("p4/programs/basic.p4", NULL, NULL, &prog);
     const char *name;
     const char *mk;
     int w;
@@ -215,33 +204,33 @@ static void test_p4vm_introspection(void **state)
     assert_string_equal(name, "port");
     assert_int_equal(w, 9);
     assert_int_equal(p4rt_action_param(pipe, "ipv4_lpm", "ipv4_forward", 2, &name, &w), -1);
-    p4_pipe_destroy(pipe);
-    p4_prog_free(prog);
+    test_pipe_free(pipe, prog);
 }
+
+/* A program of one header h_t (its fields given) whose ingress control holds `ingress` (the
+ * control's first line is line 9). */
+#define ONE_HEADER_PROGRAM(fields, ingress)                                                        \
+    "#include <v1model.p4>\n"                                                                      \
+    "header h_t { " fields " }\n"                                                                  \
+    "struct headers { h_t h; }\n"                                                                  \
+    "struct meta_t { }\n"                                                                          \
+    "parser P(packet_in p, out headers h, inout meta_t m, inout standard_metadata_t s) {\n"        \
+    "  state start { p.extract(h.h); transition accept; } }\n"                                     \
+    "control VC(inout headers h, inout meta_t m) { apply { } }\n"                                  \
+    "control I(inout headers h, inout meta_t m, inout standard_metadata_t s) {\n" ingress          \
+    "control E(inout headers h, inout meta_t m, inout standard_metadata_t s) { apply { } }\n"      \
+    "control CC(inout headers h, inout meta_t m) { apply { } }\n"                                  \
+    "control D(packet_out p, in headers h) { apply { p.emit(h.h); } }\n"                           \
+    "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n"
 
 static void test_p4vm_table_size(void **state)
 {
-    (void)state;
-    static const char small[] =
-        "#include <v1model.p4>\n"
-        "header h_t { bit<8> k; }\n"
-        "struct headers { h_t h; }\n"
-        "struct meta_t { }\n"
-        "parser P(packet_in p, out headers h, inout meta_t m, inout standard_metadata_t s) {\n"
-        "  state start { p.extract(h.h); transition accept; } }\n"
-        "control VC(inout headers h, inout meta_t m) { apply { } }\n"
-        "control I(inout headers h, inout meta_t m, inout standard_metadata_t s) {\n"
-        "  action a(bit<9> p) { s.egress_spec = p; }\n"
-        "  table t { key = { h.h.k: exact; } actions = { a; } size = 2; }\n"
-        "  apply { t.apply(); } }\n"
-        "control E(inout headers h, inout meta_t m, inout standard_metadata_t s) { apply { } }\n"
-        "control CC(inout headers h, inout meta_t m) { apply { } }\n"
-        "control D(packet_out p, in headers h) { apply { p.emit(h.h); } }\n"
-        "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n";
-    int nerr;
-    struct p4_prog *prog = p4_prog_load_text("small.p4", small, "p4/include", true, stderr, &nerr);
-    assert_non_null(prog);
-    struct p4_pipe *pipe = p4_pipe_create(prog, NULL);
+    static const char small[] = ONE_HEADER_PROGRAM(
+        "bit<8> k;", "  action a(bit<9> p) { s.egress_spec = p; }\n"
+                     "  table t { key = { h.h.k: exact; } actions = { a; } size = 2; }\n"
+                     "  apply { t.apply(); } }\n");
+    struct p4_prog *prog;
+    struct p4_pipe *pipe = test_pipe("small.p4", small, NULL, &prog);
     char err[128];
     struct p4rt_kv arg = {"p", "1"};
     const char *vals[] = {"1", "2", "3"};
@@ -258,8 +247,7 @@ static void test_p4vm_table_size(void **state)
     assert_int_equal(p4rt_table_add(pipe, "t", &dup, 1, "a", &arg, 1, -1, NULL, err, sizeof(err)),
                      -1);
     assert_string_equal(err, "duplicate entry in table 'I.t'");
-    p4_pipe_destroy(pipe);
-    p4_prog_free(prog);
+    test_pipe_free(pipe, prog);
 }
 
 struct faults {
@@ -280,29 +268,13 @@ static void on_fault(void *ud, const char *file, int line, int col, const char *
 
 static void test_p4vm_runtime_fault(void **state)
 {
-    (void)state;
-    static const char prog_text[] =
-        "#include <v1model.p4>\n"
-        "header h_t { bit<8> a; bit<8> b; }\n"
-        "struct headers { h_t h; }\n"
-        "struct meta_t { }\n"
-        "parser P(packet_in p, out headers h, inout meta_t m, inout standard_metadata_t s) {\n"
-        "  state start { p.extract(h.h); transition accept; } }\n"
-        "control VC(inout headers h, inout meta_t m) { apply { } }\n"
-        "control I(inout headers h, inout meta_t m, inout standard_metadata_t s) {\n"
-        "  apply {\n"
-        "    h.h.a = h.h.a / h.h.b; } }\n"
-        "control E(inout headers h, inout meta_t m, inout standard_metadata_t s) { apply { } }\n"
-        "control CC(inout headers h, inout meta_t m) { apply { } }\n"
-        "control D(packet_out p, in headers h) { apply { p.emit(h.h); } }\n"
-        "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n";
-    int nerr;
-    struct p4_prog *prog =
-        p4_prog_load_text("div.p4", prog_text, "p4/include", true, stderr, &nerr);
-    assert_non_null(prog);
+    static const char prog_text[] = ONE_HEADER_PROGRAM("bit<8> a; bit<8> b;",
+                                                       "  apply {\n"
+                                                       "    h.h.a = h.h.a / h.h.b; } }\n");
     struct faults fl = {0, 0, ""};
     struct p4_host host = {.ud = &fl, .fault = on_fault};
-    struct p4_pipe *pipe = p4_pipe_create(prog, &host);
+    struct p4_prog *prog;
+    struct p4_pipe *pipe = test_pipe("div.p4", prog_text, &host, &prog);
     uint64_t *st = calloc(1, p4_prog_state_bytes(prog));
     uint8_t ok[] = {10, 3};
     struct p4_ingress_in in = {ok, 2, 0, 0, 0, NULL, -1};
@@ -316,20 +288,12 @@ static void test_p4vm_runtime_fault(void **state)
     assert_int_equal(fl.line, 10);
     assert_string_equal(fl.msg, "division by zero");
     free(st);
-    p4_pipe_destroy(pipe);
-    p4_prog_free(prog);
+    test_pipe_free(pipe, prog);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_p4vm_decisions, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_p4vm_output_grows_and_shrinks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_p4vm_state_is_per_packet, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_p4vm_control_plane_errors, setup, teardown),
-        cmocka_unit_test(test_p4vm_introspection),
-        cmocka_unit_test(test_p4vm_table_size),
-        cmocka_unit_test(test_p4vm_runtime_fault),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_p4vm_decisions, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_p4vm_output_grows_and_shrinks, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_p4vm_state_is_per_packet, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_p4vm_control_plane_errors, setup, teardown),
+          cmocka_unit_test(test_p4vm_introspection), cmocka_unit_test(test_p4vm_table_size),
+          cmocka_unit_test(test_p4vm_runtime_fault))

@@ -35,7 +35,6 @@ static uint64_t drops(const struct scenario *sc)
 
 static void test_pfc_incast_lossless(void **state)
 {
-    (void)state;
     char y[2048];
     snprintf(y, sizeof(y), incast, "false");
     struct scenario *lossy = load(y);
@@ -44,8 +43,7 @@ static void test_pfc_incast_lossless(void **state)
     scenario_destroy(lossy);
 
     snprintf(y, sizeof(y), incast, "true");
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     assert_int_equal(drops(sc), 0);
     struct sw *s = switch_of(scenario_node(sc, "s0"));
     uint64_t pauses = 0;
@@ -89,13 +87,11 @@ static const char groups_yaml[] =
 
 static void test_pfc_priority_groups(void **state)
 {
-    (void)state;
     double ser16 = 16e6 * 8 / 10e9;
     for (int groups = 1; groups <= 4; groups += 3) {
         char y[1024];
         snprintf(y, sizeof(y), groups_yaml, groups);
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         const struct ddl_job *job = sc->jobs[0];
         assert_int_equal(job->prio_of[0], 3);
         assert_int_equal(job->prio_of[1], 1);
@@ -121,7 +117,6 @@ static void test_pfc_priority_groups(void **state)
 /* A PAUSE of q quanta holds a NIC for exactly q x 512 bit times. */
 static void test_pfc_pause_timing(void **state)
 {
-    (void)state;
     struct scenario *sc = load("hosts: [{name: a}, {name: b}]\n"
                                "links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
                                "flows: [{src: a, dst: b, bytes: 10MB}]\n");
@@ -159,18 +154,16 @@ static void test_pfc_pause_timing(void **state)
 /* Only the listed classes are lossless: class 3 survives the incast, class 0 loses packets. */
 static void test_pfc_classes(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology:\n"
-                               "  kind: star\n"
-                               "  hosts: 5\n"
-                               "  switch: {buffer: 128KB, pfc: true, pfc_classes: [3],\n"
-                               "           pfc_xoff: 16KB, pfc_xon: 8KB}\n"
-                               "flows:\n"
-                               "  - {name: l0, src: h0, dst: h4, bytes: 1MB, priority: 3}\n"
-                               "  - {name: l1, src: h1, dst: h4, bytes: 1MB, priority: 3}\n"
-                               "  - {name: y0, src: h2, dst: h4, bytes: 1MB, priority: 0}\n"
-                               "  - {name: y1, src: h3, dst: h4, bytes: 1MB, priority: 0}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology:\n"
+                                   "  kind: star\n"
+                                   "  hosts: 5\n"
+                                   "  switch: {buffer: 128KB, pfc: true, pfc_classes: [3],\n"
+                                   "           pfc_xoff: 16KB, pfc_xon: 8KB}\n"
+                                   "flows:\n"
+                                   "  - {name: l0, src: h0, dst: h4, bytes: 1MB, priority: 3}\n"
+                                   "  - {name: l1, src: h1, dst: h4, bytes: 1MB, priority: 3}\n"
+                                   "  - {name: y0, src: h2, dst: h4, bytes: 1MB, priority: 0}\n"
+                                   "  - {name: y1, src: h3, dst: h4, bytes: 1MB, priority: 0}\n");
     assert_true(scenario_flow(sc, "l0")->st.rx_bytes == 1000000);
     assert_true(scenario_flow(sc, "l1")->st.rx_bytes == 1000000);
     assert_true(scenario_flow(sc, "y0")->st.rx_bytes < 1000000);
@@ -180,13 +173,5 @@ static void test_pfc_classes(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pfc_incast_lossless),
-        cmocka_unit_test(test_pfc_pause_timing),
-        cmocka_unit_test(test_pfc_classes),
-        cmocka_unit_test(test_pfc_priority_groups),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_pfc_incast_lossless), cmocka_unit_test(test_pfc_pause_timing),
+          cmocka_unit_test(test_pfc_classes), cmocka_unit_test(test_pfc_priority_groups))

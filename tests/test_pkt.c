@@ -18,10 +18,24 @@ static struct pkt *udp(struct sim *sim, uint32_t src, uint32_t dst, uint16_t spo
     return p;
 }
 
+/* Each test gets a simulation of its own and must leave no packet allocated. */
+static int setup(void **state)
+{
+    *state = sim_create(1, NULL);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct sim *sim = *state;
+    int64_t live = pkt_live(sim);
+    sim_destroy(sim);
+    return live == 0 ? 0 : -1;
+}
+
 static void test_pkt_udp_headers(void **state)
 {
-    (void)state;
-    struct sim *sim = sim_create(1, NULL);
+    struct sim *sim = *state;
     struct pkt *p = udp(sim, 0, 5, 2000, PKT_ECN_ECT0, 1472);
     assert_int_equal(p->size_bytes, 1514);
     assert_int_equal(p->hdr_len, 42);
@@ -33,26 +47,22 @@ static void test_pkt_udp_headers(void **state)
     assert_int_equal(pkt_ecn(p), PKT_ECN_ECT0);
     pkt_free(sim, p);
     assert_int_equal(pkt_live(sim), 0);
-    sim_destroy(sim);
 }
 
 /* Marking CE patches the checksum incrementally; the header must still verify. */
 static void test_pkt_ecn_checksum(void **state)
 {
-    (void)state;
-    struct sim *sim = sim_create(1, NULL);
+    struct sim *sim = *state;
     struct pkt *p = udp(sim, 3, 7, 4321, PKT_ECN_ECT0, 100);
     pkt_set_ecn(p, PKT_ECN_CE);
     assert_int_equal(pkt_ecn(p), PKT_ECN_CE);
     assert_int_equal(pkt_csum16(p->hdr + 14, 20), 0);
     pkt_free(sim, p);
-    sim_destroy(sim);
 }
 
 static void test_pkt_flow_hash(void **state)
 {
-    (void)state;
-    struct sim *sim = sim_create(1, NULL);
+    struct sim *sim = *state;
     struct pkt *a = udp(sim, 1, 2, 1000, 0, 10);
     struct pkt *b = udp(sim, 1, 2, 1000, 0, 999);
     struct pkt *c = udp(sim, 1, 2, 1001, 0, 10);
@@ -67,13 +77,11 @@ static void test_pkt_flow_hash(void **state)
     pkt_free(sim, c);
     pkt_free(sim, d);
     assert_int_equal(pkt_live(sim), 0);
-    sim_destroy(sim);
 }
 
 static void test_pq_strict(void **state)
 {
-    (void)state;
-    struct sim *sim = sim_create(1, NULL);
+    struct sim *sim = *state;
     struct pq q;
     pq_init(&q, 8, PQ_SCHED_STRICT, 0);
     uint8_t prios[6] = {0, 3, 7, 3, 0, 9};
@@ -98,14 +106,12 @@ static void test_pq_strict(void **state)
     assert_null(pq_dequeue(&q, PQ_ALL));
     assert_int_equal(q.bytes, 0);
     pq_fini(sim, &q);
-    sim_destroy(sim);
 }
 
 /* DRR with weights 1 and 3 and always-backlogged classes serves bytes 1:3. */
 static void test_pq_drr_weights(void **state)
 {
-    (void)state;
-    struct sim *sim = sim_create(1, NULL);
+    struct sim *sim = *state;
     struct pq q;
     pq_init(&q, 2, PQ_SCHED_DRR, 1514);
     q.weight[1] = 3;
@@ -129,15 +135,10 @@ static void test_pq_drr_weights(void **state)
     assert_null(pq_dequeue(&q, 0x00));
     pq_fini(sim, &q);
     assert_int_equal(pkt_live(sim), 0);
-    sim_destroy(sim);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pkt_udp_headers), cmocka_unit_test(test_pkt_ecn_checksum),
-        cmocka_unit_test(test_pkt_flow_hash),   cmocka_unit_test(test_pq_strict),
-        cmocka_unit_test(test_pq_drr_weights),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_pkt_udp_headers, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_pkt_ecn_checksum, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_pkt_flow_hash, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_pq_strict, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_pq_drr_weights, setup, teardown))

@@ -7,7 +7,6 @@
 
 static void test_ranges_basic(void **state)
 {
-    (void)state;
     struct ranges r;
     ranges_init(&r);
     assert_int_equal(ranges_add(&r, 100, 200), 0); /* a hole at 0..100 */
@@ -26,7 +25,6 @@ static void test_ranges_basic(void **state)
 /* Random permutation of fixed-size pieces: the prefix only grows, ends complete. */
 static void test_ranges_random(void **state)
 {
-    (void)state;
     enum { N = 2000, P = 1456 };
     int order[N];
     for (int i = 0; i < N; i++)
@@ -53,11 +51,4 @@ static void test_ranges_random(void **state)
     ranges_fini(&r);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ranges_basic),
-        cmocka_unit_test(test_ranges_random),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_ranges_basic), cmocka_unit_test(test_ranges_random))

@@ -1,11 +1,7 @@
 /* RDMA RC over RoCEv2 in small scenarios: DCQCN fairness (two flows together, a late joiner),
  * the consistency of ECN marks and CNPs, go-back-N under loss, the retransmission timeout,
  * the header codec, and configuration errors. Each scenario is a few tens of simulated ms. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include "tests/testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +13,7 @@
 #include "models/net/switch.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
+#include "tests/testspool.h"
 
 struct fixture {
     struct diag diag;
@@ -317,7 +314,6 @@ static void test_rdma_go_back_n_nak(void **state)
 /* Header codec: exact bytes of a BTH, AETH and RETH, and 24-bit PSN distance. */
 static void test_rdma_header_codec(void **state)
 {
-    (void)state;
     uint8_t b[16];
     struct roce_bth h = {.opcode = ROCE_OP_WRITE_FIRST,
                          .solicited = true,
@@ -428,32 +424,29 @@ static void test_rdma_rate_samples(void **state)
                                    "  - {name: b, type: rdma, src: h1, dst: h2, bytes: 4MB}\n");
     scenario_run(sc);
     struct rdma_flow *a = rflow(sc, "a");
-    assert_true(a->nsamples >= 2);
-    assert_int_equal(a->samples[0].t_ps, 0);
-    assert_true(a->samples[0].rc_bps == 10000000000ULL);
+    size_t n;
+    struct rdma_sample *x = spool_collect(&a->base.samples, &n);
+    assert_true(n >= 2);
+    assert_int_equal(x[0].t_ps, 0);
+    assert_true(x[0].rc_bps == 10000000000ULL);
     uint64_t lowest = UINT64_MAX;
-    for (uint32_t i = 1; i < a->nsamples; i++) {
-        assert_int_equal(a->samples[i].t_ps - a->samples[i - 1].t_ps, SIM_US(100));
-        lowest = MIN(lowest, a->samples[i].rc_bps);
+    for (size_t i = 1; i < n; i++) {
+        assert_int_equal(x[i].t_ps - x[i - 1].t_ps, SIM_US(100));
+        lowest = MIN(lowest, x[i].rc_bps);
     }
+    free(x);
     assert_true(a->cnps_rx > 0);
     assert_true(lowest < 10000000000ULL);
-    assert_int_equal(rflow(sc, "b")->nsamples, 0);
+    assert_int_equal(rflow(sc, "b")->base.samples.count, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_rdma_header_codec, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_rate_samples, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_single_flow_line_rate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_until_stop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_config_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_cnp_interval, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_go_back_n_nak, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_go_back_n_lossy, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_dcqcn_two_flows_converge, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rdma_dcqcn_late_joiner, setup, teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test_setup_teardown(test_rdma_header_codec, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_rate_samples, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_single_flow_line_rate, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_until_stop, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_config_errors, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_cnp_interval, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_go_back_n_nak, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_go_back_n_lossy, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_dcqcn_two_flows_converge, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_rdma_dcqcn_late_joiner, setup, teardown))

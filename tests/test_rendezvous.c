@@ -51,8 +51,7 @@ static void run_point(const char *preset, const char *scale, int iters)
 {
     char y[sizeof(grid_yaml) + 64];
     snprintf(y, sizeof(y), grid_yaml, iters, preset, scale);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct ddl_job *job = sc->jobs[0];
     if (job->workers_done != 3 || job->iter_time.n != (uint64_t)(3 * iters))
         fail_msg("%s x %s x %d: %d workers done, %llu iterations", preset, scale, iters,
@@ -62,7 +61,6 @@ static void run_point(const char *preset, const char *scale, int iters)
 
 static void test_rendezvous_grid(void **state)
 {
-    (void)state;
     static const char *const presets[] = {"grpc-tcp", "rpc-rdma", "rdma-zero-copy"};
     static const char *const scales[] = {"0.01", "0.05", "1"};
     for (size_t p = 0; p < 3; p++) {
@@ -78,22 +76,13 @@ static void test_rendezvous_grid(void **state)
  * five messages are delivered (the flow completes when the fifth arrives). */
 static void test_rendezvous_simultaneous(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("hosts: [{name: a}, {name: b}]\n"
-                               "links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
-                               "flows: [{name: r, type: rpc, src: a, dst: b, transport: udp,"
-                               " size: 10KB, count: 5, window: 5, control_rtt: true}]\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("hosts: [{name: a}, {name: b}]\n"
+                                   "links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
+                                   "flows: [{name: r, type: rpc, src: a, dst: b, transport: udp,"
+                                   " size: 10KB, count: 5, window: 5, control_rtt: true}]\n");
     const struct flow *f = scenario_flow(sc, "r");
     assert_true(f->st.complete_ps > 0);
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rendezvous_simultaneous),
-        cmocka_unit_test(test_rendezvous_grid),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_rendezvous_simultaneous), cmocka_unit_test(test_rendezvous_grid))

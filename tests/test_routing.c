@@ -50,7 +50,6 @@ static bool has(const char **names, uint32_t n, const char *want)
 /* k = 4: hosts h0,h1 on edge0_0, h2,h3 on edge0_1 (pod 0), h4.. in pod 1, ...; 4 cores. */
 static void test_routing_fat_tree(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: fat_tree, k: 4, switch: {program: none}}\n");
     const char *p[8];
     /* own host: the one port that leads to it */
@@ -84,7 +83,6 @@ static void test_routing_fat_tree(void **state)
  * the hosts of a leaf-spine leaf leaves the routes as they are. */
 static void test_routing_state_per_destination_switch(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: fat_tree, k: 8, switch: {program: none}}\n");
     const struct route_set *edge = routes_of(sc, "edge3_2");
     assert_int_equal(route_set_nhosts(edge), 128);
@@ -115,7 +113,6 @@ static void test_routing_state_per_destination_switch(void **state)
  * down to each host. */
 static void test_routing_leaf_spine(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 4, "
                                "hosts_per_leaf: 2, switch: {program: none}}\n");
     const char *p[8];
@@ -136,7 +133,6 @@ static void test_routing_leaf_spine(void **state)
  * mean), i.e. the pick spreads, and it must always be one of the equal-cost next hops. */
 static void test_routing_pick_spreads(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 2, spines: 4, "
                                "hosts_per_leaf: 64, switch: {program: none}}\n");
     struct node *leaf = scenario_node(sc, "leaf0");
@@ -164,7 +160,6 @@ static void test_routing_pick_spreads(void **state)
 /* Two stars joined by nothing: no route between them, and flows across are refused. */
 static void test_routing_unreachable(void **state)
 {
-    (void)state;
     const char *yaml = "switches: [{name: a, program: none}, {name: b, program: none}]\n"
                        "hosts: [{name: x}, {name: y}]\n"
                        "links: [{a: x, b: a}, {a: y, b: b}]\n";
@@ -184,7 +179,6 @@ static void test_routing_unreachable(void **state)
  * back to its host. A star and a dumbbell keep flat addresses, 10.0.0.0 + index + 1. */
 static void test_routing_hier_addresses(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: fat_tree, k: 4, switch: {program: none}}\n");
     const uint32_t net = 10u << 24;
     assert_int_equal(node_host(scenario_node(sc, "h0"))->ip, net | 1);
@@ -240,7 +234,6 @@ static void test_routing_hier_addresses(void **state)
  * of the equal-cost next hops toward that edge switch. */
 static void test_routing_table_entries(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: fat_tree, k: 8, switch: {program: none}}\n");
     const struct route_set *edge = routes_of(sc, "edge3_2");
     assert_int_equal(route_set_table_entries(edge, true), 35);
@@ -264,16 +257,8 @@ static void test_routing_table_entries(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routing_fat_tree),
-        cmocka_unit_test(test_routing_leaf_spine),
-        cmocka_unit_test(test_routing_state_per_destination_switch),
-        cmocka_unit_test(test_routing_pick_spreads),
-        cmocka_unit_test(test_routing_unreachable),
-        cmocka_unit_test(test_routing_hier_addresses),
-        cmocka_unit_test(test_routing_table_entries),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_routing_fat_tree), cmocka_unit_test(test_routing_leaf_spine),
+          cmocka_unit_test(test_routing_state_per_destination_switch),
+          cmocka_unit_test(test_routing_pick_spreads), cmocka_unit_test(test_routing_unreachable),
+          cmocka_unit_test(test_routing_hier_addresses),
+          cmocka_unit_test(test_routing_table_entries))

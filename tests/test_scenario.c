@@ -18,28 +18,6 @@
 #define HEADERS 42u             /* Ethernet + IPv4 + UDP */
 #define PAYLOAD_MAX 1472u       /* 1500 B MTU */
 
-/* The incast of the foundation issue: n senders, star, 10G/1us links, `bytes` each. */
-static char *incast_yaml_framed(int n, const char *bytes, const char *sw_params, bool ecn,
-                                const char *framing)
-{
-    size_t cap = 4096 + (size_t)n * 128;
-    char *y = xmalloc(cap);
-    int len = snprintf(y, cap,
-                       "topology: {kind: star, hosts: %d, link: {rate: 10Gbps, delay: 1us}}\n"
-                       "defaults: {switch: {%s}, flow: {ecn: %s}, link: {framing: %s}}\n"
-                       "flows:\n",
-                       n + 1, sw_params, ecn ? "true" : "false", framing);
-    for (int i = 0; i < n; i++)
-        len += snprintf(y + len, cap - (size_t)len,
-                        "  - {name: f%d, src: h%d, dst: h%d, bytes: %s}\n", i, i, n, bytes);
-    return y;
-}
-
-static char *incast_yaml(int n, const char *bytes, const char *sw_params, bool ecn)
-{
-    return incast_yaml_framed(n, bytes, sw_params, ecn, "ethernet");
-}
-
 static sim_time_t wire_ps(uint32_t frame_bytes)
 {
     return simtime_tx_ps(frame_bytes + ETH_OVERHEAD, RATE_BPS);
@@ -50,12 +28,10 @@ static sim_time_t wire_ps(uint32_t frame_bytes)
  *   T(first frame) + d + Σ T(all frames) + d. */
 static void test_scenario_incast_exact_time(void **state)
 {
-    (void)state;
     const int n = 16;
     const uint64_t bytes = 4000000;
     char *y = incast_yaml(n, "4MB", "buffer: 64MB", false);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     uint64_t full = bytes / PAYLOAD_MAX;
     uint32_t last_payload = (uint32_t)(bytes - full * PAYLOAD_MAX);
     sim_time_t t_full = wire_ps(PAYLOAD_MAX + HEADERS);
@@ -90,8 +66,7 @@ static void incast_drops(const char *framing, uint64_t l2_bytes, uint64_t expect
     const uint64_t bytes = 4000000;
     const uint64_t buffer = 1000000;
     char *y = incast_yaml_framed((int)n, "4MB", "buffer: 1MB", false, framing);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     /* what the buffer counts per datagram: IP + UDP + payload + the framing's layer-2 bytes */
     const uint64_t frame = PAYLOAD_MAX + HEADERS - ETH_HDR_LEN + l2_bytes;
     const uint64_t full = bytes / PAYLOAD_MAX; /* full frames per sender: 2717 */
@@ -129,7 +104,6 @@ static void incast_drops(const char *framing, uint64_t l2_bytes, uint64_t expect
 
 static void test_scenario_incast_drops(void **state)
 {
-    (void)state;
     incast_drops("ethernet", ETH_HDR_LEN, 3379);
 }
 
@@ -137,7 +111,6 @@ static void test_scenario_incast_drops(void **state)
  * 665 datagrams fit instead of 660: 3385 delivered, as ns-3 counts for this incast. */
 static void test_scenario_incast_drops_ppp(void **state)
 {
-    (void)state;
     incast_drops("ppp", 2, 3385);
 }
 
@@ -146,14 +119,12 @@ static void test_scenario_incast_drops_ppp(void **state)
  * `overhead` is given (then it is added on the wire). */
 static void test_scenario_incast_time_framing(void **state)
 {
-    (void)state;
     const char *framings[] = {"ppp", "none", "ppp, overhead: 8B"};
     const uint64_t l2[] = {2, 0, 2 + 8};
     for (int f = 0; f < 3; f++) {
         const int n = 4;
         char *y = incast_yaml_framed(n, "1MB", "buffer: 64MB", false, framings[f]);
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         uint64_t full = 1000000 / PAYLOAD_MAX;
         uint32_t last_payload = (uint32_t)(1000000 - full * PAYLOAD_MAX);
         uint64_t ip_hdr = HEADERS - ETH_HDR_LEN;
@@ -175,14 +146,12 @@ static void test_scenario_incast_time_framing(void **state)
  * 0 plus those of instants k ≥ 1 with 15k + j < K. */
 static void test_scenario_ecn_threshold_marks(void **state)
 {
-    (void)state;
     const int n = 16;
     const uint64_t K = 100;
     char *y = incast_yaml(n, "1MB", "buffer: 64MB, ecn: threshold, ecn_unit: packets, "
                                     "ecn_kmin: 100",
                           true);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     uint64_t per_flow = (1000000 + PAYLOAD_MAX - 1) / PAYLOAD_MAX;
     uint64_t unmarked = (uint64_t)n;
     for (uint64_t k = 1; 15 * k < K; k++) {
@@ -216,8 +185,7 @@ static void mdl_check(double rho, uint64_t seed)
              "flows: [{name: p, src: a, dst: b, pattern: poisson, size: %u, interval: %lldps,\n"
              "         bytes: %llu}]\n",
              (unsigned long long)seed, payload, (long long)gap, 400000ULL * payload);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct flow *f = scenario_flow(sc, "p");
     assert_true(f->st.rx_pkts == 400000);
     double wq = rho * simtime_sec(S) / (2 * (1 - rho));
@@ -235,13 +203,11 @@ static void mdl_check(double rho, uint64_t seed)
 
 static void test_scenario_md1_load_05(void **state)
 {
-    (void)state;
     mdl_check(0.5, 1);
 }
 
 static void test_scenario_md1_load_08(void **state)
 {
-    (void)state;
     mdl_check(0.8, 1);
 }
 
@@ -258,8 +224,7 @@ static void strict_priority(const char *sw, const char *hi_prio)
              "  - {name: lo, src: h0, dst: h2, bytes: 8MB}\n"
              "  - {name: hi, src: h1, dst: h2, bytes: 1MB, %s, start: 100us}\n",
              sw, hi_prio);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     const struct flow *hi = scenario_flow(sc, "hi");
     uint64_t full = 1000000 / PAYLOAD_MAX;
     uint32_t last = (uint32_t)(1000000 - full * PAYLOAD_MAX);
@@ -276,7 +241,6 @@ static void strict_priority(const char *sw, const char *hi_prio)
 
 static void test_scenario_strict_priority(void **state)
 {
-    (void)state;
     strict_priority("program: none", "priority: 7");
     strict_priority("program: tensorexpress", "dscp: 56");
 }
@@ -284,32 +248,18 @@ static void test_scenario_strict_priority(void **state)
 /* Generated topologies: sizes, and every host reaches every other over shortest paths. */
 static void test_scenario_fat_tree(void **state)
 {
-    (void)state;
-    char y[4096];
-    int len = snprintf(y, sizeof(y), "topology: {kind: fat_tree, k: 4}\nflows:\n");
-    for (int i = 0; i < 16; i++)
-        len += snprintf(y + len, sizeof(y) - (size_t)len,
-                        "  - {src: h%d, dst: h%d, bytes: 300KB}\n", i, (i + 5) % 16);
-    struct scenario *sc = load(y);
+    struct scenario *sc = load_fat_tree_flows(5, "300KB");
     assert_int_equal(scenario_count(sc, "host"), 16);
     assert_int_equal(scenario_count(sc, "switch"), 20);
     scenario_run(sc);
-    for (uint32_t i = 0; i < sc->nflows; i++)
-        assert_true(sc->flows[i]->st.rx_bytes == 300000);
+    assert_flows_received(sc, 300000);
     /* ECMP spreads the inter-pod flows over several core switches */
-    int cores_used = 0;
-    for (int c = 0; c < 4; c++) {
-        char name[16];
-        snprintf(name, sizeof(name), "core%d", c);
-        cores_used += switch_of(scenario_node(sc, name))->rx_pkts > 0;
-    }
-    assert_true(cores_used >= 2);
+    assert_true(fat_tree_cores_used(sc) >= 2);
     scenario_destroy(sc);
 }
 
 static void test_scenario_leaf_spine_dumbbell(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: leaf_spine, leaves: 3, spines: 2, "
                                "hosts_per_leaf: 4}\n"
                                "flows: [{src: h0, dst: h11, bytes: 100KB}]\n");
@@ -331,7 +281,6 @@ static void test_scenario_leaf_spine_dumbbell(void **state)
 /* Same seed → identical results; another seed changes a Poisson run. */
 static void test_scenario_determinism(void **state)
 {
-    (void)state;
     const char *y = "topology: {kind: star, hosts: 3}\n"
                     "flows:\n"
                     "  - {name: a, src: h0, dst: h2, pattern: poisson, rate: 4Gbps, bytes: 5MB}\n"
@@ -360,7 +309,6 @@ static void test_scenario_determinism(void **state)
 /* A pipeline latency delays every packet by exactly that much per switch. */
 static void test_scenario_switch_latency(void **state)
 {
-    (void)state;
     struct scenario *a = load("topology: {kind: star, hosts: 2}\n"
                               "flows: [{src: h0, dst: h1, bytes: 1472}]\n");
     struct scenario *b = load("topology: {kind: star, hosts: 2, switch: {latency: 700ns}}\n"
@@ -378,13 +326,11 @@ static void test_scenario_switch_latency(void **state)
  * time counts from then. Two bursts in sequence on an idle path take twice one burst. */
 static void test_scenario_after(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 3}\n"
-                               "flows:\n"
-                               "  - {name: a, src: h0, dst: h2, bytes: 1472}\n"
-                               "  - {name: b, src: h1, dst: h2, bytes: 1472}\n"
-                               "  - {name: c, src: h2, dst: h0, bytes: 1472, after: [a, b]}\n");
-    scenario_run(sc);
+    struct scenario *sc = load_run("topology: {kind: star, hosts: 3}\n"
+                                   "flows:\n"
+                                   "  - {name: a, src: h0, dst: h2, bytes: 1472}\n"
+                                   "  - {name: b, src: h1, dst: h2, bytes: 1472}\n"
+                                   "  - {name: c, src: h2, dst: h0, bytes: 1472, after: [a, b]}\n");
     const struct flow *c = scenario_flow(sc, "c");
     sim_time_t one = 2 * (wire_ps(PAYLOAD_MAX + HEADERS) + DELAY_PS);
     /* a and b cross the switch one after the other: b completes one frame time after a */
@@ -401,7 +347,6 @@ static void test_scenario_after(void **state)
  * of both flows to the defaulted receiver. */
 static void test_scenario_defaults_required_keys(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 4}\n"
                                "defaults:\n"
                                "  flow: {src: h0, dst: h3, bytes: 2944}\n"
@@ -415,28 +360,18 @@ static void test_scenario_defaults_required_keys(void **state)
     assert_string_equal(scenario_flow(sc, "b")->src->node.name, "h1");
     assert_string_equal(scenario_flow(sc, "c")->dst->node.name, "h2");
     scenario_run(sc);
-    for (uint32_t i = 0; i < sc->nflows; i++)
-        assert_int_equal(sc->flows[i]->st.rx_bytes, 2944);
+    assert_flows_received(sc, 2944);
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scenario_incast_exact_time),
-        cmocka_unit_test(test_scenario_incast_drops),
-        cmocka_unit_test(test_scenario_incast_drops_ppp),
-        cmocka_unit_test(test_scenario_incast_time_framing),
-        cmocka_unit_test(test_scenario_ecn_threshold_marks),
-        cmocka_unit_test(test_scenario_md1_load_05),
-        cmocka_unit_test(test_scenario_md1_load_08),
-        cmocka_unit_test(test_scenario_strict_priority),
-        cmocka_unit_test(test_scenario_fat_tree),
-        cmocka_unit_test(test_scenario_leaf_spine_dumbbell),
-        cmocka_unit_test(test_scenario_determinism),
-        cmocka_unit_test(test_scenario_switch_latency),
-        cmocka_unit_test(test_scenario_after),
-        cmocka_unit_test(test_scenario_defaults_required_keys),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_scenario_incast_exact_time),
+          cmocka_unit_test(test_scenario_incast_drops),
+          cmocka_unit_test(test_scenario_incast_drops_ppp),
+          cmocka_unit_test(test_scenario_incast_time_framing),
+          cmocka_unit_test(test_scenario_ecn_threshold_marks),
+          cmocka_unit_test(test_scenario_md1_load_05), cmocka_unit_test(test_scenario_md1_load_08),
+          cmocka_unit_test(test_scenario_strict_priority), cmocka_unit_test(test_scenario_fat_tree),
+          cmocka_unit_test(test_scenario_leaf_spine_dumbbell),
+          cmocka_unit_test(test_scenario_determinism),
+          cmocka_unit_test(test_scenario_switch_latency), cmocka_unit_test(test_scenario_after),
+          cmocka_unit_test(test_scenario_defaults_required_keys))

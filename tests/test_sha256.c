@@ -11,7 +11,6 @@
 
 static void test_sha256_vectors(void **state)
 {
-    (void)state;
     char hex[SHA256_HEX_LEN];
     sha256_hex_of("", 0, hex);
     assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -25,7 +24,6 @@ static void test_sha256_vectors(void **state)
 /* One million 'a' fed in uneven pieces (crossing block boundaries) gives the published digest. */
 static void test_sha256_million_incremental(void **state)
 {
-    (void)state;
     struct sha256 s;
     sha256_init(&s);
     char a[1024]; /* steps go up to 1003 bytes */
@@ -46,7 +44,6 @@ static void test_sha256_million_incremental(void **state)
 /* Lengths around the padding boundary (55, 56, 63, 64 bytes) hash the same in pieces. */
 static void test_sha256_padding_edges(void **state)
 {
-    (void)state;
     uint8_t buf[130];
     for (size_t i = 0; i < sizeof(buf); i++)
         buf[i] = (uint8_t)(i * 31 + 7);
@@ -66,7 +63,6 @@ static void test_sha256_padding_edges(void **state)
 
 static void test_sha256_file(void **state)
 {
-    (void)state;
     char path[] = "/tmp/ddlsim-sha-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -79,13 +75,5 @@ static void test_sha256_file(void **state)
     assert_int_equal(sha256_file(path, hex), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256_vectors),
-        cmocka_unit_test(test_sha256_million_incremental),
-        cmocka_unit_test(test_sha256_padding_edges),
-        cmocka_unit_test(test_sha256_file),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sha256_vectors), cmocka_unit_test(test_sha256_million_incremental),
+          cmocka_unit_test(test_sha256_padding_edges), cmocka_unit_test(test_sha256_file))

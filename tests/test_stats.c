@@ -10,7 +10,6 @@
 
 static void test_stats_basic(void **state)
 {
-    (void)state;
     struct stats s;
     stats_init(&s, 4);
     for (int i = 1; i <= 8; i++)
@@ -26,7 +25,6 @@ static void test_stats_basic(void **state)
 /* Constant memory: the number of batches stays bounded as samples grow. */
 static void test_stats_bounded(void **state)
 {
-    (void)state;
     struct stats s;
     stats_init(&s, 1);
     for (int i = 0; i < 1000000; i++)
@@ -40,7 +38,6 @@ static void test_stats_bounded(void **state)
  * repetitions (binomial: at least 96 of 100 with overwhelming probability). */
 static void test_stats_coverage(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(42, NULL);
     gsl_rng *r = sim_rng(sim, "test");
     int covered = 0;
@@ -60,7 +57,6 @@ static void test_stats_coverage(void **state)
 /* Named RNG streams: same (seed, name) → same draws; another name or seed → different. */
 static void test_rng_streams(void **state)
 {
-    (void)state;
     struct sim *a = sim_create(7, NULL);
     struct sim *b = sim_create(7, NULL);
     struct sim *c = sim_create(8, NULL);
@@ -74,13 +70,5 @@ static void test_rng_streams(void **state)
     sim_destroy(c);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stats_basic),
-        cmocka_unit_test(test_stats_bounded),
-        cmocka_unit_test(test_stats_coverage),
-        cmocka_unit_test(test_rng_streams),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_stats_basic), cmocka_unit_test(test_stats_bounded),
+          cmocka_unit_test(test_stats_coverage), cmocka_unit_test(test_rng_streams))

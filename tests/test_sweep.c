@@ -47,7 +47,6 @@ static void unload(struct loaded *l)
 /* 2 x zip(2) x points(2) positions, 3 seeds: 24 points; point 17 = ((1*2+0)*2+1)*3+2. */
 static void test_sweep_points_order(void **state)
 {
-    (void)state;
     struct loaded l;
     load(&l, "axes:\n"
              "  - {set: flows.a.bytes, values: [1MB, 2MB]}\n"
@@ -77,7 +76,6 @@ static void test_sweep_points_order(void **state)
 
 static void test_sweep_errors_located(void **state)
 {
-    (void)state;
     struct loaded l;
     load(&l, "axes:\n"
              "  - zip: [{set: topology.hosts, values: [3, 4]}, {name: l, values: [x]}]\n"
@@ -98,7 +96,6 @@ static void test_sweep_errors_located(void **state)
 
 static void test_sweep_record_round_trip(void **state)
 {
-    (void)state;
     struct sweep_rec r = {.id = 42, .exit_code = 2, .wall_s = 0.125,
                           .row = xstrdup("42,1MB,1,,failed,2,,\"a, b\""),
                           .error = xstrdup("s.yaml:1:1: error: a, b"),
@@ -123,7 +120,6 @@ static void test_sweep_record_round_trip(void **state)
 /* Nearest-rank order statistics over 1..10: median 5, p90 9, p99 10. */
 static void test_sweep_reduce(void **state)
 {
-    (void)state;
     double v[10];
     for (int k = 0; k < 7; k++) {
         int which[] = {SWEEP_MEDIAN, SWEEP_P90, SWEEP_P99, SWEEP_MIN, SWEEP_MAX, SWEEP_MEAN,
@@ -139,7 +135,6 @@ static void test_sweep_reduce(void **state)
 
 static void test_sweep_csv_cell(void **state)
 {
-    (void)state;
     char *a = sweep_csv_cell("plain");
     char *b = sweep_csv_cell("say \"hi\", then\nbye");
     assert_string_equal(a, "plain");
@@ -148,14 +143,6 @@ static void test_sweep_csv_cell(void **state)
     free(b);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sweep_points_order),
-        cmocka_unit_test(test_sweep_errors_located),
-        cmocka_unit_test(test_sweep_record_round_trip),
-        cmocka_unit_test(test_sweep_reduce),
-        cmocka_unit_test(test_sweep_csv_cell),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sweep_points_order), cmocka_unit_test(test_sweep_errors_located),
+          cmocka_unit_test(test_sweep_record_round_trip), cmocka_unit_test(test_sweep_reduce),
+          cmocka_unit_test(test_sweep_csv_cell))

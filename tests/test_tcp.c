@@ -2,6 +2,7 @@
  * echo), sender (slow start, fast retransmit/recovery, RTO, DCTCP α), and scenario checks
  * against the DCTCP paper's steady-state analysis and analytic completion-time bounds. */
 #include "tests/testtcp.h"
+#include "tests/testspool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +22,6 @@
 
 static void test_tcp_hdr_roundtrip(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pkt *p = pkt_alloc(sim);
     struct tcp_seg s = {
@@ -76,7 +76,6 @@ static void test_tcp_hdr_roundtrip(void **state)
 
 static void test_tcp_receiver_out_of_order(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("rcv_wnd: 1MB");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
@@ -122,7 +121,6 @@ static void test_tcp_receiver_out_of_order(void **state)
  * old state, for the segments received before the change. */
 static void test_tcp_receiver_dctcp_delack_state_machine(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("cc: dctcp, delayed_ack: true");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
@@ -152,7 +150,6 @@ static void test_tcp_receiver_dctcp_delack_state_machine(void **state)
 /* RFC 3168 §6.1.3: a classic ECN receiver echoes ECE on every ACK until CWR arrives. */
 static void test_tcp_receiver_classic_ece_latch(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("ecn: true");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
@@ -172,7 +169,6 @@ static void test_tcp_receiver_classic_ece_latch(void **state)
 
 static void test_tcp_sender_newreno_recovery(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("init_cwnd: 10, sack: false") /* RFC 6582 without SACK */;
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
@@ -223,7 +219,6 @@ static void test_tcp_sender_newreno_recovery(void **state)
  * beyond cwnd; they are left out of FlightSize when the third sets ssthresh. */
 static void test_tcp_sender_limited_transmit(void **state)
 {
-    (void)state;
     struct tcp_seg a[16];
     const uint64_t mss = 1000;
     for (int lt = 0; lt < 2; lt++) {
@@ -250,7 +245,6 @@ static void test_tcp_sender_limited_transmit(void **state)
 /* RFC 6298: timeout collapses the window, backs off, and goes back to snd_una. */
 static void test_tcp_sender_rto_backoff(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("rto_init: 3ms, rto_min: 1ms");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct sim *sim = sc->sim;
@@ -278,7 +272,6 @@ static void test_tcp_sender_rto_backoff(void **state)
 /* DCTCP sender: α ← (1−g)α + g·F once per window; W ← W(1 − α/2) at most once per window. */
 static void test_tcp_sender_dctcp_alpha(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("cc: dctcp, dctcp_alpha_init: 0");
     struct tcp_flow *f = tcp_of(sc, "f0");
     const uint64_t mss = 1000;
@@ -445,19 +438,16 @@ static void check_dctcp(int n)
 
 static void test_tcp_dctcp_2_flows(void **state)
 {
-    (void)state;
     check_dctcp(2);
 }
 
 static void test_tcp_dctcp_8_flows(void **state)
 {
-    (void)state;
     check_dctcp(8);
 }
 
 static void test_tcp_dctcp_16_flows(void **state)
 {
-    (void)state;
     check_dctcp(16);
 }
 
@@ -466,7 +456,6 @@ static void test_tcp_dctcp_16_flows(void **state)
  * ACKs elsewhere) and packets are dropped. */
 static void test_tcp_newreno_fills_buffer(void **state)
 {
-    (void)state;
     struct conv c = run_long_flows(8, "cc: newreno", DCTCP_SWITCH, 5, 80);
     printf("newreno N=8: util %.4f jain %.5f queue max %u min %u avg %.1f drops %lu\n", c.util,
            c.jain, c.max_q, c.min_q, c.avg_q, (unsigned long)c.drops);
@@ -482,7 +471,6 @@ static void test_tcp_newreno_fills_buffer(void **state)
  * 0.998 over 300 ms), so the bound is 0.95. */
 static void test_tcp_dctcp_delayed_ack(void **state)
 {
-    (void)state;
     const int n = 8, k = 65;
     struct conv c = run_long_flows(n, "cc: dctcp, delayed_ack: true, delack_timeout: 200us",
                                    DCTCP_SWITCH, 5, 30);
@@ -500,7 +488,6 @@ static void test_tcp_dctcp_delayed_ack(void **state)
  * amplitude ≈ (C·RTT + K)/2 ≈ 40 packets, still above zero since K > C·RTT here. */
 static void test_tcp_newreno_ecn(void **state)
 {
-    (void)state;
     const int n = 8, k = 65;
     struct conv c = run_long_flows(n, "cc: newreno, ecn: true", DCTCP_SWITCH, 5, 30);
     printf("newreno+ecn N=%d: util %.4f jain %.5f queue max %u min %u avg %.1f drops %lu\n", n,
@@ -515,13 +502,11 @@ static void test_tcp_newreno_ecn(void **state)
  * delivered, and the simulation then runs out of events (no timer left behind). */
 static void test_tcp_stop_time(void **state)
 {
-    (void)state;
     struct scenario *sc =
-        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-             "flows:\n"
-             "  - {name: f0, type: tcp, src: h0, dst: h1, stop: 2ms,\n"
-             "     delayed_ack: true, delack_timeout: 1ms}\n");
-    scenario_run(sc);
+        load_run("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+                 "flows:\n"
+                 "  - {name: f0, type: tcp, src: h0, dst: h1, stop: 2ms,\n"
+                 "     delayed_ack: true, delack_timeout: 1ms}\n");
     struct tcp_flow *f = tcp_of(sc, "f0");
     assert_true(f->snd_max > 1000000); /* ~2.4 MB at line rate */
     assert_int_equal(f->snd_una, f->snd_max);
@@ -537,36 +522,48 @@ static void test_tcp_stop_time(void **state)
  * summary.json carries them. */
 static void test_tcp_cwnd_samples(void **state)
 {
-    (void)state;
     struct scenario *sc =
-        load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
-             "flows:\n"
-             "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 1MB,\n"
-             "     start: 10us, cwnd_interval: 50us}\n");
-    scenario_run(sc);
+        load_run("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
+                 "flows:\n"
+                 "  - {name: f0, type: tcp, src: h0, dst: h1, bytes: 1MB,\n"
+                 "     start: 10us, cwnd_interval: 50us}\n");
     struct tcp_flow *f = tcp_of(sc, "f0");
     sim_time_t done = f->base.st.complete_ps;
     assert_true(done > 0);
-    assert_true(f->nsamples >= 2);
-    assert_int_equal(f->samples[0].t_ps, SIM_US(10));
-    assert_int_equal(f->samples[0].cwnd_bytes, 10 * 1460);
-    assert_true(f->samples[0].flight_bytes <= 1460); /* the idle NIC took one segment */
-    for (uint32_t i = 1; i < f->nsamples; i++)
-        assert_int_equal(f->samples[i].t_ps - f->samples[i - 1].t_ps, SIM_US(50));
+    size_t n;
+    struct tcp_sample *x = spool_collect(&f->base.samples, &n);
+    assert_true(n >= 2);
+    assert_int_equal(x[0].t_ps, SIM_US(10));
+    assert_int_equal(x[0].cwnd_bytes, 10 * 1460);
+    assert_true(x[0].flight_bytes <= 1460); /* the idle NIC took one segment */
+    for (size_t i = 1; i < n; i++)
+        assert_int_equal(x[i].t_ps - x[i - 1].t_ps, SIM_US(50));
     /* slow start without loss: cwnd only grows */
-    assert_true(f->samples[f->nsamples - 1].cwnd_bytes > f->samples[1].cwnd_bytes);
+    assert_true(x[n - 1].cwnd_bytes > x[1].cwnd_bytes);
     /* the last sample is the first one taken after the final ACK */
-    sim_time_t last = f->samples[f->nsamples - 1].t_ps;
-    assert_true(last >= done && last < done + SIM_US(60));
+    assert_true(x[n - 1].t_ps >= done && x[n - 1].t_ps < done + SIM_US(60));
     assert_int_equal(evq_len(&sc->sim->evq), 0);
+    /* summary.json's columns hold every sample, in order */
     json_t *o = json_object();
     f->base.ops->stats_json(&f->base, o);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    assert_int_equal(spool_json_dumpf(&sc->sim->spool, o, mem, JSON_INDENT(2)), 0);
+    fclose(mem);
+    json_decref(o);
+    o = json_loads(text, 0, NULL);
+    assert_non_null(o);
     json_t *smp = json_object_get(o, "cwnd_samples");
-    assert_non_null(smp);
-    assert_int_equal(json_array_size(json_object_get(smp, "cwnd_bytes")), f->nsamples);
+    json_t *cw = json_object_get(smp, "cwnd_bytes");
+    assert_int_equal(json_array_size(cw), n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(json_integer_value(json_array_get(cw, i)), (json_int_t)x[i].cwnd_bytes);
     assert_int_equal(json_integer_value(json_object_get(o, "cwnd_bytes")),
                      (json_int_t)f->cwnd_bytes);
     json_decref(o);
+    free(text);
+    free(x);
     scenario_destroy(sc);
 }
 
@@ -575,7 +572,6 @@ static void test_tcp_cwnd_samples(void **state)
  * and the SYN gives the first RTT sample. */
 static void test_tcp_handshake(void **state)
 {
-    (void)state;
     sim_time_t fct[2];
     for (int hs = 0; hs < 2; hs++) {
         char yaml[512];
@@ -609,7 +605,6 @@ static void test_tcp_handshake(void **state)
  * segment (RFC 6928 §2) and no RTT sample is taken from the handshake (Karn). */
 static void test_tcp_handshake_syn_loss(void **state)
 {
-    (void)state;
     struct scenario *sc =
         load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
              "flows:\n"
@@ -650,7 +645,6 @@ static void test_tcp_handshake_syn_loss(void **state)
 /* Sequence numbers wrap at 2^32 on the wire; the 64-bit offsets inside do not. */
 static void test_tcp_seq_wrap(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("rcv_wnd: 1MB");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
@@ -689,8 +683,7 @@ static void run_incast(const char *cc, const char *switch_kv, bool expect_timeou
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(yaml + len, sizeof(yaml) - len,
                                 "  - {name: f%d, src: h%d, dst: h%d}\n", i, i, n);
-    struct scenario *sc = load(yaml);
-    scenario_run(sc);
+    struct scenario *sc = load_run(yaml);
     struct sw *sw = switch_of(scenario_node(sc, "s0"));
     uint64_t drops, marks;
     port_counts(&sw->tm.ports[n], &drops, &marks);
@@ -729,7 +722,6 @@ static void run_incast(const char *cc, const char *switch_kv, bool expect_timeou
 
 static void test_tcp_incast_exactly_once(void **state)
 {
-    (void)state;
     run_incast("newreno", "ecn: none", true);
 }
 
@@ -737,7 +729,6 @@ static void test_tcp_incast_exactly_once(void **state)
  * (16 × 10 segments) still overflow the buffer before any mark is echoed. */
 static void test_tcp_incast_dctcp(void **state)
 {
-    (void)state;
     run_incast("dctcp", "ecn: threshold, ecn_unit: packets, ecn_kmin: 20", false);
 }
 
@@ -748,7 +739,6 @@ static void test_tcp_incast_dctcp(void **state)
  * backed off until simulated time overflowed. */
 static void test_tcp_set_sport_rekeys(void **state)
 {
-    (void)state;
     struct scenario *sc =
         load("topology: {kind: star, hosts: 2, link: {rate: 10Gbps, delay: 1us}}\n"
              "flows:\n"
@@ -776,7 +766,6 @@ static void test_tcp_set_sport_rekeys(void **state)
  * host) and receiver (destination host), UDP its sink. */
 static void test_flow_destroy_unbinds(void **state)
 {
-    (void)state;
     struct scenario *sc = load("topology: {kind: star, hosts: 2}\n");
     struct host *a = host_of(scenario_node(sc, "h0"));
     struct host *b = host_of(scenario_node(sc, "h1"));
@@ -801,32 +790,19 @@ static void test_flow_destroy_unbinds(void **state)
     scenario_destroy(sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tcp_hdr_roundtrip),
-        cmocka_unit_test(test_tcp_receiver_out_of_order),
-        cmocka_unit_test(test_tcp_receiver_dctcp_delack_state_machine),
-        cmocka_unit_test(test_tcp_receiver_classic_ece_latch),
-        cmocka_unit_test(test_tcp_sender_newreno_recovery),
-        cmocka_unit_test(test_tcp_sender_limited_transmit),
-        cmocka_unit_test(test_tcp_sender_rto_backoff),
-        cmocka_unit_test(test_tcp_sender_dctcp_alpha),
-        cmocka_unit_test(test_tcp_dctcp_2_flows),
-        cmocka_unit_test(test_tcp_dctcp_8_flows),
-        cmocka_unit_test(test_tcp_dctcp_16_flows),
-        cmocka_unit_test(test_tcp_newreno_fills_buffer),
-        cmocka_unit_test(test_tcp_dctcp_delayed_ack),
-        cmocka_unit_test(test_tcp_newreno_ecn),
-        cmocka_unit_test(test_tcp_stop_time),
-        cmocka_unit_test(test_tcp_seq_wrap),
-        cmocka_unit_test(test_tcp_handshake),
-        cmocka_unit_test(test_tcp_handshake_syn_loss),
-        cmocka_unit_test(test_tcp_cwnd_samples),
-        cmocka_unit_test(test_tcp_incast_exactly_once),
-        cmocka_unit_test(test_tcp_incast_dctcp),
-        cmocka_unit_test(test_tcp_set_sport_rekeys),
-        cmocka_unit_test(test_flow_destroy_unbinds),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_tcp_hdr_roundtrip),
+          cmocka_unit_test(test_tcp_receiver_out_of_order),
+          cmocka_unit_test(test_tcp_receiver_dctcp_delack_state_machine),
+          cmocka_unit_test(test_tcp_receiver_classic_ece_latch),
+          cmocka_unit_test(test_tcp_sender_newreno_recovery),
+          cmocka_unit_test(test_tcp_sender_limited_transmit),
+          cmocka_unit_test(test_tcp_sender_rto_backoff),
+          cmocka_unit_test(test_tcp_sender_dctcp_alpha), cmocka_unit_test(test_tcp_dctcp_2_flows),
+          cmocka_unit_test(test_tcp_dctcp_8_flows), cmocka_unit_test(test_tcp_dctcp_16_flows),
+          cmocka_unit_test(test_tcp_newreno_fills_buffer),
+          cmocka_unit_test(test_tcp_dctcp_delayed_ack), cmocka_unit_test(test_tcp_newreno_ecn),
+          cmocka_unit_test(test_tcp_stop_time), cmocka_unit_test(test_tcp_seq_wrap),
+          cmocka_unit_test(test_tcp_handshake), cmocka_unit_test(test_tcp_handshake_syn_loss),
+          cmocka_unit_test(test_tcp_cwnd_samples), cmocka_unit_test(test_tcp_incast_exactly_once),
+          cmocka_unit_test(test_tcp_incast_dctcp), cmocka_unit_test(test_tcp_set_sport_rekeys),
+          cmocka_unit_test(test_flow_destroy_unbinds))

@@ -14,7 +14,6 @@
  * round-trip, and lengthen the header by 4 and 36 bytes. */
 static void test_sack_hdr_roundtrip(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pkt *p = pkt_alloc(sim);
     struct tcp_seg s = {.src_ip = 1, .dst_ip = 2, .src_port = 3, .dst_port = 4, .seq = 5,
@@ -65,7 +64,6 @@ static int last_ack_blocks(struct tcp_flow *f, uint64_t out[][2])
  * passed is dropped. */
 static void test_sack_receiver_blocks(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("sack: true");
     struct tcp_flow *f = tcp_of(sc, "f0");
     uint64_t b[4][2];
@@ -111,7 +109,6 @@ static void test_sack_receiver_blocks(void **state)
  * SACKed from it up; pipe and NextSeg follow RFC 6675 §4. */
 static void test_sack_scoreboard(void **state)
 {
-    (void)state;
     struct tcp_sack_sb sb;
     tcp_sack_sb_reset(&sb, 0);
     assert_true(tcp_sack_sb_add(&sb, 0, 10000, 3000, 4000));
@@ -170,7 +167,6 @@ static void test_sack_scoreboard(void **state)
  * goes out; a partial ACK lets new data out; the full ACK ends recovery at ssthresh. */
 static void test_sack_sender_recovery(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("init_cwnd: 10, sack: true, limited_transmit: false");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[16];
@@ -219,7 +215,6 @@ static void test_sack_sender_recovery(void **state)
  * which NewReno after a timeout does not promise; no flow waits for its timer. */
 static void test_sack_incast_retransmits_drops(void **state)
 {
-    (void)state;
     const int n = 16;
     char *y = xmalloc(8192);
     int len = snprintf(y, 8192,
@@ -232,8 +227,7 @@ static void test_sack_incast_retransmits_drops(void **state)
                        n + 1);
     for (int i = 0; i < n; i++)
         len += snprintf(y + len, 8192 - (size_t)len, "  - {src: h%d, dst: h%d}\n", i, n);
-    struct scenario *sc = load(y);
-    scenario_run(sc);
+    struct scenario *sc = load_run(y);
     uint64_t retx = 0;
     for (uint32_t i = 0; i < sc->nflows; i++) {
         assert_int_equal(sc->flows[i]->st.rx_bytes, 1000000);
@@ -253,7 +247,6 @@ static void test_sack_incast_retransmits_drops(void **state)
  * with nothing to send (a stream that has not pushed yet) a pure 54-byte ACK goes out. */
 static void test_handshake_third_ack(void **state)
 {
-    (void)state;
     struct scenario *sc = load_pair("sack: true");
     struct tcp_flow *f = tcp_of(sc, "f0");
     struct tcp_seg a[4];
@@ -289,7 +282,6 @@ static void test_handshake_third_ack(void **state)
  * Both deliver every byte. */
 static void test_tcp_nic_queue(void **state)
 {
-    (void)state;
     for (int q = 0; q <= 1; q++) {
         char y[512];
         snprintf(y, sizeof(y),
@@ -298,8 +290,7 @@ static void test_tcp_nic_queue(void **state)
                  "flows: [{type: tcp, src: h0, dst: h1, bytes: 29200, init_cwnd: 20,\n"
                  "         rto_min: 1ms, rto_init: 1ms, nic_queue: %s}]\n",
                  q ? "true" : "false");
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         const struct host *h0 = host_of(scenario_node(sc, "h0"));
         assert_int_equal(sc->flows[0]->st.rx_bytes, 29200);
         if (q)
@@ -314,11 +305,10 @@ static void test_tcp_nic_queue(void **state)
  * 14600 bytes: 1 MB takes ceil(1e6 / 14600) = 69 round trips of at least 200 us. */
 static void test_tcp_send_buffer(void **state)
 {
-    (void)state;
-    struct scenario *sc = load("topology: {kind: star, hosts: 2, link: {delay: 50us}}\n"
-                               "flows: [{type: tcp, src: h0, dst: h1, bytes: 1MB, init_cwnd: 100,\n"
-                               "         send_buffer: 14600B}]\n");
-    scenario_run(sc);
+    struct scenario *sc =
+        load_run("topology: {kind: star, hosts: 2, link: {delay: 50us}}\n"
+                 "flows: [{type: tcp, src: h0, dst: h1, bytes: 1MB, init_cwnd: 100,\n"
+                 "         send_buffer: 14600B}]\n");
     const struct tcp_flow *f = tcp_of(sc, "f0");
     assert_int_equal(f->base.st.rx_bytes, 1000000);
     double fct = flow_fct_s(&f->base);
@@ -333,7 +323,6 @@ static void test_tcp_send_buffer(void **state)
  * trip; a full data frame stays mss + 54 bytes. */
 static void test_tcp_timestamps(void **state)
 {
-    (void)state;
     struct sim *sim = sim_create(1, NULL);
     struct pkt *p = pkt_alloc(sim);
     struct tcp_seg s = {.flags = TCP_ACK, .ts = true, .tsval = 0x12345678u, .tsecr = 7,
@@ -355,8 +344,7 @@ static void test_tcp_timestamps(void **state)
                  "topology: {kind: star, hosts: 2}\n"
                  "flows: [{type: tcp, src: h0, dst: h1, bytes: 101360, timestamps: %s}]\n",
                  ts ? "true" : "false");
-        struct scenario *sc = load(y);
-        scenario_run(sc);
+        struct scenario *sc = load_run(y);
         const struct tcp_flow *f = tcp_of(sc, "f0");
         assert_int_equal(f->base.st.rx_bytes, 101360);
         assert_int_equal(f->base.st.tx_pkts, ts ? 70 : (101360 + 1459) / 1460);
@@ -370,18 +358,8 @@ static void test_tcp_timestamps(void **state)
     assert_true(samples[0] < 20);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sack_hdr_roundtrip),
-        cmocka_unit_test(test_sack_receiver_blocks),
-        cmocka_unit_test(test_sack_scoreboard),
-        cmocka_unit_test(test_sack_sender_recovery),
-        cmocka_unit_test(test_sack_incast_retransmits_drops),
-        cmocka_unit_test(test_handshake_third_ack),
-        cmocka_unit_test(test_tcp_nic_queue),
-        cmocka_unit_test(test_tcp_send_buffer),
-        cmocka_unit_test(test_tcp_timestamps),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_sack_hdr_roundtrip), cmocka_unit_test(test_sack_receiver_blocks),
+          cmocka_unit_test(test_sack_scoreboard), cmocka_unit_test(test_sack_sender_recovery),
+          cmocka_unit_test(test_sack_incast_retransmits_drops),
+          cmocka_unit_test(test_handshake_third_ack), cmocka_unit_test(test_tcp_nic_queue),
+          cmocka_unit_test(test_tcp_send_buffer), cmocka_unit_test(test_tcp_timestamps))

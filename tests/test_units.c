@@ -7,7 +7,6 @@
 
 static void test_units_time(void **state)
 {
-    (void)state;
     char err[256];
     sim_time_t t;
     assert_int_equal(units_parse_time("1.5us", &t, err, sizeof(err)), 0);
@@ -28,7 +27,6 @@ static void test_units_time(void **state)
 
 static void test_units_time_errors(void **state)
 {
-    (void)state;
     char err[256];
     sim_time_t t;
     assert_int_equal(units_parse_time("10", &t, err, sizeof(err)), -1);
@@ -44,7 +42,6 @@ static void test_units_time_errors(void **state)
 
 static void test_units_rate(void **state)
 {
-    (void)state;
     char err[256];
     uint64_t r;
     assert_int_equal(units_parse_rate("10Gbps", &r, err, sizeof(err)), 0);
@@ -62,7 +59,6 @@ static void test_units_rate(void **state)
 
 static void test_units_size(void **state)
 {
-    (void)state;
     char err[256];
     uint64_t s;
     assert_int_equal(units_parse_size("1500", &s, err, sizeof(err)), 0);
@@ -85,7 +81,6 @@ static void test_units_size(void **state)
  * byte takes 2.5 ps, so 1500 B take exactly 3750 ps (a 2 ps/byte constant would give 3000). */
 static void test_units_tx_time(void **state)
 {
-    (void)state;
     assert_int_equal(simtime_tx_ps(1500, 3200000000000ULL), 3750);
     assert_int_equal(simtime_tx_ps(1, 3200000000000ULL), 3); /* ceil(2.5) */
     /* 56 Gb/s: 1538 B = 12304 bits → 219714.2857 ps → 219715 */
@@ -99,7 +94,6 @@ static void test_units_tx_time(void **state)
  * say so instead of wrapping: 10^29 Tbps overflowed the 128-bit product before. */
 static void test_units_exponent(void **state)
 {
-    (void)state;
     char err[256];
     sim_time_t t;
     uint64_t u;
@@ -128,20 +122,13 @@ static void test_units_exponent(void **state)
 
 static void test_units_format(void **state)
 {
-    (void)state;
     char buf[32];
     assert_string_equal(sim_time_fmt(1500000, buf, sizeof(buf)), "1.5us");
     assert_string_equal(sim_time_fmt(SIM_MS(53), buf, sizeof(buf)), "53ms");
     assert_string_equal(sim_time_fmt(12, buf, sizeof(buf)), "12ps");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units_time),      cmocka_unit_test(test_units_time_errors),
-        cmocka_unit_test(test_units_rate),      cmocka_unit_test(test_units_size),
-        cmocka_unit_test(test_units_tx_time),   cmocka_unit_test(test_units_format),
-        cmocka_unit_test(test_units_exponent),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(cmocka_unit_test(test_units_time), cmocka_unit_test(test_units_time_errors),
+          cmocka_unit_test(test_units_rate), cmocka_unit_test(test_units_size),
+          cmocka_unit_test(test_units_tx_time), cmocka_unit_test(test_units_format),
+          cmocka_unit_test(test_units_exponent))

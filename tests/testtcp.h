@@ -38,50 +38,51 @@ static inline struct scenario *load_pair(const char *flow_extra)
     return sc;
 }
 
+/* Delivers segment s of flow f, its addresses, ports and window filled in, to the receiver
+ * (to_receiver) or to the sender. */
+static inline void deliver_seg(struct tcp_flow *f, bool to_receiver, struct tcp_seg *s)
+{
+    struct host *from = to_receiver ? f->base.src : f->base.dst;
+    struct host *to = to_receiver ? f->base.dst : f->base.src;
+    s->src_ip = from->ip;
+    s->dst_ip = to->ip;
+    s->src_port = to_receiver ? f->snd_port : f->rcv_port;
+    s->dst_port = to_receiver ? f->rcv_port : f->snd_port;
+    s->window = 100;
+    struct pkt *p = pkt_alloc(f->base.src->node.sim);
+    tcp_hdr_build(p, s);
+    struct endpoint *ep = to_receiver ? &f->rcv_ep : &f->snd_ep;
+    ep->recv(ep, to, p);
+}
+
 /* Delivers a data segment [off, off+len) to the receiver of f. */
 static inline void inject_data(struct tcp_flow *f, uint64_t off, uint32_t len, uint8_t ecn, uint8_t flags)
 {
-    struct sim *sim = f->base.src->node.sim;
-    struct pkt *p = pkt_alloc(sim);
     struct tcp_seg s = {
-        .src_ip = f->base.src->ip,
-        .dst_ip = f->base.dst->ip,
-        .src_port = f->snd_port,
-        .dst_port = f->rcv_port,
         .seq = f->snd_isn + 1 + (uint32_t)off, /* the SYN took the ISN */
         .ack = f->rcv_isn + 1,
         .flags = (uint8_t)(TCP_ACK | flags),
-        .window = 100,
         .ecn = ecn,
         .payload_bytes = len,
     };
-    tcp_hdr_build(p, &s);
-    f->rcv_ep.recv(&f->rcv_ep, f->base.dst, p);
+    deliver_seg(f, true, &s);
 }
 
 /* Delivers an ACK for offset `off` carrying `nsack` SACK blocks (offsets) to the sender of f. */
 static inline void inject_sack(struct tcp_flow *f, uint64_t off, bool ece, int nsack,
                                const uint64_t (*blocks)[2])
 {
-    struct sim *sim = f->base.src->node.sim;
-    struct pkt *p = pkt_alloc(sim);
     struct tcp_seg s = {
-        .src_ip = f->base.dst->ip,
-        .dst_ip = f->base.src->ip,
-        .src_port = f->rcv_port,
-        .dst_port = f->snd_port,
         .seq = f->rcv_isn + 1,
         .ack = f->snd_isn + 1 + (uint32_t)off,
         .flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0)),
-        .window = 100,
         .nsack = (uint8_t)nsack,
     };
     for (int i = 0; i < nsack; i++) {
         s.sack[i][0] = f->snd_isn + 1 + (uint32_t)blocks[i][0];
         s.sack[i][1] = f->snd_isn + 1 + (uint32_t)blocks[i][1];
     }
-    tcp_hdr_build(p, &s);
-    f->snd_ep.recv(&f->snd_ep, f->base.src, p);
+    deliver_seg(f, false, &s);
 }
 
 /* Delivers an ACK for offset `off` to the sender of f. */

@@ -377,6 +377,16 @@ inline void WritePort(Json& j, const std::string& key, const Ptr<TmQueueDisc>& q
     j.Close('}');
 }
 
+// The fields every star result ends with: the switch port to host `rx` (the bottleneck), the
+// shared buffer's peak and the hosts' own drops; then ResultEnd.
+inline int StarResultEnd(Json& j, const Star& s, uint32_t rx, const std::string& out)
+{
+    WritePort(j, "bottleneck", s.swQd[rx]);
+    j.KV("peak_buffer_bytes", s.swBuf->peakBytes);
+    j.KV("host_drops", HostDrops(s));
+    return ResultEnd(j, out);
+}
+
 } // namespace ddl
 
 #endif

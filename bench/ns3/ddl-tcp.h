@@ -385,6 +385,45 @@ class TcpTransfer
     uint64_t m_wire = 0;
 };
 
+// n transfers named prefix0, prefix1, ...; `allDone` runs when the last of them is done.
+inline std::vector<std::unique_ptr<TcpTransfer>> Transfers(uint32_t n, const std::string& prefix,
+                                                           std::function<void()> allDone)
+{
+    auto done = std::make_shared<uint32_t>(0);
+    std::vector<std::unique_ptr<TcpTransfer>> xs;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        xs.push_back(std::make_unique<TcpTransfer>());
+        xs.back()->st.name = prefix + std::to_string(i);
+        xs.back()->onDone = [done, n, allDone]() {
+            if (++*done == n)
+                allDone();
+        };
+    }
+    return xs;
+}
+
+// The star and TCP settings of a TCP program. Setup adds their options to the program's
+// command line, parses it, and builds a star of `n` hosts plus one (n is read after parsing),
+// with an MTU that fits the MSS.
+struct TcpStar
+{
+    StarCfg c;
+    TcpCfg t;
+    Star s;
+
+    void Setup(CommandLine& cmd, int argc, char* argv[], const uint32_t& n)
+    {
+        c.AddTo(cmd, true);
+        t.AddTo(cmd);
+        cmd.Parse(argc, argv);
+        t.Apply();
+        c.hosts = n + 1;
+        c.mtu = std::max<uint32_t>(1500, t.mss + 40);
+        BuildStar(c, s);
+    }
+};
+
 inline void WriteTransfers(Json& j, const std::vector<std::unique_ptr<TcpTransfer>>& xs)
 {
     j.Key("flows");

@@ -130,8 +130,5 @@ int main(int argc, char* argv[])
     Json j;
     ResultBegin(j);
     WriteFlows(j, flows);
-    WritePort(j, "bottleneck", s.swQd[rx]);
-    j.KV("peak_buffer_bytes", s.swBuf->peakBytes);
-    j.KV("host_drops", HostDrops(s));
-    return ResultEnd(j, out);
+    return StarResultEnd(j, s, rx, out);
 }

@@ -7,6 +7,8 @@
 
 extern const struct ddl_arch_ops ddl_arch_ps;   /* parameter servers (ps.c) */
 extern const struct ddl_arch_ops ddl_arch_ring; /* ring all-reduce (ring.c) */
+extern const struct ddl_arch_ops ddl_arch_tree; /* binomial tree all-reduce (tree.c) */
+extern const struct ddl_arch_ops ddl_arch_hier; /* hierarchical all-reduce (hier.c) */
 extern const struct ddl_arch_ops ddl_arch_inc;  /* in-network aggregation (inc.c) */
 extern const struct ddl_arch_ops ddl_arch_libra; /* hot/cold sparse aggregation (libra.c) */
 

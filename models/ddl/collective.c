@@ -118,6 +118,15 @@ static void tick_fire(struct sim *sim, struct evq_timer *t)
     c->npending = 0;
 }
 
+int ddl_coll_check_workers(const struct ddl_job *job, struct diag *d)
+{
+    if (job->nworkers >= 2)
+        return 0;
+    diag_error(d, job->cfg.workers->loc, "job '%s': all-reduce needs at least 2 workers",
+               job->name);
+    return 1;
+}
+
 struct ddl_coll *ddl_coll_create(struct ddl_job *job, ddl_coll_start_fn *start)
 {
     struct ddl_coll *c = xcalloc(1, sizeof(*c));

@@ -23,6 +23,8 @@ struct ddl_coll;
 /* `start` begins worker w's part of the all-reduce of `layer`, its gradient of `iter`. */
 typedef void ddl_coll_start_fn(struct ddl_job *job, uint32_t w, uint32_t layer, uint32_t iter);
 
+/* An all-reduce needs two workers: reports and returns 1 when the job has fewer. */
+int ddl_coll_check_workers(const struct ddl_job *job, struct diag *d);
 struct ddl_coll *ddl_coll_create(struct ddl_job *job, ddl_coll_start_fn *start);
 void ddl_coll_destroy(struct ddl_coll *c);
 /* Worker w's gradient of `layer` (its current iteration) is ready. */

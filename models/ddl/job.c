@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "models/ddl/arch.h"
+#include "models/ddl/intra.h"
 #include "models/ddl/metrics.h"
 #include "models/ddl/worker.h"
 #include "models/transport/transports.h"
@@ -14,6 +15,7 @@
 static const char *const arch_names[] = {"ps", "allreduce", "inc", "libra", NULL};
 static const char *const sched_names[] = {"fifo", "priority", NULL};
 static const char *const shard_names[] = {"round_robin", "balanced", NULL};
+static const char *const coll_names[] = {"ring", "tree", "hierarchical", NULL};
 
 #define JP(f) offsetof(struct ddl_job_cfg, f)
 const struct param_def ddl_job_params[] = {
@@ -61,6 +63,18 @@ const struct param_def ddl_job_params[] = {
     {"contention", PARAM_DOUBLE, JP(contention), "0", "0", "100", NULL,
      "allreduce: compute steps take (1 + contention) times longer while the worker has an "
      "all-reduce in flight (communication kernels share the GPU)"},
+    {"gpus_per_host", PARAM_INT, JP(gpus), "1", "1", "64", NULL,
+     "allreduce: GPUs (workers) on each listed host; worker w is GPU w mod G of host w / G, and "
+     "GPUs of one host exchange chunks over the intra-host interconnect, never the NIC"},
+    {"collective", PARAM_ENUM, JP(collective), "ring", NULL, NULL, coll_names,
+     "allreduce: ring (flat, over every GPU in list order, as NCCL); tree (binomial: reduce to "
+     "GPU 0, broadcast back, pipelined in slices); hierarchical (chain reduce to each host's "
+     "first GPU, ring over the hosts, chain broadcast back)"},
+    {"intra_bw", PARAM_RATE, JP(intra_bps), "100Gbps", "1Mbps", NULL, NULL,
+     "intra-host interconnect rate per GPU and direction: 100Gbps = PCIe 3.0 x16 as measured "
+     "(~12.5 GB/s); NVLink 1.0 (P100) 160Gbps per link, NVLink 2.0 (V100) 200Gbps per link"},
+    {"intra_latency", PARAM_TIME, JP(intra_latency_ps), "2us", "0", "1ms", NULL,
+     "intra-host interconnect latency of a GPU-to-GPU chunk after its last byte"},
     {"scheduler", PARAM_ENUM, JP(sched), "fifo", NULL, NULL, sched_names,
      "host-side order of chunks: ready order, or by layer with a credit window"},
     {"credit", PARAM_SIZE, JP(credit_bytes), "8MB", "0", NULL, NULL,
@@ -97,6 +111,9 @@ const size_t ddl_job_nparams = ARRAY_LEN(ddl_job_params);
 /* by enum ddl_arch */
 static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring, &ddl_arch_inc,
                                                    &ddl_arch_libra};
+/* arch allreduce, by enum ddl_collective */
+static const struct ddl_arch_ops *const colls[] = {&ddl_arch_ring, &ddl_arch_tree,
+                                                   &ddl_arch_hier};
 
 static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char *what,
                          struct host *(*find)(void *, const char *), void *ud, struct host ***out,
@@ -142,6 +159,27 @@ static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char
     return errors;
 }
 
+/* With G GPUs per host, the job's workers are the hosts' GPUs: wh becomes one entry per GPU. */
+static int expand_gpus(struct ddl_job *job, struct host ***wh, struct diag *d)
+{
+    job->gpus = (uint32_t)job->cfg.gpus;
+    if (job->gpus == 1)
+        return 0;
+    uint64_t n = (uint64_t)job->nworkers * job->gpus;
+    if (n > DDL_MAX_HOSTS) {
+        diag_error(d, job->cfg.workers->loc, "job '%s': %llu GPUs; at most %u workers", job->name,
+                   (unsigned long long)n, DDL_MAX_HOSTS);
+        return 1;
+    }
+    struct host **g = xcalloc(n, sizeof(*g));
+    for (uint32_t w = 0; w < n; w++)
+        g[w] = (*wh)[w / job->gpus];
+    free(*wh);
+    *wh = g;
+    job->nworkers = (uint32_t)n;
+    return 0;
+}
+
 static void layout(struct ddl_job *job)
 {
     job->nchunks = xcalloc(job->L, sizeof(*job->nchunks));
@@ -173,7 +211,13 @@ static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag 
     msg_cost_resolve(&c->cost, (enum msg_preset)c->preset, m);
     struct msg_cost tmp;
     const char *t = c->transport ? c->transport : msg_preset((enum msg_preset)c->preset, &tmp);
-    job->arch = archs[c->arch];
+    job->arch = c->arch == DDL_ARCH_ALLREDUCE ? colls[c->collective] : archs[c->arch];
+    if (c->arch != DDL_ARCH_ALLREDUCE && (c->gpus > 1 || c->collective != DDL_COLL_RING)) {
+        diag_error(d, cfg_key_loc(m, c->gpus > 1 ? "gpus_per_host" : "collective"),
+                   "job '%s': %s needs arch allreduce", job->name,
+                   c->gpus > 1 ? "gpus_per_host" : "collective");
+        return 1;
+    }
     job->tp = transport_find(t ? t : "udp");
     if (!job->tp || !job->tp->push) {
         diag_error(d, c->transport ? cfg_get(m, "transport")->loc : cfg_key_loc(m, "preset"),
@@ -255,10 +299,16 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
         job->jitter_rng = sim_rng(sim, stream);
         free(stream);
     }
+    if (expand_gpus(job, &wh, d)) {
+        free(wh);
+        free(sh);
+        goto out_fail;
+    }
     job->workers = xcalloc(job->nworkers, sizeof(*job->workers));
     job->worker_bytes = xcalloc(job->nworkers, sizeof(*job->worker_bytes));
     for (uint32_t i = 0; i < job->nworkers; i++)
         ddl_worker_init(job, &job->workers[i], i, wh[i]);
+    ddl_intra_init(job);
     e = job->arch->init(job, wh, sh, d);
     free(wh);
     free(sh);
@@ -281,6 +331,7 @@ void ddl_job_destroy(struct ddl_job *job)
     ddl_pcn_fini(job);
     if (job->arch && job->workers)
         job->arch->fini(job);
+    ddl_intra_fini(job);
     for (uint32_t i = 0; job->workers && i < job->nworkers; i++)
         ddl_worker_fini(job, &job->workers[i]);
     free(job->workers);

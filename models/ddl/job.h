@@ -65,6 +65,13 @@ enum ddl_shard {
     DDL_SHARD_BALANCED = 1,
 };
 
+/* The all-reduce algorithm of arch allreduce (`collective:`). */
+enum ddl_collective {
+    DDL_COLL_RING = 0,         /* flat ring over every GPU (ring.c) */
+    DDL_COLL_TREE = 1,         /* binomial tree: reduce to GPU 0, broadcast back (tree.c) */
+    DDL_COLL_HIERARCHICAL = 2, /* chain reduce in each host, ring of hosts, chain broadcast */
+};
+
 struct ddl_job_cfg {
     const char *name;
     int arch;
@@ -85,6 +92,10 @@ struct ddl_job_cfg {
     sim_time_t launch_ps;  /* per collective */
     sim_time_t step_latency_ps; /* per ring message, before the successor may use it */
     double contention;     /* compute slowdown while communicating: x (1 + contention) */
+    int64_t gpus;          /* GPUs (workers) per listed host */
+    int collective;        /* enum ddl_collective */
+    uint64_t intra_bps;    /* intra-host interconnect, per GPU and direction (intra.h) */
+    sim_time_t intra_latency_ps;
     int sched;
     uint64_t credit_bytes; /* priority: bytes in flight per sender; 0 = unlimited */
     int64_t levels;        /* priority levels layers map onto */
@@ -111,6 +122,9 @@ struct ddl_sender;
 struct ddl_ring;
 struct ddl_item;
 struct ddl_worker;
+struct ddl_peer;
+struct ddl_intra_chan;
+struct ddl_ucoll;
 
 /* An architecture: how gradients become parameters (parameter servers, ring all-reduce, ...).
  * A plug-in table; the job calls only these. */
@@ -152,7 +166,10 @@ struct ddl_item {
     uint32_t server;
     uint32_t iter;
     uint32_t step; /* ring: step of the all-reduce */
+    uint32_t dst;  /* the receiving worker (set by ddl_send) */
+    sim_time_t at_ps; /* intra-host: when it arrives */
     uint8_t prio;
+    uint8_t phase; /* tree: up or down; hierarchical: ring, intra reduce or intra broadcast */
     bool pull;
     bool burst_first;
     bool acked;
@@ -180,6 +197,9 @@ struct ddl_worker {
     struct host *host;
     struct ddl_sender tx;
     struct msg_conn **push; /* [nservers * groups] (ps); [groups] to the ring successor */
+    struct ddl_peer *peers; /* tree, hierarchical: connections made on first use */
+    uint32_t npeers;
+    struct ddl_intra_chan *intra; /* its egress on the host's GPU interconnect (intra.h) */
     uint32_t iter;          /* iteration being computed */
     uint32_t layer;         /* layer being computed */
     bool backward;
@@ -250,7 +270,8 @@ struct ddl_job {
     uint8_t group_of[8];  /* priority -> connection group */
     uint8_t class_of[8];  /* connection group -> traffic class (NIC queue, PFC class) */
     struct ddl_worker *workers;
-    uint32_t nworkers;
+    uint32_t nworkers;    /* GPUs: hosts listed x gpus, worker w on host w / gpus */
+    uint32_t gpus;        /* per host */
     struct ddl_server *servers;
     uint32_t nservers;
     const struct ddl_arch_ops *arch;
@@ -264,6 +285,7 @@ struct ddl_job {
     sim_time_t end_ps;
     struct ddl_out out;
     struct ddl_ring *ring; /* allreduce state (ring.c) */
+    struct ddl_ucoll *ucoll; /* collective tree or hierarchical (units.h) */
     struct ddl_pcn *pcn;   /* PCN signalling (pcn_signal.c), NULL without */
     struct inc *inc;       /* in-network aggregation state (inc.c; libra.c) */
     struct libra *libra;   /* libra's sparse model and cold path (libra.c) */
@@ -278,7 +300,8 @@ struct ddl_job {
     struct stats bct;
     struct stats burst_tput; /* bits/s */
     struct stats start_queue; /* bytes */
-    uint64_t bytes_sent;      /* payload bytes released to connections */
+    uint64_t bytes_sent;      /* payload bytes released to connections (the network) */
+    uint64_t intra_bytes;     /* payload bytes moved inside hosts (never on a NIC) */
     uint64_t *worker_bytes;   /* [nworkers]: bytes each worker sent (allreduce check) */
 };
 

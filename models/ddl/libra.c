@@ -83,17 +83,9 @@ static void pull(struct ddl_job *job, struct ddl_server *s, uint32_t worker, uin
                  uint32_t iter)
 {
     struct libra *lb = job->libra;
-    struct ddl_item *it = ddl_item_new(job);
-    it->bytes = layer == (uint32_t)lb->sp.cfg.layer ? lb->cold_bytes[worker]
-                                                    : job->model->layers[layer].bytes;
-    it->layer = layer;
-    it->worker = worker;
-    it->iter = iter;
-    it->prio = job->prio_of[layer];
-    it->pull = true;
-    it->ready_ps = job->sim->now;
-    it->conn = s->pull[worker * job->cfg.groups + job->group_of[it->prio]];
-    ddl_sender_add(&s->tx, it);
+    ddl_pull_send(s, worker, layer, 0, iter,
+                  layer == (uint32_t)lb->sp.cfg.layer ? lb->cold_bytes[worker]
+                                                      : job->model->layers[layer].bytes);
 }
 
 static void agg_done(struct sim *sim, struct hostcpu_job *hj)

@@ -139,6 +139,12 @@ void ddl_job_json(const struct ddl_job *job, json_t *o)
     json_object_set_new(o, "throughput_samples_per_s",
                         jnum((double)job->nworkers * (double)job->cfg.batch / it));
     json_object_set_new(o, "bytes_sent", json_integer((json_int_t)job->bytes_sent));
+    if (job->gpus > 1 || job->cfg.collective != DDL_COLL_RING) {
+        static const char *const names[] = {"ring", "tree", "hierarchical"};
+        json_object_set_new(o, "collective", json_string(names[job->cfg.collective]));
+        json_object_set_new(o, "gpus_per_host", json_integer(job->gpus));
+        json_object_set_new(o, "intra_bytes", json_integer((json_int_t)job->intra_bytes));
+    }
     json_object_set_new(o, "push_latency_mean_s", jnum(mean_over_layers(job->push_lat, job->L)));
     json_object_set_new(o, "pull_latency_mean_s", jnum(mean_over_layers(job->pull_lat, job->L)));
     json_object_set_new(o, "push_blocking_mean_s",

@@ -45,20 +45,10 @@ static void send_pull(struct ddl_server *s, uint32_t worker, uint32_t layer, uin
                       uint32_t iter)
 {
     struct ddl_job *job = s->job;
-    struct ddl_item *it = ddl_item_new(job);
     uint64_t off = (uint64_t)chunk * job->cfg.chunk_bytes;
     uint64_t bytes = job->model->layers[layer].bytes;
-    it->bytes = job->cfg.chunk_bytes ? MIN(job->cfg.chunk_bytes, bytes - off) : bytes;
-    it->layer = layer;
-    it->chunk = chunk;
-    it->worker = worker;
-    it->server = s->idx;
-    it->iter = iter;
-    it->prio = job->prio_of[layer];
-    it->pull = true;
-    it->ready_ps = job->sim->now;
-    it->conn = s->pull[worker * job->cfg.groups + job->group_of[it->prio]];
-    ddl_sender_add(&s->tx, it);
+    ddl_pull_send(s, worker, layer, chunk, iter,
+                  job->cfg.chunk_bytes ? MIN(job->cfg.chunk_bytes, bytes - off) : bytes);
 }
 
 static void agg_done(struct sim *sim, struct hostcpu_job *hj)

@@ -7,11 +7,13 @@
  * not wait for the whole segment. Slices of different pieces and layers overlap, ordered by the
  * job's host scheduler. The tensor's parameters are ready at a worker when the last all-gather
  * slice of every piece has arrived. */
-#include "models/ddl/arch.h"
+#include "models/ddl/ring.h"
 
 #include <stdlib.h>
 
+#include "models/ddl/arch.h"
 #include "models/ddl/collective.h"
+#include "models/ddl/intra.h"
 #include "models/ddl/metrics.h"
 #include "models/ddl/scheduler.h"
 #include "models/ddl/transfer.h"
@@ -40,7 +42,10 @@ struct ring_hop {
 };
 
 struct ddl_ring {
-    struct ddl_coll *coll;
+    struct ddl_coll *coll; /* flat ring: the collective layer it starts from */
+    uint32_t n;            /* members: workers 0, stride, 2 stride, ... */
+    uint32_t stride;
+    ddl_ring_done_fn *done;
     struct pool hops;
     struct ring_hop *live; /* hops waiting, cancelled at the end */
     uint32_t *npieces; /* [L] */
@@ -54,7 +59,7 @@ struct ddl_ring {
 static uint64_t piece_bytes(const struct ddl_job *job, uint32_t layer, uint32_t piece)
 {
     uint64_t b = job->model->layers[layer].bytes;
-    uint64_t span = job->cfg.chunk_bytes ? job->cfg.chunk_bytes * job->nworkers : b;
+    uint64_t span = job->cfg.chunk_bytes ? job->cfg.chunk_bytes * job->ring->n : b;
     uint64_t off = (uint64_t)piece * span;
     return MIN(span, b - off);
 }
@@ -75,20 +80,22 @@ static uint64_t slice_bytes(const struct ddl_job *job, uint64_t seg, uint32_t j)
     return off >= seg ? 0 : MIN(sl, seg - off);
 }
 
-static void ring_start(struct ddl_job *job, uint32_t w, uint32_t layer, uint32_t iter);
-
-static void ring_state_init(struct ddl_job *job)
+void ddl_ring_create(struct ddl_job *job, uint32_t n, uint32_t stride, ddl_ring_done_fn *done)
 {
     struct ddl_ring *r = xcalloc(1, sizeof(*r));
     uint32_t L = job->L;
+    r->n = n;
+    r->stride = stride;
+    r->done = done;
+    job->ring = r;
     r->npieces = xcalloc(L, sizeof(*r->npieces));
     r->nslices = xcalloc(L, sizeof(*r->nslices));
     r->base = xcalloc(L, sizeof(*r->base));
     for (uint32_t l = 0; l < L; l++) {
         uint64_t b = job->model->layers[l].bytes;
-        uint64_t span = job->cfg.chunk_bytes ? job->cfg.chunk_bytes * job->nworkers : b;
+        uint64_t span = job->cfg.chunk_bytes ? job->cfg.chunk_bytes * n : b;
         r->npieces[l] = (uint32_t)((b + span - 1) / span);
-        uint64_t seg = segment_bytes(piece_bytes(job, l, 0), job->nworkers, 0);
+        uint64_t seg = segment_bytes(piece_bytes(job, l, 0), n, 0);
         uint64_t sl = job->cfg.slice_bytes;
         r->nslices[l] = sl && seg > sl ? (uint32_t)((seg + sl - 1) / sl) : 1;
         r->base[l] = r->total;
@@ -99,8 +106,8 @@ static void ring_state_init(struct ddl_job *job)
         for (uint32_t u = 0; u < r->npieces[l] * r->nslices[l]; u++)
             r->layer_of[r->base[l] + u] = l;
     }
-    r->w = xcalloc(job->nworkers, sizeof(*r->w));
-    for (uint32_t i = 0; i < job->nworkers; i++) {
+    r->w = xcalloc(n, sizeof(*r->w));
+    for (uint32_t i = 0; i < n; i++) {
         struct ddl_ring_worker *rw = &r->w[i];
         rw->recv = xcalloc(r->total, sizeof(*rw->recv));
         rw->sent = xcalloc(r->total, sizeof(*rw->sent));
@@ -111,11 +118,9 @@ static void ring_state_init(struct ddl_job *job)
             rw->left[l] = r->npieces[l] * r->nslices[l];
     }
     pool_init(&r->hops, sizeof(struct ring_hop), 256);
-    job->ring = r;
-    r->coll = ddl_coll_create(job, ring_start);
 }
 
-static void ring_fini(struct ddl_job *job)
+void ddl_ring_fini(struct ddl_job *job)
 {
     for (uint32_t w = 0; job->workers && w < job->nworkers; w++) {
         for (uint32_t g = 0; job->workers[w].push && g < job->cfg.groups; g++)
@@ -130,7 +135,7 @@ static void ring_fini(struct ddl_job *job)
         evq_cancel(&job->sim->evq, &h->timer);
     pool_fini(&r->hops);
     ddl_coll_destroy(r->coll);
-    for (uint32_t i = 0; r->w && i < job->nworkers; i++) {
+    for (uint32_t i = 0; r->w && i < r->n; i++) {
         free(r->w[i].recv);
         free(r->w[i].sent);
         free(r->w[i].own);
@@ -146,12 +151,13 @@ static void ring_fini(struct ddl_job *job)
     job->ring = NULL;
 }
 
-/* Sends every step of unit u (a slice of a piece) that worker w may send now. */
+/* Sends every step of unit u (a slice of a piece) that member w may send now. */
 static void try_send(struct ddl_job *job, uint32_t w, uint32_t u)
 {
     struct ddl_ring *r = job->ring;
     struct ddl_ring_worker *rw = &r->w[w];
-    uint32_t n = job->nworkers;
+    uint32_t n = r->n;
+    uint32_t from = w * r->stride;
     uint32_t steps = 2 * (n - 1);
     uint32_t layer = r->layer_of[u];
     uint32_t p = (u - r->base[layer]) / r->nslices[layer];
@@ -165,26 +171,26 @@ static void try_send(struct ddl_job *job, uint32_t w, uint32_t u)
         it->bytes = slice_bytes(job, segment_bytes(piece_bytes(job, layer, p), n, seg), j);
         it->layer = layer;
         it->chunk = u - r->base[layer];
-        it->worker = w;
+        it->worker = from;
         it->iter = rw->iter[u]; /* the worker may be computing the next one already */
         it->step = k;
         it->prio = job->prio_of[layer];
-        it->conn = job->workers[w].push[job->group_of[it->prio]];
         if (it->bytes == 0) /* a tiny piece or a short last segment: a 1-byte token */
             it->bytes = 1;
-        ddl_sender_add(&job->workers[w].tx, it);
+        struct msg_conn **push = job->workers[from].push;
+        ddl_send(job, it, (w + 1) % n * r->stride, push ? push[job->group_of[it->prio]] : NULL);
     }
 }
 
-/* The collective starts worker w's part of the all-reduce of `layer` (its gradient of iter). */
-static void ring_start(struct ddl_job *job, uint32_t w, uint32_t layer, uint32_t iter)
+void ddl_ring_start(struct ddl_job *job, uint32_t w, uint32_t layer, uint32_t iter)
 {
     struct ddl_ring *r = job->ring;
+    uint32_t m = w / r->stride;
     for (uint32_t i = 0; i < r->npieces[layer] * r->nslices[layer]; i++) {
         uint32_t u = r->base[layer] + i;
-        r->w[w].own[u] = 1;
-        r->w[w].iter[u] = iter;
-        try_send(job, w, u);
+        r->w[m].own[u] = 1;
+        r->w[m].iter[u] = iter;
+        try_send(job, m, u);
     }
 }
 
@@ -199,8 +205,8 @@ static void ring_arrived(struct ddl_job *job, uint32_t src, uint32_t layer, uint
                          uint32_t iter)
 {
     struct ddl_ring *r = job->ring;
-    uint32_t n = job->nworkers;
-    uint32_t dst = (src + 1) % n;
+    uint32_t n = r->n;
+    uint32_t dst = (src / r->stride + 1) % n;
     struct ddl_ring_worker *rw = &r->w[dst];
     rw->recv[u]++;
     if (rw->recv[u] == 2 * (n - 1)) {
@@ -210,7 +216,7 @@ static void ring_arrived(struct ddl_job *job, uint32_t src, uint32_t layer, uint
         rw->own[u] = 0;
         if (--rw->left[layer] == 0) {
             rw->left[layer] = r->npieces[layer] * r->nslices[layer];
-            ddl_coll_done(r->coll, &job->workers[dst], layer, iter);
+            r->done(job, dst * r->stride, layer, iter);
         }
         return;
     }
@@ -234,7 +240,7 @@ static void hop_fire(struct sim *sim, struct evq_timer *t)
     ring_arrived(job, src, layer, u, iter);
 }
 
-static void ring_delivered(struct ddl_job *job, struct ddl_item *it)
+void ddl_ring_delivered(struct ddl_job *job, struct ddl_item *it)
 {
     struct ddl_ring *r = job->ring;
     uint32_t u = r->base[it->layer] + it->chunk;
@@ -252,27 +258,39 @@ static void ring_delivered(struct ddl_job *job, struct ddl_item *it)
     evq_schedule(&job->sim->evq, &h->timer, job->sim->now + job->cfg.step_latency_ps);
 }
 
-static int ring_init(struct ddl_job *job, struct host **wh, struct host **sh, struct diag *d)
+int ddl_ring_connect(struct ddl_job *job, struct host **wh, struct diag *d)
 {
-    (void)sh;
-    if (job->nworkers < 2) {
-        diag_error(d, job->cfg.workers->loc, "job '%s': all-reduce needs at least 2 workers",
-                   job->name);
-        return 1;
-    }
+    struct ddl_ring *r = job->ring;
     int errors = 0;
-    for (uint32_t w = 0; w < job->nworkers; w++)
-        errors += ddl_check_ports(job, wh[w], 1, d);
-    if (errors)
-        return errors;
-    for (uint32_t w = 0; w < job->nworkers; w++) {
-        uint32_t next = (w + 1) % job->nworkers;
+    for (uint32_t m = 0; m < r->n; m++) {
+        uint32_t w = m * r->stride, next = (m + 1) % r->n * r->stride;
+        if (ddl_host_of(job, w) != ddl_host_of(job, next))
+            errors += ddl_check_ports(job, wh[w], 1, d);
+    }
+    for (uint32_t m = 0; !errors && m < r->n; m++) {
+        uint32_t w = m * r->stride, next = (m + 1) % r->n * r->stride;
+        if (ddl_host_of(job, w) == ddl_host_of(job, next))
+            continue; /* GPUs of one host: the intra-host interconnect */
         job->workers[w].push = xcalloc((size_t)job->cfg.groups, sizeof(struct msg_conn *));
         for (uint32_t g = 0; g < job->cfg.groups; g++)
             job->workers[w].push[g] = ddl_connect(job, "ring", w, next, g, wh[w], wh[next]);
     }
-    ring_state_init(job);
-    return 0;
+    return errors;
+}
+
+static void ring_done(struct ddl_job *job, uint32_t w, uint32_t layer, uint32_t iter)
+{
+    ddl_coll_done(job->ring->coll, &job->workers[w], layer, iter);
+}
+
+static int ring_init(struct ddl_job *job, struct host **wh, struct host **sh, struct diag *d)
+{
+    (void)sh;
+    if (ddl_coll_check_workers(job, d))
+        return 1;
+    ddl_ring_create(job, job->nworkers, 1, ring_done);
+    job->ring->coll = ddl_coll_create(job, ddl_ring_start);
+    return ddl_ring_connect(job, wh, d);
 }
 
 const struct ddl_arch_ops ddl_arch_ring = {
@@ -281,7 +299,7 @@ const struct ddl_arch_ops ddl_arch_ring = {
     .to_successor = true,
     .servers = DDL_SERVERS_NONE,
     .init = ring_init,
-    .fini = ring_fini,
+    .fini = ddl_ring_fini,
     .grad_ready = ring_grad_ready,
-    .delivered = ring_delivered,
+    .delivered = ddl_ring_delivered,
 };

@@ -74,3 +74,21 @@ void ddl_sender_add(struct ddl_sender *s, struct ddl_item *it)
     ddl_sender_release(s);
 }
 
+
+void ddl_pull_send(struct ddl_server *s, uint32_t worker, uint32_t layer, uint32_t chunk,
+                   uint32_t iter, uint64_t bytes)
+{
+    struct ddl_job *job = s->job;
+    struct ddl_item *it = ddl_item_new(job);
+    it->bytes = bytes;
+    it->layer = layer;
+    it->chunk = chunk;
+    it->worker = worker;
+    it->server = s->idx;
+    it->iter = iter;
+    it->prio = job->prio_of[layer];
+    it->pull = true;
+    it->ready_ps = job->sim->now;
+    it->conn = s->pull[worker * job->cfg.groups + job->group_of[it->prio]];
+    ddl_sender_add(&s->tx, it);
+}

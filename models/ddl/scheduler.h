@@ -14,6 +14,10 @@ struct ddl_item *ddl_item_new(struct ddl_job *job);
 void ddl_item_done(struct ddl_job *job, struct ddl_item *it);
 /* Queues a chunk at sender s and releases what the scheduler allows. */
 void ddl_sender_add(struct ddl_sender *s, struct ddl_item *it);
+/* Queues at server s the pull of `bytes` (chunk `chunk` of `layer`, aggregated now, from
+ * iteration iter) to `worker`, on the connection of the layer's priority group. */
+void ddl_pull_send(struct ddl_server *s, uint32_t worker, uint32_t layer, uint32_t chunk,
+                   uint32_t iter, uint64_t bytes);
 /* Releases what the scheduler allows (after an acknowledgement freed credit). */
 void ddl_sender_release(struct ddl_sender *s);
 

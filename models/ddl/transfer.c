@@ -84,6 +84,8 @@ struct msg_conn *ddl_connect(struct ddl_job *job, const char *what, uint32_t a, 
     memcpy(cfg, job->tp_cfg, job->tp->cfg_size);
     if (job->cfg.groups > 1)
         ((struct flow_cfg *)cfg)->priority = job->class_of[g];
+    struct flow_cfg *common = cfg; /* a connection made during the run starts now */
+    common->start_ps = MAX(common->start_ps, job->sim->now);
     struct msg_hooks hooks = {
         .on_delivered = on_delivered,
         .on_acked = on_acked,
@@ -116,4 +118,35 @@ int ddl_check_ports(struct ddl_job *job, const struct host *h, uint32_t n, struc
                job->name, h->node.name, (unsigned long long)(h->next_ddl_port + need), n,
                (long long)job->cfg.groups, h->next_ddl_port ? ", with other jobs' connections" : "");
     return 1;
+}
+
+struct msg_conn *ddl_peer_conn(struct ddl_job *job, uint32_t from, uint32_t to, uint32_t g)
+{
+    struct ddl_worker *w = &job->workers[from];
+    struct ddl_peer *p = NULL;
+    for (uint32_t i = 0; i < w->npeers && !p; i++) {
+        if (w->peers[i].dst == to)
+            p = &w->peers[i];
+    }
+    if (!p) {
+        w->peers = xrealloc(w->peers, (w->npeers + 1) * sizeof(*w->peers));
+        p = &w->peers[w->npeers++];
+        p->dst = to;
+        p->conn = xcalloc((size_t)job->cfg.groups, sizeof(*p->conn));
+    }
+    if (!p->conn[g])
+        p->conn[g] = ddl_connect(job, "peer", from, to, g, w->host, job->workers[to].host);
+    return p->conn[g];
+}
+
+void ddl_peers_fini(struct ddl_job *job, struct ddl_worker *w)
+{
+    for (uint32_t i = 0; i < w->npeers; i++) {
+        for (uint32_t g = 0; g < job->cfg.groups; g++)
+            msg_conn_destroy(w->peers[i].conn[g]);
+        free(w->peers[i].conn);
+    }
+    free(w->peers);
+    w->peers = NULL;
+    w->npeers = 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "models/ddl/metrics.h"
+#include "models/ddl/transfer.h"
 #include "sim/util.h"
 
 static void worker_step(struct ddl_worker *w);
@@ -139,6 +140,7 @@ void ddl_worker_init(struct ddl_job *job, struct ddl_worker *w, uint32_t i, stru
 void ddl_worker_fini(struct ddl_job *job, struct ddl_worker *w)
 {
     evq_cancel(&job->sim->evq, &w->gpu);
+    ddl_peers_fini(job, w);
     free(w->params_iter);
     free(w->pull_left);
     free(w->push_left);

@@ -6,13 +6,9 @@
 static void delayline_fire(struct sim *sim, struct evq_timer *t)
 {
     struct delayline *dl = container_of(t, struct delayline, timer);
-    struct pkt *p = dl->head;
-    dl->head = p->next;
-    if (dl->head)
-        evq_schedule(&sim->evq, &dl->timer, dl->head->t_enq);
-    else
-        dl->tail = NULL;
-    p->next = NULL;
+    struct pkt *p = pkt_fifo_pop(&dl->q);
+    if (dl->q.head)
+        evq_schedule(&sim->evq, &dl->timer, dl->q.head->t_enq);
     dl->out(dl, p, dl->ud);
 }
 
@@ -25,12 +21,7 @@ void delayline_init(struct delayline *dl, sim_time_t delay_ps, delayline_out_fn 
 void delayline_fini(struct sim *sim, struct delayline *dl)
 {
     evq_cancel(&sim->evq, &dl->timer);
-    while (dl->head) {
-        struct pkt *p = dl->head;
-        dl->head = p->next;
-        pkt_free(sim, p);
-    }
-    dl->tail = NULL;
+    pkt_fifo_free(sim, &dl->q);
 }
 
 void delayline_push(struct sim *sim, struct delayline *dl, struct pkt *p)
@@ -39,13 +30,8 @@ void delayline_push(struct sim *sim, struct delayline *dl, struct pkt *p)
         dl->out(dl, p, dl->ud);
         return;
     }
-    p->next = NULL;
     p->t_enq = sim->now + dl->delay_ps;
-    if (dl->tail) {
-        dl->tail->next = p;
-    } else {
-        dl->head = p;
+    if (!dl->q.head)
         evq_schedule(&sim->evq, &dl->timer, p->t_enq);
-    }
-    dl->tail = p;
+    pkt_fifo_push(&dl->q, p);
 }

@@ -11,8 +11,7 @@ typedef void delayline_out_fn(struct delayline *dl, struct pkt *p, void *ud);
 
 struct delayline {
     sim_time_t delay_ps;
-    struct pkt *head; /* t_enq holds the exit time while inside */
-    struct pkt *tail;
+    struct pkt_fifo q; /* t_enq holds the exit time while inside */
     struct evq_timer timer;
     delayline_out_fn *out;
     void *ud;

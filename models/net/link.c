@@ -48,18 +48,8 @@ void link_fini(struct sim *sim, struct link *l)
     if (l->serializing)
         pkt_free(sim, l->serializing);
     l->serializing = NULL;
-    while (l->ctrl_head) {
-        struct pkt *p = l->ctrl_head;
-        l->ctrl_head = p->next;
-        pkt_free(sim, p);
-    }
-    l->ctrl_tail = NULL;
-    while (l->on_wire_head) {
-        struct pkt *p = l->on_wire_head;
-        l->on_wire_head = p->next;
-        pkt_free(sim, p);
-    }
-    l->on_wire_tail = NULL;
+    pkt_fifo_free(sim, &l->ctrl);
+    pkt_fifo_free(sim, &l->on_wire);
 }
 
 void link_kick(struct sim *sim, struct link *l)
@@ -69,20 +59,16 @@ void link_kick(struct sim *sim, struct link *l)
     if (l->busy || l->in_pull)
         return;
     struct pkt *p = NULL;
-    if (!l->ctrl_head) {
+    if (!l->ctrl.head) {
         struct node *n = l->port->node;
         l->in_pull = true;
         p = n->ops->pull(n, l->port);
         l->in_pull = false;
     }
     if (!p) {
-        p = l->ctrl_head;
+        p = pkt_fifo_pop(&l->ctrl);
         if (!p)
             return;
-        l->ctrl_head = p->next;
-        if (!l->ctrl_head)
-            l->ctrl_tail = NULL;
-        p->next = NULL;
     }
     sim_time_t tx = link_tx_ps(l, p->size_bytes);
     l->busy = true;
@@ -99,12 +85,7 @@ void link_kick(struct sim *sim, struct link *l)
 
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)
 {
-    p->next = NULL;
-    if (l->ctrl_tail)
-        l->ctrl_tail->next = p;
-    else
-        l->ctrl_head = p;
-    l->ctrl_tail = p;
+    pkt_fifo_push(&l->ctrl, p);
     link_kick(sim, l);
 }
 
@@ -114,28 +95,19 @@ static void link_tx_done(struct sim *sim, struct evq_timer *t)
     struct pkt *p = l->serializing;
     l->serializing = NULL;
     l->busy = false;
-    p->next = NULL;
     p->t_enq = sim->now + l->cfg.delay_ps;
-    if (l->on_wire_tail)
-        l->on_wire_tail->next = p;
-    else
-        l->on_wire_head = p;
-    l->on_wire_tail = p;
+    pkt_fifo_push(&l->on_wire, p);
     if (!evq_timer_pending(&l->arrive))
-        evq_schedule(&sim->evq, &l->arrive, l->on_wire_head->t_enq);
+        evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
     link_kick(sim, l);
 }
 
 static void link_arrive(struct sim *sim, struct evq_timer *t)
 {
     struct link *l = container_of(t, struct link, arrive);
-    struct pkt *p = l->on_wire_head;
-    l->on_wire_head = p->next;
-    if (!l->on_wire_head)
-        l->on_wire_tail = NULL;
-    else
-        evq_schedule(&sim->evq, &l->arrive, l->on_wire_head->t_enq);
-    p->next = NULL;
+    struct pkt *p = pkt_fifo_pop(&l->on_wire);
+    if (l->on_wire.head)
+        evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
     struct port *peer = l->port->peer;
     peer->node->ops->receive(peer->node, peer, p);
 }

@@ -80,13 +80,11 @@ struct link {
     struct port *port; /* the sending port */
     bool busy;
     bool in_pull; /* asking the node for its next packet: a kick from inside waits */
-    struct pkt *on_wire_head; /* frames propagating, in arrival order; t_enq = arrival time */
-    struct pkt *on_wire_tail;
+    struct pkt_fifo on_wire; /* frames propagating, in arrival order; t_enq = arrival time */
     struct evq_timer tx_done;
     struct evq_timer arrive;
     struct pkt *serializing;
-    struct pkt *ctrl_head; /* MAC control frames (PFC): sent before anything queued */
-    struct pkt *ctrl_tail;
+    struct pkt_fifo ctrl; /* MAC control frames (PFC): sent before anything queued */
     sim_time_t busy_ps; /* total serialization time */
     uint64_t tx_pkts;
     uint64_t tx_bytes; /* device bytes (link_dev_bytes), without overhead */

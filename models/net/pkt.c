@@ -30,6 +30,13 @@ void pkt_free(struct sim *sim, struct pkt *p)
     pool_put(&sim->pkt_pool, p);
 }
 
+void pkt_fifo_free(struct sim *sim, struct pkt_fifo *q)
+{
+    struct pkt *p;
+    while ((p = pkt_fifo_pop(q)) != NULL)
+        pkt_free(sim, p);
+}
+
 struct pkt *pkt_clone(struct sim *sim, const struct pkt *p)
 {
     struct pkt *c = pkt_alloc(sim);

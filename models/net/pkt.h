@@ -81,6 +81,39 @@ struct pkt *pkt_clone(struct sim *sim, const struct pkt *p);
 /* Packets currently allocated; 0 after a clean teardown. */
 int64_t pkt_live(const struct sim *sim);
 
+/* A first-in first-out queue of packets linked through pkt->next (a link's frames on the wire, a
+ * delay line, a priority queue's class). Zeroed is empty. */
+struct pkt_fifo {
+    struct pkt *head;
+    struct pkt *tail;
+};
+
+static inline void pkt_fifo_push(struct pkt_fifo *q, struct pkt *p)
+{
+    p->next = NULL;
+    if (q->tail)
+        q->tail->next = p;
+    else
+        q->head = p;
+    q->tail = p;
+}
+
+/* Removes and returns the head packet; NULL when the queue is empty. */
+static inline struct pkt *pkt_fifo_pop(struct pkt_fifo *q)
+{
+    struct pkt *p = q->head;
+    if (!p)
+        return NULL;
+    q->head = p->next;
+    if (!q->head)
+        q->tail = NULL;
+    p->next = NULL;
+    return p;
+}
+
+/* Frees every packet of the queue and leaves it empty. */
+void pkt_fifo_free(struct sim *sim, struct pkt_fifo *q);
+
 /* Addresses: hosts have IPv4 addresses in 10.0.0.0/8; routing_compute assigns them (flat, from
  * the host index, or one prefix per edge switch: routing.h). A host's MAC is 02:00 followed by
  * the low 24 bits of its address as a 32-bit number (pkt_ip_mac). */

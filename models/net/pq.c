@@ -18,15 +18,8 @@ void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_
 
 void pq_fini(struct sim *sim, struct pq *q)
 {
-    for (int i = 0; i < q->nprio; i++) {
-        struct pkt *p = q->cls[i].head;
-        while (p) {
-            struct pkt *next = p->next;
-            pkt_free(sim, p);
-            p = next;
-        }
-        q->cls[i].head = q->cls[i].tail = NULL;
-    }
+    for (int i = 0; i < q->nprio; i++)
+        pkt_fifo_free(sim, &q->cls[i].fifo);
     q->busy = 0;
     q->bytes = 0;
     q->pkts = 0;
@@ -37,12 +30,7 @@ void pq_enqueue(struct pq *q, struct pkt *p)
     uint8_t ci = pq_class_of(q, p);
     struct pq_class *c = &q->cls[ci];
     q->busy |= (uint8_t)(1u << ci);
-    p->next = NULL;
-    if (c->tail)
-        c->tail->next = p;
-    else
-        c->head = p;
-    c->tail = p;
+    pkt_fifo_push(&c->fifo, p);
     c->bytes += pq_pkt_bytes(q, p);
     c->pkts++;
     q->bytes += pq_pkt_bytes(q, p);
@@ -51,13 +39,9 @@ void pq_enqueue(struct pq *q, struct pkt *p)
 
 static struct pkt *take(struct pq *q, struct pq_class *c)
 {
-    struct pkt *p = c->head;
-    c->head = p->next;
-    if (!c->head) {
-        c->tail = NULL;
+    struct pkt *p = pkt_fifo_pop(&c->fifo);
+    if (!c->fifo.head)
         q->busy &= (uint8_t)~(1u << (c - q->cls));
-    }
-    p->next = NULL;
     c->bytes -= pq_pkt_bytes(q, p);
     c->pkts--;
     q->bytes -= pq_pkt_bytes(q, p);
@@ -75,17 +59,17 @@ static struct pkt *drr_dequeue(struct pq *q, uint8_t allowed)
         struct pq_class *c = &q->cls[q->drr_cur];
         int64_t *deficit = &q->deficit[q->drr_cur];
         bool ok = (allowed >> q->drr_cur) & 1u;
-        if (ok && c->head && *deficit >= (int64_t)pq_pkt_bytes(q, c->head)) {
+        if (ok && c->fifo.head && *deficit >= (int64_t)pq_pkt_bytes(q, c->fifo.head)) {
             struct pkt *p = take(q, c);
             *deficit -= pq_pkt_bytes(q, p);
-            if (!c->head)
+            if (!c->fifo.head)
                 *deficit = 0;
             return p;
         }
-        if (!c->head)
+        if (!c->fifo.head)
             *deficit = 0;
         q->drr_cur = (uint8_t)((q->drr_cur + 1) % q->nprio);
-        if (q->cls[q->drr_cur].head && ((allowed >> q->drr_cur) & 1u))
+        if (q->cls[q->drr_cur].fifo.head && ((allowed >> q->drr_cur) & 1u))
             q->deficit[q->drr_cur] += (int64_t)q->weight[q->drr_cur] * q->quantum_bytes;
     }
 }
@@ -106,7 +90,7 @@ uint8_t pq_queues_allowed(const struct pq *q, uint8_t tc_allowed)
 {
     uint8_t m = 0;
     for (uint8_t i = 0; i < q->nprio; i++) {
-        const struct pkt *h = q->cls[i].head;
+        const struct pkt *h = q->cls[i].fifo.head;
         if (!h || ((tc_allowed >> (h->tc & 7)) & 1u))
             m |= (uint8_t)(1u << i);
     }

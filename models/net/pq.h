@@ -19,8 +19,7 @@ enum pq_sched {
 };
 
 struct pq_class {
-    struct pkt *head;
-    struct pkt *tail;
+    struct pkt_fifo fifo;
     uint64_t bytes;
     uint32_t pkts;
 };

@@ -23,12 +23,13 @@ void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, 
     stats_init(&f->st.qdelay, 16);
 }
 
-void flow_base_fini(struct flow *f)
+void flow_free(struct sim *sim, struct flow *f)
 {
+    flow_cancel_timers(f, sim);
     free(f->dependents);
-    f->dependents = NULL;
+    spool_stream_fini(&f->samples);
     free(f->name);
-    f->name = NULL;
+    free(f);
 }
 
 void flow_note_rx(struct flow *f, const struct pkt *p, sim_time_t now)
@@ -143,9 +144,15 @@ void flow_complete(struct flow *f, sim_time_t now)
     }
 }
 
-void flow_start_timers(struct flow *f, struct sim *sim, struct evq_timer *start,
-                       evq_fire_fn *sample_fire, sim_time_t sample_ps)
+void flow_samples_init(struct flow *f, struct sim *sim, uint32_t rec, spool_json_fn *json)
 {
+    spool_stream_init(&f->samples, &sim->spool, rec, json);
+}
+
+void flow_start_timers(struct flow *f, struct sim *sim, struct evq_timer *start,
+                       evq_fire_fn *start_fire, evq_fire_fn *sample_fire, sim_time_t sample_ps)
+{
+    evq_timer_init(start, start_fire, EVQ_PHASE_DEFAULT);
     f->start = start;
     f->sample_ps = sample_ps;
     evq_timer_init(&f->sample, sample_fire, EVQ_PHASE_DEFAULT);

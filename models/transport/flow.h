@@ -15,6 +15,7 @@
 
 #include "models/net/host.h"
 #include "sim/param.h"
+#include "sim/spool.h"
 #include "sim/stats.h"
 
 struct flow_cfg {
@@ -138,13 +139,23 @@ struct flow {
     struct evq_timer *start;   /* the transport's timer that starts the flow */
     struct evq_timer sample;   /* samples the transport's state every sample_ps (0: off) */
     sim_time_t sample_ps;
+    struct spool_stream samples; /* the samples taken, on their way to the run's outputs */
 };
 
-/* Called by a transport's create(): the flow starts when the transport's timer `start` fires,
- * at common.start; with sample_ps > 0 the transport's `sample_fire` fires then too (and re-arms
- * f->sample itself). Flow dependencies move both (flow_start_at). */
+/* Called by a transport's create(): the flow starts when the transport's timer `start` fires
+ * (start_fire, set up here) at common.start; with sample_ps > 0 the transport's `sample_fire`
+ * fires then too (and re-arms f->sample itself). Flow dependencies move both (flow_start_at). */
 void flow_start_timers(struct flow *f, struct sim *sim, struct evq_timer *start,
-                       evq_fire_fn *sample_fire, sim_time_t sample_ps);
+                       evq_fire_fn *start_fire, evq_fire_fn *sample_fire, sim_time_t sample_ps);
+/* Before flow_start_timers with sample_ps > 0: samples are records of `rec` bytes that
+ * summary.json shows through `json` (spool_json_ref(&f->samples, column)). */
+void flow_samples_init(struct flow *f, struct sim *sim, uint32_t rec, spool_json_fn *json);
+/* Called by the transport's sample_fire: one sample, written to the spool (memory stays one
+ * block per flow however long the run). */
+static inline void flow_sample(struct flow *f, const void *rec)
+{
+    spool_append(&f->samples, rec);
+}
 /* Moves the flow's start; SIM_TIME_NEVER holds it until a later call. */
 void flow_start_at(struct flow *f, struct sim *sim, sim_time_t at);
 /* Cancels the start and sample timers (a transport's destroy). */
@@ -190,7 +201,9 @@ void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off);
 /* Fills the base; the transport calls it from its create(). */
 void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, const char *name,
                     const struct flow_cfg *common, struct host *src, struct host *dst);
-void flow_base_fini(struct flow *f);
+/* The end of a transport's destroy(), after it released what is its own: cancels the start and
+ * sample timers and frees the base and the transport's flow struct (which starts with it). */
+void flow_free(struct sim *sim, struct flow *f);
 /* Records a data packet arriving at the receiver (delay statistics, CE); does not free it. */
 void flow_note_rx(struct flow *f, const struct pkt *p, sim_time_t now);
 double flow_fct_s(const struct flow *f);

@@ -165,15 +165,24 @@ static void start_rx(struct msg_conn *c, struct msg *m)
     hostcpu_submit(c->sim, &c->dst->cpu, &m->job);
 }
 
+/* The message at *cursor when the stream's first `total` bytes hold all of it; the cursor
+ * moves on to the next. NULL otherwise. */
+static struct msg *take_covered(struct msg **cursor, uint64_t total)
+{
+    struct msg *m = *cursor;
+    if (!m || !m->in_stream || m->end > total)
+        return NULL;
+    *cursor = m->next;
+    return m;
+}
+
 static void data_delivered(struct flow *f, uint64_t total, void *ud)
 {
     (void)f;
     struct msg_conn *c = ud;
-    while (c->next_deliver && c->next_deliver->in_stream && c->next_deliver->end <= total) {
-        struct msg *m = c->next_deliver;
-        c->next_deliver = m->next;
+    struct msg *m;
+    while ((m = take_covered(&c->next_deliver, total)) != NULL)
         start_rx(c, m);
-    }
 }
 
 static struct msg *msg_at(struct msg_conn *c, uint64_t off);
@@ -199,9 +208,8 @@ static void data_acked(struct flow *f, uint64_t total, void *ud)
 {
     (void)f;
     struct msg_conn *c = ud;
-    while (c->next_ack && c->next_ack->in_stream && c->next_ack->end <= total) {
-        struct msg *m = c->next_ack;
-        c->next_ack = m->next;
+    struct msg *m;
+    while ((m = take_covered(&c->next_ack, total)) != NULL) {
         m->acked = true;
         if (c->hooks.on_acked)
             c->hooks.on_acked(c, m, c->hooks.ud);

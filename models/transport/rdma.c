@@ -391,19 +391,24 @@ static struct pkt *requester_next(struct nic_source *s, struct host *h)
 static void sample_fire(struct sim *sim, struct evq_timer *t)
 {
     struct rdma_flow *f = container_of(t, struct rdma_flow, base.sample);
-    if (f->nsamples == f->cap_samples) {
-        f->cap_samples = f->cap_samples ? 2 * f->cap_samples : 256;
-        f->samples = xrealloc(f->samples, f->cap_samples * sizeof(*f->samples));
-    }
-    f->samples[f->nsamples++] = (struct rdma_sample){
-        .t_ps = sim->now,
-        .rc_bps = pace_rate_bps(f),
-        .rt_bps = f->dcqcn.rt_bps,
-        .alpha = f->dcqcn.alpha,
-    };
+    flow_sample(&f->base, &(struct rdma_sample){
+                              .t_ps = sim->now,
+                              .rc_bps = pace_rate_bps(f),
+                              .rt_bps = f->dcqcn.rt_bps,
+                              .alpha = f->dcqcn.alpha,
+                          });
     /* sample while the flow has work; an idle stream resumes sampling on its next push */
     if (f->done_ps < 0 && !f->idle)
         evq_schedule(&sim->evq, t, sim->now + f->cfg.rate_interval_ps);
+}
+
+/* summary.json's rate_samples: one [time_s, rc_bps, rt_bps, alpha] row per sample. */
+static json_t *sample_json(const void *rec, unsigned col)
+{
+    (void)col;
+    const struct rdma_sample *x = rec;
+    return json_pack("[fIIf]", simtime_sec(x->t_ps), (json_int_t)x->rc_bps,
+                     (json_int_t)x->rt_bps, x->alpha);
 }
 
 static void pace_fire(struct sim *sim, struct evq_timer *t)
@@ -670,11 +675,11 @@ static struct flow *rdma_create(struct sim *sim, uint32_t index, const char *nam
     f->done_ps = -1;
     f->last_cnp_ps = -1;
     f->min_cnp_gap_ps = -1;
-    evq_timer_init(&f->pace, pace_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rto, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->alpha, alpha_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rate, rate_fire, EVQ_PHASE_DEFAULT);
-    flow_start_timers(&f->base, sim, &f->pace, sample_fire, cfg->rate_interval_ps);
+    flow_samples_init(&f->base, sim, sizeof(struct rdma_sample), sample_json);
+    flow_start_timers(&f->base, sim, &f->pace, pace_fire, sample_fire, cfg->rate_interval_ps);
     return &f->base;
 }
 
@@ -721,15 +726,12 @@ static void rdma_push(struct flow *fb)
 
 static void rdma_destroy(struct sim *sim, struct flow *fb)
 {
-    (void)sim;
     struct rdma_flow *f = container_of(fb, struct rdma_flow, base);
     stop_timers(f);
     free(f->smsg);
-    free(f->samples);
     qp_release(&f->req);
     qp_release(&f->resp);
-    flow_base_fini(fb);
-    free(f);
+    flow_free(sim, fb);
 }
 
 static void rdma_stats_json(const struct flow *fb, json_t *o)
@@ -752,20 +754,10 @@ static void rdma_stats_json(const struct flow *fb, json_t *o)
                                               : json_real(simtime_sec(f->min_cnp_gap_ps)));
     json_object_set_new(o, "sender_done_s",
                         f->done_ps < 0 ? json_null() : json_real(simtime_sec(f->done_ps)));
-    if (f->nsamples) {
-        json_t *smp = json_array();
-        for (uint32_t k = 0; k < f->nsamples; k++) {
-            const struct rdma_sample *x = &f->samples[k];
-            json_t *e = json_array();
-            json_array_append_new(e, json_real(simtime_sec(x->t_ps)));
-            json_array_append_new(e, json_integer((json_int_t)x->rc_bps));
-            json_array_append_new(e, json_integer((json_int_t)x->rt_bps));
-            json_array_append_new(e, json_real(x->alpha));
-            json_array_append_new(smp, e);
-        }
+    if (f->base.samples.count) {
         json_object_set_new(o, "rate_samples_columns",
                             json_pack("[ssss]", "time_s", "rc_bps", "rt_bps", "alpha"));
-        json_object_set_new(o, "rate_samples", smp);
+        json_object_set_new(o, "rate_samples", spool_json_ref(&f->base.samples, 0));
     }
 }
 

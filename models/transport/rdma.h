@@ -116,9 +116,6 @@ struct rdma_flow {
     size_t cap_smsg;
     size_t smsg_head;
     bool idle; /* stream mode: everything pushed is acknowledged; timers stopped */
-    struct rdma_sample *samples;  /* grows geometrically; only with rate_interval */
-    uint32_t nsamples;
-    uint32_t cap_samples;
     uint64_t acks_sent;
     uint64_t naks_sent;
     uint64_t naks_rx;

@@ -158,18 +158,15 @@ static struct flow *rpc_create(struct sim *sim, uint32_t index, const char *name
     struct msg_hooks hooks = {.on_delivered = rpc_delivered, .ud = f};
     f->conn = msg_conn_create(sim, name, index, src, dst, tp, tcfg, &f->cfg.cost, &hooks);
     free(tcfg);
-    evq_timer_init(&f->timer, rpc_timer, EVQ_PHASE_DEFAULT);
-    flow_start_timers(&f->base, sim, &f->timer, NULL, 0);
+    flow_start_timers(&f->base, sim, &f->timer, rpc_timer, NULL, 0);
     return &f->base;
 }
 
 static void rpc_destroy(struct sim *sim, struct flow *fb)
 {
     struct rpc_flow *f = container_of(fb, struct rpc_flow, base);
-    flow_cancel_timers(fb, sim);
     msg_conn_destroy(f->conn);
-    flow_base_fini(fb);
-    free(f);
+    flow_free(sim, fb);
 }
 
 static json_t *cost_json(const struct msg_cost *c)

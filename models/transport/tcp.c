@@ -91,6 +91,19 @@ static void timer_arm(struct sim *sim, struct evq_timer *t, sim_time_t *at, sim_
     }
 }
 
+/* In a lazy timer's handler: true when its deadline has come; false when it was cancelled
+ * (SIM_TIME_NEVER) or moved later, in which case the timer is armed again for it. */
+static bool timer_due(struct sim *sim, struct evq_timer *t, sim_time_t *at, sim_time_t deadline)
+{
+    if (deadline == SIM_TIME_NEVER)
+        return false;
+    if (sim->now < deadline) {
+        timer_arm(sim, t, at, deadline);
+        return false;
+    }
+    return true;
+}
+
 /* ---------------------------------------------------------------- sender */
 
 /* The timestamps clock: nanoseconds, + 1 so that 0 means "nothing to echo". */
@@ -99,17 +112,41 @@ static uint32_t ts_now(const struct tcp_flow *f)
     return (uint32_t)(flow_sim(f)->now / 1000 + 1);
 }
 
+/* A new packet of the flow in its traffic class: data and control segments alike. */
+static struct pkt *flow_pkt(struct tcp_flow *f)
+{
+    struct sim *sim = flow_sim(f);
+    struct pkt *p = pkt_alloc(sim);
+    p->flow = f->base.index;
+    p->prio = (uint8_t)f->cfg.common.priority;
+    p->tc = p->prio;
+    p->t_created = sim->now;
+    return p;
+}
+
+/* What every segment of the connection shares, from the sender or (`from_rcv`) the receiver:
+ * addresses, ports, DSCP, the scaled window, not ECT, the timestamps clock. */
+static struct tcp_seg seg_base(const struct tcp_flow *f, bool from_rcv)
+{
+    return (struct tcp_seg){
+        .src_ip = from_rcv ? f->base.dst->ip : f->base.src->ip,
+        .dst_ip = from_rcv ? f->base.src->ip : f->base.dst->ip,
+        .src_port = from_rcv ? f->rcv_port : f->snd_port,
+        .dst_port = from_rcv ? f->snd_port : f->rcv_port,
+        .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes >> f->wscale, 0xffff),
+        .dscp = (uint8_t)f->cfg.common.dscp,
+        .ecn = PKT_ECN_NOT_ECT,
+        .ts = f->cfg.timestamps,
+        .tsval = ts_now(f),
+    };
+}
+
 static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, bool retx)
 {
     struct sim *sim = flow_sim(f);
     struct flow_stats *st = &f->base.st;
-    const struct flow_cfg *c = &f->cfg.common;
-    struct pkt *p = pkt_alloc(sim);
-    p->flow = f->base.index;
+    struct pkt *p = flow_pkt(f);
     p->seq = (uint32_t)(seq / f->cfg.mss_bytes);
-    p->prio = (uint8_t)c->priority;
-    p->tc = p->prio;
-    p->t_created = sim->now;
     uint8_t flags = TCP_ACK;
     if (seq + len >= f->total_bytes)
         flags |= TCP_PSH;
@@ -119,23 +156,13 @@ static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, 
         flags |= TCP_CWR;
         f->cwr_pending = false;
     }
-    uint16_t tag = flow_tag_bytes(&f->base);
-    struct tcp_seg s = {
-        .src_ip = f->base.src->ip,
-        .dst_ip = f->base.dst->ip,
-        .src_port = f->snd_port,
-        .dst_port = f->rcv_port,
-        .seq = wire_seq(f->snd_isn, seq),
-        .ack = wire_seq(f->rcv_isn, 0),
-        .flags = flags,
-        .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes >> f->wscale, 0xffff),
-        .dscp = (uint8_t)c->dscp,
-        .ecn = (ecn_on(f) && !retx) ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT,
-        .payload_bytes = len + tag,
-        .ts = f->cfg.timestamps,
-        .tsval = ts_now(f),
-        .tsecr = f->ts_peer,
-    };
+    struct tcp_seg s = seg_base(f, false);
+    s.seq = wire_seq(f->snd_isn, seq);
+    s.ack = wire_seq(f->rcv_isn, 0);
+    s.flags = flags;
+    s.ecn = (ecn_on(f) && !retx) ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT;
+    s.payload_bytes = len + flow_tag_bytes(&f->base);
+    s.tsecr = f->ts_peer;
     tcp_hdr_build(p, &s);
     /* A stream's tag (the DDL shim) follows the TCP header in every segment; it is carried
      * like a header and takes no sequence space. */
@@ -534,28 +561,14 @@ static void on_dupack(struct tcp_flow *f, bool ece)
  * SYN carries ECE + CWR and the SYN-ACK ECE (RFC 3168 §6.1.1, ECN setup). */
 static void send_syn(struct tcp_flow *f, bool synack)
 {
-    struct sim *sim = flow_sim(f);
-    struct pkt *p = pkt_alloc(sim);
-    p->flow = f->base.index;
-    p->prio = (uint8_t)f->cfg.common.priority;
-    p->tc = p->prio;
-    p->t_created = sim->now;
-    struct tcp_seg s = {
-        .src_ip = synack ? f->base.dst->ip : f->base.src->ip,
-        .dst_ip = synack ? f->base.src->ip : f->base.dst->ip,
-        .src_port = synack ? f->rcv_port : f->snd_port,
-        .dst_port = synack ? f->snd_port : f->rcv_port,
-        .seq = synack ? f->rcv_isn : f->snd_isn,
-        .ack = synack ? wire_seq(f->snd_isn, 0) : 0,
-        .flags = (uint8_t)(TCP_SYN | (synack ? TCP_ACK : 0)),
-        .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes, 0xffff), /* unscaled in a SYN */
-        .dscp = (uint8_t)f->cfg.common.dscp,
-        .ecn = PKT_ECN_NOT_ECT,
-        .sack_perm = f->cfg.sack,
-        .ts = f->cfg.timestamps,
-        .tsval = ts_now(f),
-        .tsecr = synack ? f->ts_recent : 0,
-    };
+    struct pkt *p = flow_pkt(f);
+    struct tcp_seg s = seg_base(f, synack);
+    s.seq = synack ? f->rcv_isn : f->snd_isn;
+    s.ack = synack ? wire_seq(f->snd_isn, 0) : 0;
+    s.flags = (uint8_t)(TCP_SYN | (synack ? TCP_ACK : 0));
+    s.window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes, 0xffff); /* unscaled in a SYN */
+    s.sack_perm = f->cfg.sack;
+    s.tsecr = synack ? f->ts_recent : 0;
     if (ecn_on(f))
         s.flags |= (uint8_t)(synack ? TCP_ECE : TCP_ECE | TCP_CWR);
     tcp_hdr_build(p, &s);
@@ -565,27 +578,12 @@ static void send_syn(struct tcp_flow *f, bool synack)
 /* The third segment of the handshake as a pure ACK, for when no data is ready to carry it. */
 static void send_handshake_ack(struct tcp_flow *f)
 {
-    struct sim *sim = flow_sim(f);
-    struct pkt *p = pkt_alloc(sim);
-    p->flow = f->base.index;
-    p->prio = (uint8_t)f->cfg.common.priority;
-    p->tc = p->prio;
-    p->t_created = sim->now;
-    struct tcp_seg s = {
-        .src_ip = f->base.src->ip,
-        .dst_ip = f->base.dst->ip,
-        .src_port = f->snd_port,
-        .dst_port = f->rcv_port,
-        .seq = wire_seq(f->snd_isn, 0),
-        .ack = wire_seq(f->rcv_isn, 0),
-        .flags = TCP_ACK,
-        .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes >> f->wscale, 0xffff),
-        .dscp = (uint8_t)f->cfg.common.dscp,
-        .ecn = PKT_ECN_NOT_ECT,
-        .ts = f->cfg.timestamps,
-        .tsval = ts_now(f),
-        .tsecr = f->ts_peer,
-    };
+    struct pkt *p = flow_pkt(f);
+    struct tcp_seg s = seg_base(f, false);
+    s.seq = wire_seq(f->snd_isn, 0);
+    s.ack = wire_seq(f->rcv_isn, 0);
+    s.flags = TCP_ACK;
+    s.tsecr = f->ts_peer;
     tcp_hdr_build(p, &s);
     host_send(f->base.src, p);
 }
@@ -670,12 +668,8 @@ static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 static void rto_fire(struct sim *sim, struct evq_timer *t)
 {
     struct tcp_flow *f = container_of(t, struct tcp_flow, rto_timer);
-    if (f->rto_deadline_ps == SIM_TIME_NEVER)
+    if (!timer_due(sim, t, &f->rto_timer_at_ps, f->rto_deadline_ps))
         return;
-    if (sim->now < f->rto_deadline_ps) {
-        timer_arm(sim, t, &f->rto_timer_at_ps, f->rto_deadline_ps);
-        return;
-    }
     if (f->state == TCP_STATE_SYN_SENT) {
         /* RFC 6298 §5.5: back off and send the SYN again */
         f->base.st.timeouts++;
@@ -709,19 +703,31 @@ static void rto_fire(struct sim *sim, struct evq_timer *t)
 static void sample_fire(struct sim *sim, struct evq_timer *t)
 {
     struct tcp_flow *f = container_of(t, struct tcp_flow, base.sample);
-    if (f->nsamples == f->samples_cap) {
-        f->samples_cap = f->samples_cap ? 2 * f->samples_cap : 256;
-        f->samples = xrealloc(f->samples, f->samples_cap * sizeof(*f->samples));
-    }
-    f->samples[f->nsamples++] = (struct tcp_sample){
-        .t_ps = sim->now,
-        .cwnd_bytes = f->cwnd_bytes,
-        .flight_bytes = f->snd_max - f->snd_una,
-        .alpha = f->alpha,
-    };
+    flow_sample(&f->base, &(struct tcp_sample){
+                              .t_ps = sim->now,
+                              .cwnd_bytes = f->cwnd_bytes,
+                              .flight_bytes = f->snd_max - f->snd_una,
+                              .alpha = f->alpha,
+                          });
     check_stop(f);
     if (f->snd_una < f->total_bytes)
         evq_schedule(&sim->evq, t, sim->now + f->cfg.cwnd_interval_ps);
+}
+
+/* summary.json's cwnd_samples columns: t_s, cwnd_bytes, flight_bytes, alpha. */
+static json_t *sample_json(const void *rec, unsigned col)
+{
+    const struct tcp_sample *x = rec;
+    switch (col) {
+    case 0:
+        return json_real(simtime_sec(x->t_ps));
+    case 1:
+        return json_integer((json_int_t)x->cwnd_bytes);
+    case 2:
+        return json_integer((json_int_t)x->flight_bytes);
+    default:
+        return json_real(x->alpha);
+    }
 }
 
 static void start_fire(struct sim *sim, struct evq_timer *t)
@@ -742,28 +748,13 @@ static void start_fire(struct sim *sim, struct evq_timer *t)
 static void send_ack(struct tcp_flow *f, bool ece)
 {
     struct sim *sim = flow_sim(f);
-    struct pkt *p = pkt_alloc(sim);
-    p->flow = f->base.index;
+    struct pkt *p = flow_pkt(f);
     p->seq = (uint32_t)f->acks_sent;
-    p->prio = (uint8_t)f->cfg.common.priority;
-    p->tc = p->prio;
-    p->t_created = sim->now;
-    struct tcp_seg s = {
-        .src_ip = f->base.dst->ip,
-        .dst_ip = f->base.src->ip,
-        .src_port = f->rcv_port,
-        .dst_port = f->snd_port,
-        .seq = wire_seq(f->rcv_isn, 0),
-        .ack = wire_seq(f->snd_isn, f->rcv_nxt),
-        .flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0)),
-        .window = (uint16_t)MIN(f->cfg.rcv_wnd_bytes >> f->wscale, 0xffff),
-        .dscp = (uint8_t)f->cfg.common.dscp,
-        .ecn = PKT_ECN_NOT_ECT, /* RFC 3168 §6.1.4: pure ACKs are not ECT */
-        .payload_bytes = 0,
-        .ts = f->cfg.timestamps,
-        .tsval = ts_now(f),
-        .tsecr = f->ts_recent,
-    };
+    struct tcp_seg s = seg_base(f, true); /* RFC 3168 §6.1.4: pure ACKs are not ECT */
+    s.seq = wire_seq(f->rcv_isn, 0);
+    s.ack = wire_seq(f->snd_isn, f->rcv_nxt);
+    s.flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0));
+    s.tsecr = f->ts_recent;
     f->last_ack_sent = f->rcv_nxt;
     if (f->cfg.sack && f->rx.n > 0) {
         uint64_t b[TCP_SACK_MAX_BLOCKS][2];
@@ -881,12 +872,8 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 static void delack_fire(struct sim *sim, struct evq_timer *t)
 {
     struct tcp_flow *f = container_of(t, struct tcp_flow, delack_timer);
-    if (f->delack_deadline_ps == SIM_TIME_NEVER)
+    if (!timer_due(sim, t, &f->delack_timer_at_ps, f->delack_deadline_ps))
         return;
-    if (sim->now < f->delack_deadline_ps) {
-        timer_arm(sim, t, &f->delack_timer_at_ps, f->delack_deadline_ps);
-        return;
-    }
     if (f->unacked_segs > 0)
         send_ack(f, ece_to_echo(f));
     f->delack_deadline_ps = SIM_TIME_NEVER;
@@ -947,10 +934,10 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     f->ts_rtt_ps = -1;
     f->delack_deadline_ps = SIM_TIME_NEVER;
     f->alpha = cfg->dctcp_alpha_init;
-    evq_timer_init(&f->start, start_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->rto_timer, rto_fire, EVQ_PHASE_DEFAULT);
     evq_timer_init(&f->delack_timer, delack_fire, EVQ_PHASE_DEFAULT);
-    flow_start_timers(&f->base, sim, &f->start, sample_fire, cfg->cwnd_interval_ps);
+    flow_samples_init(&f->base, sim, sizeof(struct tcp_sample), sample_json);
+    flow_start_timers(&f->base, sim, &f->start, start_fire, sample_fire, cfg->cwnd_interval_ps);
     return &f->base;
 }
 
@@ -976,15 +963,12 @@ static void tcp_set_sport(struct flow *fb, uint16_t port)
 static void tcp_destroy(struct sim *sim, struct flow *fb)
 {
     struct tcp_flow *f = container_of(fb, struct tcp_flow, base);
-    flow_cancel_timers(fb, sim);
     host_unbind(fb->src, &f->snd_ep);
     host_unbind(fb->dst, &f->rcv_ep);
     evq_cancel(&sim->evq, &f->rto_timer);
     evq_cancel(&sim->evq, &f->delack_timer);
-    free(f->samples);
     ranges_fini(&f->rx);
-    flow_base_fini(fb);
-    free(f);
+    flow_free(sim, fb);
 }
 
 static void tcp_stats_json(const struct flow *fb, json_t *o)
@@ -1010,23 +994,11 @@ static void tcp_stats_json(const struct flow *fb, json_t *o)
                             json_integer((json_int_t)f->sack_lost_retx));
     }
     if (f->cfg.cwnd_interval_ps) {
-        json_t *t = json_array();
-        json_t *cw = json_array();
-        json_t *fl = json_array();
-        json_t *al = json_array();
-        for (uint32_t i = 0; i < f->nsamples; i++) {
-            const struct tcp_sample *x = &f->samples[i];
-            json_array_append_new(t, json_real(simtime_sec(x->t_ps)));
-            json_array_append_new(cw, json_integer((json_int_t)x->cwnd_bytes));
-            json_array_append_new(fl, json_integer((json_int_t)x->flight_bytes));
-            json_array_append_new(al, json_real(x->alpha));
-        }
+        static const char *const cols[] = {"t_s", "cwnd_bytes", "flight_bytes", "alpha"};
         json_t *smp = json_object();
         json_object_set_new(smp, "interval_s", json_real(simtime_sec(f->cfg.cwnd_interval_ps)));
-        json_object_set_new(smp, "t_s", t);
-        json_object_set_new(smp, "cwnd_bytes", cw);
-        json_object_set_new(smp, "flight_bytes", fl);
-        json_object_set_new(smp, "alpha", al);
+        for (unsigned c = 0; c < ARRAY_LEN(cols); c++)
+            json_object_set_new(smp, cols[c], spool_json_ref(&f->base.samples, c));
         json_object_set_new(o, "cwnd_samples", smp);
     }
 }

@@ -141,9 +141,6 @@ struct tcp_flow {
     sim_time_t delack_deadline_ps; /* SIM_TIME_NEVER = no ACK owed */
     sim_time_t delack_timer_at_ps;
 
-    struct tcp_sample *samples; /* grows geometrically; only with cwnd_interval */
-    uint32_t nsamples;
-    uint32_t samples_cap;
 
     /* counters */
     uint64_t fast_retx;

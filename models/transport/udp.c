@@ -236,18 +236,15 @@ static struct flow *udp_create(struct sim *sim, uint32_t index, const char *name
         if (cfg->rate_bps)
             f->mean_gap_ps = simtime_tx_ps(msg + pkts * UDP_HEADERS, cfg->rate_bps);
     }
-    evq_timer_init(&f->timer, flow_timer, EVQ_PHASE_DEFAULT);
-    flow_start_timers(&f->base, sim, &f->timer, NULL, 0);
+    flow_start_timers(&f->base, sim, &f->timer, flow_timer, NULL, 0);
     return &f->base;
 }
 
 static void udp_destroy(struct sim *sim, struct flow *fb)
 {
     struct udp_flow *f = container_of(fb, struct udp_flow, base);
-    flow_cancel_timers(fb, sim);
     host_unbind(fb->dst, &f->sink);
-    flow_base_fini(fb);
-    free(f);
+    flow_free(sim, fb);
 }
 
 static void udp_stats_json(const struct flow *fb, json_t *o)

@@ -27,8 +27,11 @@ static struct p4_prog *load_source(const char *name, const char *src, size_t len
         prog = p4sem_lower(root, &diag, opts);
     if (prog) {
         prog->strings = p4lex_take_pool(&lx, &prog->nstrings);
-        if (!diag.nerrors)
+        prog->cc_slot = prog->nslots;
+        if (!diag.nerrors) {
             prog->cc = p4cc_compile(prog);
+            prog->nslots += p4cc_slots(prog->cc);
+        }
     }
     p4parse_fini(&ps);
     p4lex_fini(&lx);
@@ -274,10 +277,10 @@ static void run_parser(struct p4_pipe *pipe)
         p4vm_run_parser(&pipe->vm);
 }
 
-static void run_control(struct p4_pipe *pipe, const struct p4ir_callable *c)
+static void run_control(struct p4_pipe *pipe, enum p4cc_block which, const struct p4ir_callable *c)
 {
     if (pipe->cc)
-        p4cc_run_control(pipe->cc, &pipe->vm, c);
+        p4cc_run_control(pipe->cc, &pipe->vm, which, c);
     else
         p4vm_run_control(&pipe->vm, c);
 }
@@ -300,10 +303,25 @@ static uint64_t timestamp(const struct p4_pipe *pipe, int64_t ps)
     return (uint64_t)(pipe->host.timestamps_ns ? ps / 1000 : ps / 1000000);
 }
 
-static void copy_field_list(const struct p4_prog *prog, uint64_t *dst, const uint64_t *src, int fl)
+/* Copies the per-packet region and the compiled engine's slots. */
+static void copy_packet(const struct p4_prog *prog, uint64_t *dst, const uint64_t *src)
 {
+    memcpy(dst, src, (size_t)prog->npkt_slots * 8);
+    memcpy(dst + prog->cc_slot, src + prog->cc_slot, (size_t)(prog->nslots - prog->cc_slot) * 8);
+}
+
+/* Copies a field list's fields (every field in its slot on both sides first); the compiled
+ * engine's header shadows of dst no longer hold. */
+static inline void copy_field_list(const struct p4_pipe *pipe, uint64_t *dst, const uint64_t *src,
+                                   int fl)
+{
+    const struct p4_prog *prog = pipe->prog;
     if (fl < 0 || !src)
         return;
+    if (pipe->cc) {
+        p4cc_sync(pipe->cc, (uint64_t *)src, false); /* only fills slots the shadows stand for */
+        p4cc_sync(pipe->cc, dst, true);
+    }
     for (int i = 0; i < prog->nfield_lists; i++) {
         const struct p4ir_field_list *l = &prog->field_lists[i];
         if (l->id != fl)
@@ -339,12 +357,12 @@ static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingr
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
     if (from == state && fl >= 0) { /* preserving from the buffer being reset */
-        memcpy(pipe->slots, from, (size_t)prog->npkt_slots * 8);
+        copy_packet(prog, pipe->slots, from);
         from = pipe->slots;
     }
     bind_state(pipe, state);
     memset(state, 0, (size_t)prog->nslots * 8);
-    copy_field_list(prog, state, from, fl);
+    copy_field_list(pipe, state, from, fl);
     uint32_t plen = in->packet_length ? in->packet_length : in->len;
     set_std(pipe, prog->std.ingress_port, in->ingress_port & 0x1ff);
     set_std(pipe, prog->std.instance_type, in->instance_type);
@@ -365,8 +383,8 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
     start_packet(pipe, state, in, in->preserve_from, in->preserve_fl);
-    run_control(pipe, prog->verify);
-    run_control(pipe, prog->ingress);
+    run_control(pipe, P4CC_VERIFY, prog->verify);
+    run_control(pipe, P4CC_INGRESS, prog->ingress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -393,9 +411,15 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
     out->payload_off = (uint32_t)vm->slots[0];
 }
 
+void p4_pipe_state_sync(const struct p4_pipe *pipe, void *state)
+{
+    if (pipe->cc)
+        p4cc_sync(pipe->cc, state, false);
+}
+
 void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src)
 {
-    memcpy(dst, src, (size_t)pipe->prog->npkt_slots * 8);
+    copy_packet(pipe->prog, dst, src);
 }
 
 /* bmv2 reset_metadata(): user metadata and standard_metadata are zeroed; packet_length and
@@ -420,7 +444,7 @@ void p4_pipe_clone_i2e(struct p4_pipe *pipe, void *state, const struct p4_ingres
     start_packet(pipe, state, in, NULL, -1);
     uint64_t plen = get_std(pipe, prog->std.packet_length);
     reset_metadata(prog, state, plen, P4_INSTANCE_INGRESS_CLONE);
-    copy_field_list(prog, state, from, fl);
+    copy_field_list(pipe, state, from, fl);
 }
 
 void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
@@ -429,10 +453,10 @@ void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
     uint64_t *d = dst;
     const uint64_t *s = src;
     /* headers as egress left them; all metadata reset except the field list */
-    memcpy(d, s, (size_t)prog->npkt_slots * 8);
+    copy_packet(prog, d, s);
     uint64_t plen = prog->std.packet_length >= 0 ? s[prog->std.packet_length] : 0;
     reset_metadata(prog, d, plen, P4_INSTANCE_EGRESS_CLONE);
-    copy_field_list(prog, d, s, fl);
+    copy_field_list(pipe, d, s, fl);
 }
 
 void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in *in,
@@ -442,7 +466,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     struct p4vm *vm = &pipe->vm;
     bind_state(pipe, state);
     /* scratch starts zeroed in every block run, as after the parser */
-    memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->nslots - prog->npkt_slots) * 8);
+    memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
     reset_requests(vm);
     int64_t now = p4pipe_now_ps(pipe);
     set_std(pipe, prog->std.egress_port, in->egress_port & 0x1ff);
@@ -460,7 +484,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    run_control(pipe, prog->egress);
+    run_control(pipe, P4CC_EGRESS, prog->egress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -475,12 +499,12 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         out->drop = true;
         return;
     }
-    run_control(pipe, prog->compute);
+    run_control(pipe, P4CC_COMPUTE, prog->compute);
     vm->out = in->out;
     vm->out_cap = in->out_cap;
     vm->out_len = 0;
     vm->out_overflow = false;
-    run_control(pipe, prog->deparser);
+    run_control(pipe, P4CC_DEPARSER, prog->deparser);
     uint32_t off = (uint32_t)vm->slots[0];
     if (off < in->len && in->bytes) {
         uint32_t n = in->len - off;

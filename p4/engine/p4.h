@@ -139,6 +139,10 @@ struct p4_ingress_out {
 void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
                      struct p4_ingress_out *out);
 
+/* Puts every header field of state in its slot: the compiled engine may keep fields that no
+ * compiled node reads only as the header's wire bytes (p4cc.h); afterwards the state reads
+ * as the interpreter's would (for tests that compare states). */
+void p4_pipe_state_sync(const struct p4_pipe *pipe, void *state);
 /* Copies a state (multicast replicas get a full copy, as in bmv2). */
 void p4_pipe_state_copy(const struct p4_pipe *pipe, void *dst, const void *src);
 /* Parses the original bytes into state for an I2E clone, without running ingress: the

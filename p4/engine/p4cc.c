@@ -28,6 +28,13 @@ static const struct ctab *ctab_make(struct p4cc *cc, const struct p4ir_table *t)
 
 /* ---- expressions ---- */
 
+/* A compiled node reads slot (shadowed headers decode such fields at extract). */
+static void mark_read(struct p4cc *cc, int slot)
+{
+    if (slot >= 0 && slot < cc->prog->nslots)
+        cc->read[slot] = true;
+}
+
 static bool narrow(const struct p4ir_expr *e)
 {
     return e && e->nw == 1;
@@ -147,11 +154,13 @@ static const struct cx *cexpr(struct p4cc *cc, const struct p4ir_expr *e)
     case P4OP_LOAD:
         x->fn = cx_load;
         x->slot = e->slot;
+        mark_read(cc, e->slot);
         break;
     case P4OP_LOADX: /* next/last stay with the interpreter (parser faults) */
         if (e->idx == P4IDX_EXPR && narrow(e->a)) {
             x->a = cexpr(cc, e->a);
             x->fn = cx_loadx;
+            cc->read_all = true;
         }
         break;
     case P4OP_ISVALID:
@@ -264,6 +273,37 @@ static bool flatten(const struct p4_type *t, int base, int32_t *off, uint8_t *w,
     return true;
 }
 
+/* The layout of n fields (slots off, widths w) packed in order from bit 0. */
+static struct cfields layout(struct p4cc *cc, const int32_t *off, const uint8_t *w, int n)
+{
+    struct cfield *f = NEWN(cc, struct cfield, n);
+    int bit = 0;
+    bool window = true;
+    bool words = true;
+    for (int i = 0; i < n; i++) {
+        f[i].off = off[i];
+        f[i].w = w[i];
+        if (w[i] == 0)
+            words = window = false;
+        if (bit % 8 + w[i] > 64)
+            window = false;
+        if (bit + w[i] <= CFIELDS_MAX_BYTES * 8 && w[i]) {
+            f[i].bo = (uint8_t)(bit / 8);
+            f[i].sh = (uint8_t)(64 - bit % 8 - w[i]);
+            int b = bit % 64;
+            f[i].wi = (uint8_t)(bit / 64);
+            f[i].spill = b + w[i] > 64;
+            f[i].ls = (uint8_t)(f[i].spill ? b + w[i] - 64 : 64 - b - w[i]);
+            f[i].mask = p4util_mask64(w[i]);
+        }
+        bit += w[i];
+    }
+    int bytes = (bit + 7) / 8;
+    if (bytes > CFIELDS_MAX_BYTES)
+        words = window = false;
+    return (struct cfields){f, n, bytes, (bit + 63) / 64, window && bytes, words && bytes};
+}
+
 static bool cfields(struct p4cc *cc, const struct p4_type *t, struct cfields *out)
 {
     int32_t off[FIELDS_MAX];
@@ -271,24 +311,11 @@ static bool cfields(struct p4cc *cc, const struct p4_type *t, struct cfields *ou
     int n = 0;
     if (t->kind != P4T_HEADER || t->varbit_max || !flatten(t, 0, off, w, &n))
         return false;
-    int32_t *o = NEWN(cc, int32_t, n);
-    uint8_t *ww = NEWN(cc, uint8_t, n);
-    uint8_t *bo = NEWN(cc, uint8_t, n);
-    uint8_t *sh = NEWN(cc, uint8_t, n);
-    memcpy(o, off, (size_t)n * sizeof(*o));
-    memcpy(ww, w, (size_t)n);
-    int bytes = (t->width + 7) / 8;
-    bool window = bytes <= CFIELDS_MAX_BYTES;
-    int bit = 0;
-    for (int i = 0; i < n; i++) {
-        bo[i] = (uint8_t)(bit / 8);
-        if (bit % 8 + w[i] > 64 || w[i] == 0)
-            window = false;
-        else
-            sh[i] = (uint8_t)(64 - bit % 8 - w[i]);
-        bit += w[i];
+    *out = layout(cc, off, w, n);
+    if (out->bytes != (t->width + 7) / 8) { /* not expected: the header's own width rules */
+        out->bytes = (t->width + 7) / 8;
+        out->window = out->words = false;
     }
-    *out = (struct cfields){o, ww, bo, sh, n, bytes, window};
     return true;
 }
 
@@ -308,13 +335,145 @@ static bool cpack(struct p4cc *cc, struct p4ir_expr *const *v, int n, struct cpa
     int32_t *slot = NEWN(cc, int32_t, n);
     int32_t *hslot = NEWN(cc, int32_t, n);
     uint8_t *w = NEWN(cc, uint8_t, n);
+    bool fixed = true;
     for (int i = 0; i < n; i++) {
         slot[i] = v[i]->slot;
         hslot[i] = v[i]->hdr ? v[i]->hdr->slot : -1;
         w[i] = (uint8_t)v[i]->width;
+        fixed &= hslot[i] == hslot[0];
     }
-    *out = (struct cpack){slot, hslot, w, n};
+    *out = (struct cpack){.slot = slot, .hslot = hslot, .w = w, .n = n};
+    out->fixed = fixed && n;
+    out->hslot0 = n ? hslot[0] : -1;
+    out->lay = layout(cc, slot, w, n);
+    out->shadow = -1;
     return true;
+}
+
+/* ---- header shadows (p4cci.h) ---- */
+
+static void mark_pack(struct p4cc *cc, const struct cpack *p)
+{
+    for (int i = 0; i < p->n; i++)
+        mark_read(cc, p->slot[i]);
+}
+
+/* Splits each shadow's fields into those compiled nodes read (decoded at extract) and the
+ * rest (decoded when the shadow drops). */
+static void split_shadows(struct p4cc *cc)
+{
+    for (int k = 0; k < cc->nshadows; k++) {
+        struct cshadow *sh = &cc->shadows[k];
+        struct cfield *dec = NEWN(cc, struct cfield, sh->lay.n);
+        struct cfield *lazy = NEWN(cc, struct cfield, sh->lay.n);
+        int nd = 0;
+        int nl = 0;
+        for (int i = 0; i < sh->lay.n; i++) {
+            const struct cfield *f = &sh->lay.f[i];
+            if (cc->read_all || cc->read[sh->hslot + f->off])
+                dec[nd++] = *f;
+            else
+                lazy[nl++] = *f;
+        }
+        sh->dec = sh->lay;
+        sh->dec.f = dec;
+        sh->dec.n = nd;
+        sh->lazy = sh->lay;
+        sh->lazy.f = lazy;
+        sh->lazy.n = nl;
+    }
+}
+
+#define SHADOWS_MAX 64
+
+/* The layout of a header extracted at a fixed slot that can be shadowed, or NULL. */
+static bool shadowable(struct p4cc *cc, const struct p4ir_stmt *st, struct cfields *lay)
+{
+    return st->op == P4ST_EXTRACT && st->a->op == P4OP_LOAD && !st->b &&
+           cfields(cc, st->type, lay) && lay->window && lay->words;
+}
+
+static void find_shadows(struct p4cc *cc, const struct p4ir_block *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        const struct p4ir_stmt *st = b->s[i];
+        find_shadows(cc, &st->body);
+        find_shadows(cc, &st->els);
+        for (int c = 0; c < st->ncases; c++)
+            find_shadows(cc, &st->cases[c]);
+        struct cfields lay;
+        if (st->op != P4ST_EXTRACT || cc->nshadows == SHADOWS_MAX || !shadowable(cc, st, &lay))
+            continue;
+        bool have = false;
+        for (int k = 0; k < cc->nshadows; k++)
+            have |= cc->shadows[k].hslot == st->a->slot;
+        if (have)
+            continue;
+        struct cshadow *sh = &cc->shadows[cc->nshadows++];
+        *sh = (struct cshadow){st->a->slot, cc->prog->nslots + cc->nslots, lay};
+        cc->nslots += 2 + lay.nwords; /* the flag, the words, a word of slack for patches */
+    }
+}
+
+static const struct cshadow *shadow_of(const struct p4cc *cc, int hslot)
+{
+    for (int k = 0; k < cc->nshadows; k++) {
+        if (cc->shadows[k].hslot == hslot)
+            return &cc->shadows[k];
+    }
+    return NULL;
+}
+
+/* The write-through for a write to slot `slot`, NULL if it is no shadowed header's field. */
+static const struct cpatch *patch_of(struct p4cc *cc, int slot)
+{
+    for (int k = 0; k < cc->nshadows; k++) {
+        const struct cshadow *sh = &cc->shadows[k];
+        for (int i = 0; i < sh->lay.n; i++) {
+            const struct cfield *f = &sh->lay.f[i];
+            if (sh->hslot + f->off != slot)
+                continue;
+            struct cpatch *p = NEW(cc, struct cpatch);
+            *p = (struct cpatch){sh->at, f->bo, f->sh, f->mask};
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* A data list of a shadowed header's fields in order that leaves out only runs of whole
+ * 16-bit words: its csum16 is the header's with those bits masked (p4cci.h, cpack). */
+static void cpack_shadow(struct p4cc *cc, struct cpack *p)
+{
+    p->shadow = -1;
+    const struct cshadow *sh = p->fixed ? shadow_of(cc, p->hslot0) : NULL;
+    if (!sh)
+        return;
+    uint64_t *m = NEWN(cc, uint64_t, sh->lay.nwords);
+    int j = 0;
+    int bit = 0;
+    int gap = 0; /* bits of the current run left out */
+    for (int i = 0; i < sh->lay.n; i++) {
+        const struct cfield *f = &sh->lay.f[i];
+        if (j < p->n && p->slot[j] == sh->hslot + f->off && p->w[j] == f->w) {
+            if (gap % 16)
+                return;
+            for (int b = bit; b < bit + f->w; b++)
+                m[b / 64] |= (uint64_t)1 << (63 - b % 64);
+            j++;
+            gap = 0;
+        } else {
+            if (!gap && bit % 16)
+                return;
+            gap += f->w;
+        }
+        bit += f->w;
+    }
+    if (j < p->n || gap % 16)
+        return;
+    p->shadow = sh->at;
+    p->smask = m;
+    p->snwords = sh->lay.nwords;
 }
 
 /* ---- statements ---- */
@@ -334,6 +493,10 @@ static void cbuiltin(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
             s->b = cexpr(cc, a[1]);
             s->slot2 = a[1]->op == P4OP_LOAD ? a[1]->slot : -1;
             s->mask2 = a[1]->mask;
+            s->wt = s->slot2 >= 0 ? patch_of(cc, s->slot2) : NULL;
+            cpack_shadow(cc, &s->pack);
+            if (st->aux2 != P4HASH_CSUM16 || st->flag || s->pack.shadow < 0)
+                mark_pack(cc, &s->pack); /* read from slots even while a shadow holds */
             s->fn = st->aux == P4B_UPDATE_CKSUM ? cs_update_cksum : cs_verify_cksum;
         }
         return;
@@ -341,7 +504,8 @@ static void cbuiltin(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
         if (cc->prog->externs[st->aux2].nw == 1 && a[0]->op == P4OP_LOAD && narrow(a[1])) {
             s->a = cexpr(cc, a[1]);
             s->slot = a[0]->slot;
-            s->fn = cs_reg_read;
+            s->wt = patch_of(cc, s->slot);
+            s->fn = s->wt ? cs_reg_read_wt : cs_reg_read;
         }
         return;
     case P4B_REG_WRITE: /* (index, value) */
@@ -356,6 +520,7 @@ static void cbuiltin(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
         if (narrow(a[1]) && narrow(a[2]) && cpack(cc, a + 3, st->nargs - 3, &s->pack)) {
             s->a = cexpr(cc, a[1]);
             s->b = cexpr(cc, a[2]);
+            mark_pack(cc, &s->pack);
             s->fn = cs_hash;
         }
         return;
@@ -370,6 +535,37 @@ static struct cb *ccases(struct p4cc *cc, const struct p4ir_stmt *st)
     for (int i = 0; i < st->ncases; i++)
         c[i] = cblock(cc, &st->cases[i]);
     return c;
+}
+
+/* extract and emit of fixed-layout headers (shadowed ones included) and of stacks */
+static void cpacket(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
+{
+    const struct p4ir_expr *ref = st->a;
+    bool load = ref->op == P4OP_LOAD;
+    if (st->op == P4ST_EXTRACT) {
+        if ((load || (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)) && !st->b &&
+            cfields(cc, st->type, &s->fields)) {
+            s->fn = load ? cs_extract : cs_extract_next;
+            s->slot = ref->slot;
+            s->k = (uint64_t)st->type->width;
+            const struct cshadow *sh = load ? shadow_of(cc, ref->slot) : NULL;
+            s->slot2 = sh ? sh->at : -1;
+            s->sh = sh;
+        }
+        return;
+    }
+    if (load && cfields(cc, st->type, &s->fields)) {
+        const struct cshadow *sh = shadow_of(cc, ref->slot);
+        s->fn = sh ? cs_emit_shadow : cs_emit;
+        s->slot = ref->slot;
+        s->slot2 = sh ? sh->at : -1;
+    } else if (load && st->type->kind == P4T_STACK && cfields(cc, st->type->elem, &s->fields)) {
+        s->fn = cs_emit_stack;
+        s->slot = ref->slot;
+        cc->read_all = true; /* its elements may be shadowed headers */
+        s->k = (uint64_t)st->type->size;
+        s->mask2 = (uint64_t)st->type->elem->nslots;
+    }
 }
 
 /* Fills s for statement st: a specialised runner, or the interpreter's (set by the caller). */
@@ -391,6 +587,9 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
                 s->fn = cs_assign_const;
                 s->mask2 = st->b->k & ref->mask;
             }
+            s->wt = patch_of(cc, ref->slot);
+            if (s->wt)
+                s->fn = cs_assign_wt;
         } else if (ref && ref->op == P4OP_LOADX && ref->idx == P4IDX_EXPR && ref->nw == 1 &&
                    narrow(ref->a) && narrow(st->b)) {
             s->fn = cs_assign_x;
@@ -466,24 +665,8 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
         cbuiltin(cc, st, s);
         return;
     case P4ST_EXTRACT:
-        if ((load || (ref->op == P4OP_LOADX && ref->idx == P4IDX_NEXT)) && !st->b &&
-            cfields(cc, st->type, &s->fields)) {
-            s->fn = load ? cs_extract : cs_extract_next;
-            s->slot = ref->slot;
-            s->k = (uint64_t)st->type->width;
-        }
-        return;
     case P4ST_EMIT:
-        if (load && cfields(cc, st->type, &s->fields)) {
-            s->fn = cs_emit;
-            s->slot = ref->slot;
-        } else if (load && st->type->kind == P4T_STACK &&
-                   cfields(cc, st->type->elem, &s->fields)) {
-            s->fn = cs_emit_stack;
-            s->slot = ref->slot;
-            s->k = (uint64_t)st->type->size;
-            s->mask2 = (uint64_t)st->type->elem->nslots;
-        }
+        cpacket(cc, st, s);
         return;
     default:
         return;
@@ -507,6 +690,11 @@ struct p4cc *p4cc_compile(const struct p4_prog *prog)
 {
     struct p4cc *cc = p4util_calloc(1, sizeof(*cc));
     cc->prog = prog;
+    cc->shadows = NEWN(cc, struct cshadow, SHADOWS_MAX);
+    cc->read = NEWN(cc, bool, prog->nslots);
+    find_shadows(cc, &prog->parser_init);
+    for (int i = 0; i < prog->nstates; i++)
+        find_shadows(cc, &prog->states[i].body);
     const struct p4ir_callable *blocks[5] = {prog->verify, prog->ingress, prog->egress,
                                              prog->compute, prog->deparser};
     for (int i = 0; i < 5; i++) {
@@ -522,7 +710,13 @@ struct p4cc *p4cc_compile(const struct p4_prog *prog)
         for (int k = 0; k < s->nkeys; k++)
             cc->states[i].keys[k] = cexpr(cc, s->keys[k]);
     }
+    split_shadows(cc);
     return cc;
+}
+
+int p4cc_slots(const struct p4cc *cc)
+{
+    return cc ? cc->nslots : 0;
 }
 
 void p4cc_free(struct p4cc *cc)

@@ -19,8 +19,17 @@ struct p4cc;
 /* Compiles prog (which must outlive the result). */
 struct p4cc *p4cc_compile(const struct p4_prog *prog);
 void p4cc_free(struct p4cc *cc);
-/* As p4vm_run_parser and p4vm_run_control, on the compiled form. */
+/* The per-packet slots the compiled form adds after the program's (prog->cc_slot on). */
+int p4cc_slots(const struct p4cc *cc);
+/* Puts every field the compiled form keeps only in a header shadow into its slot, so the
+ * state reads as the interpreter's; with drop, the shadows stop holding. */
+void p4cc_sync(const struct p4cc *cc, uint64_t *slots, bool drop);
+/* The v1model control blocks in pipeline order. */
+enum p4cc_block { P4CC_VERIFY, P4CC_INGRESS, P4CC_EGRESS, P4CC_COMPUTE, P4CC_DEPARSER };
+/* As p4vm_run_parser and p4vm_run_control (of c, the program's block `which`), on the
+ * compiled form. */
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm);
-void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, const struct p4ir_callable *c);
+void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
+                      const struct p4ir_callable *c);
 
 #endif

@@ -56,28 +56,75 @@ struct ctab {
     struct ccall *acts;
 };
 
-/* A flat list of fields of at most 64 bits: slot offsets (from the header) and widths; when
- * `window` every field lies in the 8 bytes from its first byte (bo: byte offset in the
- * header, sh: its right shift in that big-endian word), so a byte-aligned header is read and
- * written with one 64-bit load or store per field. */
+/* A field of at most 64 bits (1..64) at a fixed bit position of a flat layout: its slot
+ * (from the header, or absolute in a data list), width and mask, where it lies in the 8 bytes
+ * from its first byte (bo, sh: right shift) and in the layout's big-endian 64-bit words: word
+ * wi gets v << ls, or when the field spills into word wi + 1, v >> ls and v << (64 - ls). */
+struct cfield {
+    int32_t off;
+    uint8_t w;
+    uint8_t bo;
+    uint8_t sh;
+    uint8_t wi;
+    uint8_t ls;
+    bool spill;
+    uint64_t mask;
+};
+
+/* A flat list of fields in wire order. `window`: every field lies in the 8 bytes from its
+ * first byte, so a byte-aligned header is read with one 64-bit load per field; `words`: the
+ * layout fits in CFIELDS_MAX_BYTES and no field is empty, so it is written as nwords
+ * big-endian words built with two ORs per field. */
 #define CFIELDS_MAX_BYTES 64
+#define CFIELDS_MAX_WORDS (CFIELDS_MAX_BYTES / 8)
 struct cfields {
-    const int32_t *off;
-    const uint8_t *w;
-    const uint8_t *bo;
-    const uint8_t *sh;
+    const struct cfield *f;
     int n;
     int bytes; /* the header's bytes (width rounded up) */
+    int nwords;
     bool window;
+    bool words;
 };
 
 /* A data list packed from slots: per element its slot, width and the validity slot of its
- * header (-1: none). */
+ * header (-1: none). `fixed`: every element has validity slot hslot0, so the list is all
+ * present or all absent and `lay` gives its fixed layout (when lay.words). When the list is
+ * a shadowed header's fields in order, leaving out only whole 16-bit words (a checksum
+ * field), its csum16 is that of the shadow's words with smask applied (shadow >= 0). */
 struct cpack {
     const int32_t *slot;
     const int32_t *hslot;
     const uint8_t *w;
     int n;
+    bool fixed;
+    int32_t hslot0;
+    struct cfields lay;
+    int32_t shadow;
+    const uint64_t *smask;
+    int snwords;
+};
+
+/* A shadowed header: one the parser extracts at a fixed slot (hslot) from a byte-aligned
+ * position with a `words` layout. Its wire bytes are kept in the state as well, from slot
+ * at + 1; slot `at` is 1 while they match the fields (set by the extract, kept by every compiled
+ * write to a field, which writes through) and 0 once anything else may read or write fields.
+ * While it is 1, an emit or a checksum of the header copies or sums those bytes, and only the
+ * fields compiled nodes read (dec) are in their slots: the others (lazy) are decoded when it
+ * drops to 0 (or for p4cc_sync). */
+struct cshadow {
+    int32_t hslot;
+    int32_t at;
+    struct cfields lay;
+    struct cfields dec;
+    struct cfields lazy;
+};
+
+/* A write-through of one field (within 8 bytes from byte bo of the shadow at slot at + 1). */
+struct cpatch {
+    int32_t at;
+    uint8_t bo;
+    uint8_t sh;
+    uint64_t mask;
 };
 
 struct cs {
@@ -86,7 +133,8 @@ struct cs {
     const struct cx *a;
     const struct cx *b;
     int32_t slot;
-    int32_t slot2; /* checksum and hash results: the destination slot, -1: by reference */
+    int32_t slot2; /* checksum and hash results: the destination slot, -1: by reference;
+                    * extract, emit: the header's shadow (-1: none) */
     uint64_t k;
     uint64_t mask2;
     struct cb body;
@@ -96,6 +144,8 @@ struct cs {
     const struct ccall *call;
     struct cfields fields;
     struct cpack pack;
+    const struct cpatch *wt;  /* a write to a shadowed header's field */
+    const struct cshadow *sh; /* extract: the header's shadow */
 };
 
 struct cstate {
@@ -108,6 +158,11 @@ struct p4cc {
     const struct cfn *ctl[5]; /* verify, ingress, egress, compute, deparser */
     struct cb parser_init;
     struct cstate *states;
+    struct cshadow *shadows;
+    int nshadows;
+    int nslots;       /* the slots the shadows take (from prog->nslots at compile time) */
+    bool *read;       /* per slot below prog->nslots: read by a compiled node (shadowed fields) */
+    bool read_all;    /* a compiled node reads slots it cannot name (a computed index) */
     struct cfn **fns; /* compiled callables (looked up by their IR) */
     int nfns;
     int capfns;
@@ -120,7 +175,8 @@ struct p4cc {
 cx_fn cx_const, cx_load, cx_interp, cx_land, cx_lor, cx_cond, cx_add, cx_sub, cx_and, cx_or,
     cx_xor, cx_eq, cx_ne, cx_ult, cx_ule, cx_ugt, cx_uge, cx_binop, cx_unop, cx_call, cx_hit,
     cx_add_sk, cx_sub_sk, cx_eq_sk, cx_ne_sk, cx_loadx;
-cs_fn cs_interp, cs_assign, cs_assign_load, cs_assign_const, cs_if_slot, cs_block, cs_if, cs_setvalid, cs_apply, cs_switch, cs_switchv,
+cs_fn cs_interp, cs_assign, cs_assign_load, cs_assign_const, cs_assign_wt, cs_reg_read_wt,
+    cs_emit_shadow, cs_if_slot, cs_block, cs_if, cs_setvalid, cs_apply, cs_switch, cs_switchv,
     cs_call, cs_exit, cs_return, cs_extract, cs_emit, cs_update_cksum, cs_verify_cksum, cs_hash,
     cs_drop, cs_reg_read, cs_reg_write, cs_loop, cs_break, cs_continue, cs_assign_x,
     cs_extract_next, cs_emit_stack;

@@ -11,6 +11,71 @@
 
 #define RUN(x) ((x)->fn(vm, (x)))
 
+static inline uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return __builtin_bswap64(x);
+}
+
+static inline void store_be64(uint8_t *p, uint64_t v)
+{
+    uint64_t x = __builtin_bswap64(v);
+    memcpy(p, &x, 8);
+}
+
+/* ---- header shadows (p4cci.h) ---- */
+
+static inline uint8_t *shadow_bytes(struct p4vm *vm, int32_t at)
+{
+    return (uint8_t *)(vm->slots + at + 1);
+}
+
+/* Reads the fields a shadowed header keeps only in its shadow (p4cci.h, cshadow.lazy) into
+ * their slots. */
+static inline __attribute__((always_inline)) void
+shadow_decode(struct p4vm *vm, const struct cshadow *sh, const struct cfields *f)
+{
+    const uint8_t *b = shadow_bytes(vm, sh->at);
+    uint64_t *h = vm->slots + sh->hslot;
+    for (int i = 0; i < f->n; i++)
+        h[f->f[i].off] = load_be64(b + f->f[i].bo) >> f->f[i].sh & f->f[i].mask;
+}
+
+/* Before something other than a compiled node reads or writes fields: every field is in its
+ * slot again and no shadow holds. */
+static void shadows_drop(struct p4vm *vm)
+{
+    const struct p4cc *cc = vm->pipe->cc;
+    for (int k = 0; k < cc->nshadows; k++) {
+        const struct cshadow *sh = &cc->shadows[k];
+        if (!vm->slots[sh->at])
+            continue;
+        shadow_decode(vm, sh, &sh->lazy);
+        vm->slots[sh->at] = 0;
+    }
+}
+
+void p4cc_sync(const struct p4cc *cc, uint64_t *slots, bool drop)
+{
+    struct p4vm vm = {.slots = slots};
+    for (int k = 0; k < cc->nshadows; k++) {
+        const struct cshadow *sh = &cc->shadows[k];
+        if (!slots[sh->at])
+            continue;
+        shadow_decode(&vm, sh, &sh->lazy);
+        if (drop)
+            slots[sh->at] = 0;
+    }
+}
+
+/* Writes v (masked) through to the field's bytes in its header's shadow. */
+static inline void write_through(struct p4vm *vm, const struct cpatch *p, uint64_t v)
+{
+    uint8_t *b = shadow_bytes(vm, p->at) + p->bo;
+    store_be64(b, (load_be64(b) & ~(p->mask << p->sh)) | v << p->sh);
+}
+
 /* ---- expressions ---- */
 
 uint64_t cx_const(struct p4vm *vm, const struct cx *x)
@@ -36,6 +101,7 @@ uint64_t cx_loadx(struct p4vm *vm, const struct cx *x)
 
 uint64_t cx_interp(struct p4vm *vm, const struct cx *x)
 {
+    shadows_drop(vm);
     return p4vm_eval(vm, x->e);
 }
 
@@ -131,6 +197,7 @@ uint64_t cx_hit(struct p4vm *vm, const struct cx *x)
 void p4cc_run_call(struct p4vm *vm, const struct ccall *c)
 {
     if (!c->simple) {
+        shadows_drop(vm);
         p4vm_call(vm, c->ir);
         return;
     }
@@ -144,63 +211,22 @@ void p4cc_run_call(struct p4vm *vm, const struct ccall *c)
         vm->flow = P4VM_NORMAL;
 }
 
-/* The entry's direct counter and meter (as the interpreter's apply_table). */
-static void direct_state(struct p4vm *vm, const struct p4ir_table *t, struct p4table *rt,
-                         struct p4table_entry *en)
-{
-    struct p4table_direct *d = p4table_direct(rt, en);
-    if (t->direct_counter >= 0) {
-        d->packets++;
-        d->bytes += vm->packet_length;
-    }
-    if (t->direct_meter >= 0) {
-        const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
-        vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
-            &d->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(vm->pipe));
-    }
-}
-
 int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
 {
     const struct p4ir_table *t = ct->ir;
-    struct p4_pipe *pipe = vm->pipe;
-    struct p4table *rt = &pipe->tables[t->id];
-    uint64_t *key = pipe->keybuf;
+    uint64_t *key = vm->pipe->keybuf;
     for (int i = 0; i < t->nkeys; i++) {
         const struct p4ir_key *k = &t->keys[i];
-        if (ct->keys[i])
+        if (ct->keys[i]) {
             key[k->woff] = RUN(ct->keys[i]);
-        else
+        } else {
+            shadows_drop(vm);
             p4vm_evalw(vm, k->e, key + k->woff);
+        }
     }
-    struct p4table_entry *en = p4table_lookup(rt, key);
-    int action;
-    const uint64_t *data;
-    if (en) {
-        *hit = true;
-        action = en->action;
-        data = p4table_data(rt, en);
-        if (rt->has_direct)
-            direct_state(vm, t, rt, en);
-    } else {
-        *hit = false;
-        action = rt->default_action;
-        data = rt->default_data;
-        if (t->direct_meter >= 0)
-            vm->dmeter_color[t->direct_meter & 63] = P4_GREEN;
-    }
-    if (action < 0)
-        return -1;
-    const struct p4ir_callable *fn = t->actions[action].call.fn;
-    int w = 0;
-    for (int i = 0; i < fn->nparams; i++) {
-        const struct p4ir_param *p = &fn->params[i];
-        if (p->dir != P4_DIR_NONE)
-            continue;
-        memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
-        w += p->nslots;
-    }
-    p4cc_run_call(vm, &ct->acts[action]);
+    int action = p4vm_table_lookup(vm, t, hit);
+    if (action >= 0)
+        p4cc_run_call(vm, &ct->acts[action]);
     return action;
 }
 
@@ -208,6 +234,7 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
 
 void cs_interp(struct p4vm *vm, const struct cs *s)
 {
+    shadows_drop(vm);
     p4vm_exec(vm, s->st);
 }
 
@@ -224,6 +251,7 @@ void cs_assign_x(struct p4vm *vm, const struct cs *s)
     const struct p4ir_expr *ref = s->st->a;
     uint64_t idx = RUN(s->a);
     uint64_t v = RUN(s->b);
+    shadows_drop(vm); /* the element may be a shadowed header */
     if (idx < (uint64_t)ref->aux2 && !vm->flow)
         vm->slots[ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k] = v & s->k;
 }
@@ -237,6 +265,16 @@ void cs_assign_load(struct p4vm *vm, const struct cs *s)
 void cs_assign_const(struct p4vm *vm, const struct cs *s)
 {
     vm->slots[s->slot] = s->mask2;
+}
+
+/* An assignment to a shadowed header's field */
+void cs_assign_wt(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t v = RUN(s->b) & s->k;
+    if (!vm->flow) {
+        vm->slots[s->slot] = v;
+        write_through(vm, s->wt, v);
+    }
 }
 
 /* if (h.isValid()) on a header at a fixed slot */
@@ -297,18 +335,6 @@ void cs_switchv(struct p4vm *vm, const struct cs *s)
     p4cc_block(vm, &s->els);
 }
 
-/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
-static bool loop_continues(struct p4vm *vm)
-{
-    if (vm->flow == P4VM_BREAK) {
-        vm->flow = P4VM_NORMAL;
-        return false;
-    }
-    if (vm->flow == P4VM_CONTINUE)
-        vm->flow = P4VM_NORMAL;
-    return vm->flow == P4VM_NORMAL;
-}
-
 /* while (b or true) { body; els (the update) }, stopped after P4VM_LOOP_MAX iterations */
 void cs_loop(struct p4vm *vm, const struct cs *s)
 {
@@ -320,7 +346,7 @@ void cs_loop(struct p4vm *vm, const struct cs *s)
             return;
         }
         p4cc_block(vm, &s->body);
-        if (!loop_continues(vm))
+        if (!p4vm_loop_continues(vm))
             return;
         p4cc_block(vm, &s->els);
         if (vm->flow)
@@ -357,17 +383,11 @@ void cs_return(struct p4vm *vm, const struct cs *s)
     vm->flow = P4VM_RETURN;
 }
 
-static inline uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return __builtin_bswap64(x);
-}
-
 /* Reads a fixed-layout header at slot h from the packet (the length was checked). */
 static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h)
 {
-    if (f->window && f->bytes && !(vm->in_bitpos & 7)) { /* one 64-bit load per field */
+    const struct cfield *fd = f->f;
+    if (f->window && !(vm->in_bitpos & 7)) { /* one 64-bit load per field */
         uint32_t at = vm->in_bitpos >> 3;
         const uint8_t *p = vm->in + at;
         uint8_t buf[CFIELDS_MAX_BYTES + 8];
@@ -377,17 +397,35 @@ static void extract_fields(struct p4vm *vm, const struct cfields *f, uint64_t *h
             p = buf;
         }
         for (int i = 0; i < f->n; i++)
-            h[f->off[i]] = load_be64(p + f->bo[i]) >> f->sh[i] & p4util_mask64(f->w[i]);
+            h[fd[i].off] = load_be64(p + fd[i].bo) >> fd[i].sh & fd[i].mask;
     } else {
         struct bitr r;
         bitr_init(&r, vm->in, vm->in_len, vm->in_bitpos);
         for (int i = 0; i < f->n; i++)
-            h[f->off[i]] = bitr_get(&r, f->w[i]);
+            h[fd[i].off] = bitr_get(&r, fd[i].w);
     }
     h[0] = 1;
 }
 
-/* A fixed-layout header from its flat field list. */
+/* Copies the header's bytes at the packet position into its shadow (valid when byte-aligned). */
+static void shadow_fill(struct p4vm *vm, const struct cfields *f, int32_t at)
+{
+    uint32_t from = vm->in_bitpos >> 3;
+    uint8_t *d = shadow_bytes(vm, at);
+    const uint8_t *p = vm->in + from;
+    if ((uint64_t)from + (uint64_t)f->nwords * 8 <= vm->in_len) {
+        for (int i = 0; i < f->nwords; i++)
+            memcpy(d + 8 * i, p + 8 * i, 8);
+    } else {
+        memcpy(d, p, (size_t)f->bytes);
+    }
+    vm->slots[at] = 1;
+}
+
+/* A fixed-layout header from its flat field list. A shadowed one at a byte-aligned position
+ * is copied to its shadow first and the fields compiled nodes read are decoded from there (the
+ * shadow has a word of slack, so every field is one 64-bit load); the others stay in the
+ * shadow until something else needs their slots (shadows_drop). */
 void cs_extract(struct p4vm *vm, const struct cs *s)
 {
     uint32_t total = (uint32_t)s->k;
@@ -396,7 +434,16 @@ void cs_extract(struct p4vm *vm, const struct cs *s)
         vm->flow = P4VM_EXIT;
         return;
     }
-    extract_fields(vm, &s->fields, vm->slots + s->slot);
+    uint64_t *h = vm->slots + s->slot;
+    if (s->slot2 >= 0 && !(vm->in_bitpos & 7)) { /* the fields compiled nodes read */
+        shadow_fill(vm, &s->fields, s->slot2);
+        shadow_decode(vm, s->sh, &s->sh->dec);
+        h[0] = 1;
+    } else {
+        extract_fields(vm, &s->fields, h);
+        if (s->slot2 >= 0)
+            vm->slots[s->slot2] = 0;
+    }
     vm->in_bitpos += total;
 }
 
@@ -417,9 +464,26 @@ void cs_extract_next(struct p4vm *vm, const struct cs *s)
         return;
     }
     int64_t at = ref->slot + 1 + (int64_t)idx * ref->aux + (int64_t)ref->k;
+    shadows_drop(vm); /* the element may be a shadowed header */
     extract_fields(vm, &s->fields, vm->slots + at);
     vm->in_bitpos += total;
     vm->slots[ref->slot]++;
+}
+
+/* Places the fields of a `words` layout (slots from base) into its big-endian 64-bit words
+ * w[0 .. nwords - 1], which the caller zeroed (w[nwords] takes nothing but a zero). */
+static inline void place_words(const uint64_t *base, const struct cfields *f, uint64_t *w)
+{
+    const struct cfield *fd = f->f;
+    for (int i = 0; i < f->n; i++) {
+        uint64_t v = base[fd[i].off] & fd[i].mask;
+        if (__builtin_expect(!fd[i].spill, 1)) {
+            w[fd[i].wi] |= v << fd[i].ls;
+        } else {
+            w[fd[i].wi] |= v >> fd[i].ls;
+            w[fd[i].wi + 1] |= v << (64 - fd[i].ls);
+        }
+    }
 }
 
 static void emit_fields(struct p4vm *vm, const struct cfields *f, const uint64_t *h)
@@ -431,16 +495,52 @@ static void emit_fields(struct p4vm *vm, const struct cfields *f, const uint64_t
         vm->out_overflow = true;
         return;
     }
-    struct bitw b = {vm->out + vm->out_len, 0, 0, 0};
-    for (int i = 0; i < f->n; i++)
-        bitw_field(&b, h + f->off[i], f->w[i]);
-    bitw_flush(&b);
+    uint8_t *o = vm->out + vm->out_len;
     vm->out_len += bytes;
+    if (f->words) {
+        uint64_t w[CFIELDS_MAX_WORDS + 1] = {0};
+        place_words(h, f, w);
+        uint8_t tmp[CFIELDS_MAX_BYTES];
+        uint32_t room = vm->out_cap - (vm->out_len - bytes);
+        uint8_t *d = room >= (uint32_t)f->nwords * 8 ? o : tmp;
+        for (int i = 0; i < f->nwords; i++) {
+            uint64_t x = __builtin_bswap64(w[i]);
+            memcpy(d + 8 * i, &x, 8);
+        }
+        if (d == tmp)
+            memcpy(o, tmp, bytes);
+        return;
+    }
+    struct bitw b = {o, 0, 0, 0};
+    for (int i = 0; i < f->n; i++)
+        bitw_field(&b, h + f->f[i].off, f->f[i].w);
+    bitw_flush(&b);
 }
 
 void cs_emit(struct p4vm *vm, const struct cs *s)
 {
     emit_fields(vm, &s->fields, vm->slots + s->slot);
+}
+
+/* A shadowed header: its bytes when the shadow holds. */
+void cs_emit_shadow(struct p4vm *vm, const struct cs *s)
+{
+    const struct cfields *f = &s->fields;
+    if (!vm->slots[s->slot2] || !vm->slots[s->slot]) {
+        emit_fields(vm, f, vm->slots + s->slot);
+        return;
+    }
+    uint32_t bytes = (uint32_t)f->bytes;
+    if (vm->out_len + bytes > vm->out_cap) {
+        vm->out_overflow = true;
+        return;
+    }
+    const uint8_t *src = shadow_bytes(vm, s->slot2);
+    if (vm->out_len + (uint32_t)f->nwords * 8 <= vm->out_cap)
+        memcpy(vm->out + vm->out_len, src, (size_t)f->nwords * 8);
+    else
+        memcpy(vm->out + vm->out_len, src, bytes);
+    vm->out_len += bytes;
 }
 
 /* emit(stack): each element in order (s->k elements, s->mask2 slots apart) */
@@ -465,13 +565,44 @@ static size_t pack_flat(struct p4vm *vm, const struct cpack *p)
     return b.n;
 }
 
+/* The 16-bit one's complement of a sum of big-endian 64-bit words: folded with end-around
+ * carry, it is the one's complement sum of their 16-bit words (RFC 1071). */
+static uint64_t csum16_fold(unsigned __int128 sum)
+{
+    uint64_t lo = (uint64_t)sum;
+    uint64_t s = lo + (uint64_t)(sum >> 64);
+    s += s < lo;
+    s = (s & 0xffffffffu) + (s >> 32);
+    s = (s & 0xffffffffu) + (s >> 32);
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)~s;
+}
+
 /* csum16 of a flat data list without writing its bytes: the stream's big-endian 64-bit words
- * are summed and folded with end-around carry, which is the one's complement sum of its
- * 16-bit words (RFC 1071); a last partial word is padded with zeros as bytes would be. */
+ * are summed (a last partial word padded with zeros as bytes would be). A list of one header's
+ * fields has a fixed layout: absent, it is empty; present, its words are built directly. */
 static uint64_t csum16_flat(struct p4vm *vm, const struct cpack *p)
 {
     const uint64_t *sl = vm->slots;
     unsigned __int128 sum = 0;
+    if (p->shadow >= 0 && sl[p->shadow]) {
+        if (!sl[p->hslot0])
+            return 0xffff;
+        const uint8_t *b = shadow_bytes(vm, p->shadow);
+        for (int i = 0; i < p->snwords; i++)
+            sum += load_be64(b + 8 * i) & p->smask[i];
+        return csum16_fold(sum);
+    }
+    if (p->fixed && p->lay.words) {
+        if (p->hslot0 >= 0 && !sl[p->hslot0])
+            return 0xffff;
+        uint64_t w[CFIELDS_MAX_WORDS + 1] = {0};
+        place_words(sl, &p->lay, w);
+        for (int i = 0; i < p->lay.nwords; i++)
+            sum += w[i];
+        return csum16_fold(sum);
+    }
     uint64_t acc = 0;
     int bits = 0;
     for (int i = 0; i < p->n; i++) {
@@ -496,9 +627,7 @@ static uint64_t csum16_flat(struct p4vm *vm, const struct cpack *p)
     }
     if (bits)
         sum += acc << (64 - bits);
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    return (uint16_t)~(uint64_t)sum;
+    return csum16_fold(sum);
 }
 
 static uint64_t cksum(struct p4vm *vm, const struct cs *s)
@@ -506,15 +635,7 @@ static uint64_t cksum(struct p4vm *vm, const struct cs *s)
     const struct p4ir_stmt *st = s->st;
     if (st->aux2 == P4HASH_CSUM16 && !st->flag)
         return csum16_flat(vm, &s->pack);
-    size_t len = pack_flat(vm, &s->pack);
-    if (st->flag && vm->in) { /* _with_payload: append the unparsed bytes */
-        uint32_t off = (uint32_t)vm->slots[0];
-        for (uint32_t i = off; i < vm->in_len && len < sizeof(vm->buf); i++)
-            vm->buf[len++] = vm->in[i];
-    }
-    if (st->aux2 == P4HASH_RANDOM)
-        return p4pipe_random(vm->pipe);
-    return p4hash_compute(st->aux2, vm->buf, len);
+    return p4vm_checksum_packed(vm, st, pack_flat(vm, &s->pack));
 }
 
 void cs_update_cksum(struct p4vm *vm, const struct cs *s)
@@ -522,10 +643,14 @@ void cs_update_cksum(struct p4vm *vm, const struct cs *s)
     if (!RUN(s->a))
         return;
     uint64_t c = cksum(vm, s);
-    if (s->slot2 >= 0)
+    if (s->slot2 >= 0) {
         vm->slots[s->slot2] = c & s->mask2;
-    else
+        if (s->wt)
+            write_through(vm, s->wt, c & s->mask2);
+    } else {
+        shadows_drop(vm);
         p4vm_set_ref(vm, s->st->args[1], c);
+    }
 }
 
 void cs_verify_cksum(struct p4vm *vm, const struct cs *s)
@@ -550,6 +675,7 @@ void cs_hash(struct p4vm *vm, const struct cs *s)
         h = p4pipe_random(vm->pipe);
     else
         h = p4hash_compute(st->aux2, vm->buf, pack_flat(vm, &s->pack));
+    shadows_drop(vm);
     p4vm_set_ref(vm, st->args[0], max ? base + h % max : base);
 }
 
@@ -559,6 +685,12 @@ void cs_reg_read(struct p4vm *vm, const struct cs *s)
     uint64_t idx = RUN(s->a);
     const struct p4ir_extern *x = &vm->prog->externs[s->st->aux2];
     vm->slots[s->slot] = idx < (uint64_t)x->size ? vm->pipe->ext[s->st->aux2].vals[idx] : 0;
+}
+
+void cs_reg_read_wt(struct p4vm *vm, const struct cs *s)
+{
+    cs_reg_read(vm, s);
+    write_through(vm, s->wt, vm->slots[s->slot]);
 }
 
 /* register.write(index, value), elements of at most 64 bits */
@@ -582,94 +714,40 @@ void cs_drop(struct p4vm *vm, const struct cs *s)
 
 /* ---- blocks ---- */
 
-/* The select of state s: the next state, or -3 when no case matches. */
-static int select_next(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk)
+static void parse_init(struct p4vm *vm, const void *ctx)
 {
-    for (int c = 0; c < s->ncases; c++) {
-        const struct p4ir_case *pc = &s->cases[c];
-        bool ok = true;
-        for (int i = 0; i < nk && ok; i++) {
-            switch (pc->kind[i]) {
-            case P4SEL_VALUE:
-                ok = keys[i] == pc->v[i];
-                break;
-            case P4SEL_MASK:
-                ok = (keys[i] & pc->m[i]) == pc->v[i];
-                break;
-            case P4SEL_RANGE:
-                ok = keys[i] >= pc->v[i] && keys[i] <= pc->m[i];
-                break;
-            case P4SEL_VSET: {
-                const struct p4_ext_state *es = &vm->pipe->ext[pc->v[i]];
-                ok = false;
-                for (int k = 0; k < es->nvals && !ok; k++)
-                    ok = (keys[i] & es->vals[2 * k + 1]) == es->vals[2 * k];
-                break;
-            }
-            default:
-                break;
-            }
-        }
-        if (ok)
-            return pc->next;
-    }
-    return -3;
+    const struct p4cc *cc = ctx;
+    p4cc_block(vm, &cc->parser_init);
+}
+
+static void parse_body(struct p4vm *vm, const void *ctx, int st)
+{
+    const struct p4cc *cc = ctx;
+    p4cc_block(vm, &cc->states[st].body);
+}
+
+static void parse_keys(struct p4vm *vm, const void *ctx, int st, uint64_t *keys, int nk)
+{
+    const struct p4cc *cc = ctx;
+    for (int i = 0; i < nk; i++)
+        keys[i] = RUN(cc->states[st].keys[i]);
 }
 
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
 {
-    const struct p4_prog *prog = vm->prog;
-    vm->flow = P4VM_NORMAL;
-    vm->parser_error = 0;
-    vm->in_parser = true;
-    p4cc_block(vm, &cc->parser_init);
-    int st = prog->start_state;
-    int steps = 0;
-    uint64_t keys[16];
-    while (st >= 0 && vm->flow == P4VM_NORMAL) {
-        if (++steps > 100000) {
-            vm->parser_error = ERR_PARSER_TIMEOUT;
-            break;
-        }
-        const struct p4ir_state *s = &prog->states[st];
-        const struct cstate *cs = &cc->states[st];
-        p4cc_block(vm, &cs->body);
-        if (vm->flow)
-            break;
-        if (!s->nkeys) {
-            st = s->next;
-            continue;
-        }
-        int nk = s->nkeys < 16 ? s->nkeys : 16;
-        for (int i = 0; i < nk; i++)
-            keys[i] = RUN(cs->keys[i]);
-        if (vm->flow)
-            break;
-        int next = select_next(vm, s, keys, nk);
-        if (next == -3) {
-            vm->parser_error = ERR_NO_MATCH;
-            break;
-        }
-        st = next;
-    }
-    vm->flow = P4VM_NORMAL;
-    vm->in_parser = false;
-    vm->slots[0] = vm->in_bitpos / 8;
-    if (prog->std.parser_error >= 0)
-        vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;
+    p4vm_parse(vm, parse_init, parse_body, parse_keys, cc);
 }
 
-void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, const struct p4ir_callable *c)
+void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
+                      const struct p4ir_callable *c)
 {
-    const struct cfn *f = NULL;
-    for (int i = 0; i < 5 && !f; i++) {
-        if (cc->ctl[i] && cc->ctl[i]->ir == c)
-            f = cc->ctl[i];
-    }
+    const struct cfn *f = cc->ctl[which];
     vm->flow = P4VM_NORMAL;
-    if (f)
+    if (f && f->ir == c) {
         p4cc_block(vm, &f->body);
-    else
+    } else {
+        shadows_drop(vm);
         p4vm_run_control(vm, c);
+    }
     vm->flow = P4VM_NORMAL;
 }

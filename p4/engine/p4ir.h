@@ -315,6 +315,7 @@ struct p4_prog {
     int captypes;
     int nslots;     /* total */
     int npkt_slots; /* per-packet region */
+    int cc_slot;    /* [cc_slot, nslots): the compiled engine's per-packet slots (p4cc.h) */
     int hdr_slot;   /* parser's hdr parameter */
     struct p4_type *hdr_type;
     int meta_slot;

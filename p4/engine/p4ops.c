@@ -188,26 +188,14 @@ bool p4ops_fold_infint(enum p4op op, struct p4_big *r, const struct p4_big *x,
 {
     static const struct p4ops_args inf = {P4_MAXWIDTH, P4_MAXWIDTH, 0, true, ~(uint64_t)0};
     bool fault = false;
-    switch (op) {
-    case P4OP_ADD:
-    case P4OP_SUB:
-    case P4OP_MUL:
-    case P4OP_DIV:
-    case P4OP_MOD:
-    case P4OP_AND:
-    case P4OP_OR:
-    case P4OP_XOR:
-    case P4OP_SHL:
-    case P4OP_SHR:
-    case P4OP_EQ:
-    case P4OP_NE:
-    case P4OP_LT:
-    case P4OP_LE:
-    case P4OP_GT:
-    case P4OP_GE:
-        p4ops_wide(op, r, x, y, &inf, &fault);
-        return true;
-    default:
+    /* the binary operators but the saturating, logical and concatenation ones */
+    bool binary = false;
+#define P4OPS_IS(name, ...) binary |= op == P4OP_##name;
+    P4OPS_BINARY(P4OPS_IS)
+#undef P4OPS_IS
+    enum p4ops_class cls = p4ops_class_of(op);
+    if (!binary || op == P4OP_SADD || op == P4OP_SSUB || cls == P4OPC_LOGIC || cls == P4OPC_CONCAT)
         return false;
-    }
+    p4ops_wide(op, r, x, y, &inf, &fault);
+    return true;
 }

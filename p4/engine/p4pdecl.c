@@ -347,6 +347,81 @@ static bool is_word(struct p4parse *p, const char *w)
     return p->tok.kind == P4TOK_IDENT && strcmp(p->tok.str, w) == 0;
 }
 
+/* keyElement -> expr ':' name annotations ';' */
+static struct p4ast *key_elem(struct p4parse *p)
+{
+    struct p4ast *ke = p4parse_node(p, P4AST_TP_KEY_ELEM, p->tok.loc);
+    const char *start = p->tok.text;
+    ke->a = p4parse_expr(p);
+    const char *end = p->tok.text;
+    /* key text without whitespace: the name STF uses */
+    char *txt = p4util_malloc((size_t)(end - start) + 1);
+    size_t n = 0;
+    for (const char *c = start; c < end; c++) {
+        if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
+            txt[n++] = *c;
+    }
+    txt[n] = 0;
+    ke->text = txt;
+    p4parse_check(p, P4TOK_COLON);
+    ke->loc = p->tok.loc; /* errors about the key point at its match kind */
+    ke->name = p4parse_name(p);
+    p4parse_annotations(p, ke);
+    p4parse_check(p, P4TOK_SEMI);
+    return ke;
+}
+
+/* actionRef -> annotations name [ '(' args ')' ] ';' */
+static struct p4ast *action_ref(struct p4parse *p)
+{
+    struct p4ast *ar = p4parse_node(p, P4AST_TP_ACTION_REF, p->tok.loc);
+    p4parse_annotations(p, ar);
+    ar->loc = p->tok.loc;
+    ar->a = p4parse_unary(p);
+    p4parse_check(p, P4TOK_SEMI);
+    return ar;
+}
+
+/* entry -> annotations [ 'const' ] [ 'priority' '=' expr ':' ] keyset ':' actionRef ';' */
+static struct p4ast *table_entry(struct p4parse *p)
+{
+    struct p4ast *en = p4parse_node(p, P4AST_TP_ENTRY, p->tok.loc);
+    p4parse_annotations(p, en);
+    en->is_const = p4parse_test(p, P4TOK_KW_CONST);
+    if (is_word(p, "priority") && p4parse_peek(p, 1)->kind == P4TOK_ASSIGN) {
+        p4parse_advance(p);
+        p4parse_advance(p);
+        en->c = p4parse_expr(p);
+        p4parse_check(p, P4TOK_COLON);
+    }
+    en->loc = p->tok.loc;
+    en->a = p4parse_keyset(p);
+    p4parse_check(p, P4TOK_COLON);
+    en->b = p4parse_unary(p);
+    p4parse_check(p, P4TOK_SEMI);
+    return en;
+}
+
+/* property -> word '=' ( '{' { elem } '}' | value ';' ): the property's node (elem NULL: a
+ * single value) */
+static struct p4ast *table_prop(struct p4parse *p, enum p4ast_kind kind, struct p4_loc loc,
+                                struct p4ast *(*elem)(struct p4parse *p))
+{
+    p4parse_advance(p);
+    p4parse_check(p, P4TOK_ASSIGN);
+    struct p4ast *k = p4parse_node(p, kind, loc);
+    if (!elem) {
+        k->a = p4parse_unary(p);
+        p4parse_check(p, P4TOK_SEMI);
+        return k;
+    }
+    struct p4_loc o = p4parse_check(p, P4TOK_LBRACE);
+    while (p->tok.kind != P4TOK_RBRACE && p->tok.kind != P4TOK_EOF)
+        p4parse_add(k, elem(p));
+    p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, o);
+    return k;
+}
+
 /* tableDecl -> 'table' name '{' { property } '}' */
 static struct p4ast *table_decl(struct p4parse *p)
 {
@@ -365,90 +440,25 @@ static struct p4ast *table_decl(struct p4parse *p)
         p4parse_annotations(p, ann);
         bool is_const = p4parse_test(p, P4TOK_KW_CONST);
         loc = p->tok.loc;
+        struct p4ast *k;
         if (is_word(p, "key")) {
-            p4parse_advance(p);
-            p4parse_check(p, P4TOK_ASSIGN);
-            struct p4ast *k = p4parse_node(p, P4AST_TP_KEY, loc);
-            struct p4_loc o2 = p4parse_check(p, P4TOK_LBRACE);
-            while (p->tok.kind != P4TOK_RBRACE && p->tok.kind != P4TOK_EOF) {
-                struct p4ast *ke = p4parse_node(p, P4AST_TP_KEY_ELEM, p->tok.loc);
-                const char *start = p->tok.text;
-                ke->a = p4parse_expr(p);
-                const char *end = p->tok.text;
-                /* key text without whitespace: the name STF uses */
-                char *txt = p4util_malloc((size_t)(end - start) + 1);
-                size_t n = 0;
-                for (const char *c = start; c < end; c++) {
-                    if (*c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
-                        txt[n++] = *c;
-                }
-                txt[n] = 0;
-                ke->text = txt;
-                p4parse_check(p, P4TOK_COLON);
-                ke->loc = p->tok.loc; /* errors about the key point at its match kind */
-                ke->name = p4parse_name(p);
-                p4parse_annotations(p, ke);
-                p4parse_check(p, P4TOK_SEMI);
-                p4parse_add(k, ke);
-            }
-            p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, o2);
-            p4parse_add(d, k);
+            k = table_prop(p, P4AST_TP_KEY, loc, key_elem);
         } else if (is_word(p, "actions")) {
-            p4parse_advance(p);
-            p4parse_check(p, P4TOK_ASSIGN);
-            struct p4ast *k = p4parse_node(p, P4AST_TP_ACTIONS, loc);
-            struct p4_loc o2 = p4parse_check(p, P4TOK_LBRACE);
-            while (p->tok.kind != P4TOK_RBRACE && p->tok.kind != P4TOK_EOF) {
-                struct p4ast *ar = p4parse_node(p, P4AST_TP_ACTION_REF, p->tok.loc);
-                p4parse_annotations(p, ar);
-                ar->loc = p->tok.loc;
-                ar->a = p4parse_unary(p);
-                p4parse_check(p, P4TOK_SEMI);
-                p4parse_add(k, ar);
-            }
-            p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, o2);
-            p4parse_add(d, k);
+            k = table_prop(p, P4AST_TP_ACTIONS, loc, action_ref);
         } else if (is_word(p, "default_action")) {
-            p4parse_advance(p);
-            p4parse_check(p, P4TOK_ASSIGN);
-            struct p4ast *k = p4parse_node(p, P4AST_TP_DEFAULT, loc);
+            k = table_prop(p, P4AST_TP_DEFAULT, loc, NULL);
             k->is_const = is_const;
-            k->a = p4parse_unary(p);
-            p4parse_check(p, P4TOK_SEMI);
-            p4parse_add(d, k);
         } else if (is_word(p, "entries")) {
-            p4parse_advance(p);
-            p4parse_check(p, P4TOK_ASSIGN);
-            struct p4ast *k = p4parse_node(p, P4AST_TP_ENTRIES, loc);
+            k = table_prop(p, P4AST_TP_ENTRIES, loc, table_entry);
             k->is_const = is_const;
-            struct p4_loc o2 = p4parse_check(p, P4TOK_LBRACE);
-            while (p->tok.kind != P4TOK_RBRACE && p->tok.kind != P4TOK_EOF) {
-                struct p4ast *en = p4parse_node(p, P4AST_TP_ENTRY, p->tok.loc);
-                p4parse_annotations(p, en);
-                en->is_const = p4parse_test(p, P4TOK_KW_CONST);
-                if (is_word(p, "priority") && p4parse_peek(p, 1)->kind == P4TOK_ASSIGN) {
-                    p4parse_advance(p);
-                    p4parse_advance(p);
-                    en->c = p4parse_expr(p);
-                    p4parse_check(p, P4TOK_COLON);
-                }
-                en->loc = p->tok.loc;
-                en->a = p4parse_keyset(p);
-                p4parse_check(p, P4TOK_COLON);
-                en->b = p4parse_unary(p);
-                p4parse_check(p, P4TOK_SEMI);
-                p4parse_add(k, en);
-            }
-            p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, o2);
-            p4parse_add(d, k);
         } else {
-            struct p4ast *k = p4parse_node(p, P4AST_TP_OTHER, loc);
+            k = p4parse_node(p, P4AST_TP_OTHER, loc);
             k->name = p4parse_name(p);
             p4parse_check(p, P4TOK_ASSIGN);
             k->a = p4parse_expr(p);
             p4parse_check(p, P4TOK_SEMI);
-            p4parse_add(d, k);
         }
+        p4parse_add(d, k);
     }
     p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, open);
     return d;
@@ -618,6 +628,19 @@ static void fields(struct p4parse *p, struct p4ast *d)
     p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, open);
 }
 
+/* typedefDecl -> ('typedef' | 'type') typeRef name ';' (at the keyword) */
+static struct p4ast *typedef_decl(struct p4parse *p, struct p4_loc loc)
+{
+    p4parse_advance(p);
+    struct p4ast *d = p4parse_node(p, P4AST_D_TYPEDEF, loc);
+    d->a = p4parse_type(p);
+    d->loc = p->tok.loc;
+    d->name = p4parse_name(p);
+    p4parse_declare_type(p, d->name);
+    p4parse_check(p, P4TOK_SEMI);
+    return d;
+}
+
 struct p4ast *p4pdecl_declaration(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
@@ -633,13 +656,7 @@ struct p4ast *p4pdecl_declaration(struct p4parse *p)
         break;
     case P4TOK_KW_TYPEDEF:
     case P4TOK_KW_TYPE:
-        p4parse_advance(p);
-        d = p4parse_node(p, P4AST_D_TYPEDEF, loc);
-        d->a = p4parse_type(p);
-        d->loc = p->tok.loc;
-        d->name = p4parse_name(p);
-        p4parse_declare_type(p, d->name);
-        p4parse_check(p, P4TOK_SEMI);
+        d = typedef_decl(p, loc);
         break;
     case P4TOK_KW_HEADER:
     case P4TOK_KW_STRUCT:
@@ -698,13 +715,7 @@ struct p4ast *p4pdecl_declaration(struct p4parse *p)
     default: {
         if (is_word(p, "type") && (p4parse_type_start(p, p4parse_peek(p, 1)) ||
                                    p4parse_peek(p, 1)->kind == P4TOK_IDENT)) {
-            p4parse_advance(p);
-            d = p4parse_node(p, P4AST_D_TYPEDEF, loc);
-            d->a = p4parse_type(p);
-            d->loc = p->tok.loc;
-            d->name = p4parse_name(p);
-            p4parse_declare_type(p, d->name);
-            p4parse_check(p, P4TOK_SEMI);
+            d = typedef_decl(p, loc);
             break;
         }
         if (!p4parse_type_start(p, &p->tok) && p->tok.kind != P4TOK_IDENT)

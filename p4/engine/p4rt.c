@@ -508,15 +508,19 @@ int p4rt_table_at(const struct p4_pipe *pipe, int i, const char **name)
     return 0;
 }
 
+/* The table named `table`, NULL if there is none (no message). */
+static const struct p4ir_table *table_ir(const struct p4_pipe *pipe, const char *table)
+{
+    int ti = find_table(pipe, table, NULL, 0);
+    return ti < 0 ? NULL : pipe->prog->tables[ti];
+}
+
 int p4rt_table_key(const struct p4_pipe *pipe, const char *table, int i, const char **name,
                    const char **match_kind, int *width)
 {
     static const char *const kinds[] = {"exact", "lpm", "ternary", "range", "optional", "selector"};
-    int ti = find_table(pipe, table, NULL, 0);
-    if (ti < 0)
-        return -1;
-    const struct p4ir_table *t = pipe->prog->tables[ti];
-    if (i < 0 || i >= t->nkeys)
+    const struct p4ir_table *t = table_ir(pipe, table);
+    if (!t || i < 0 || i >= t->nkeys)
         return -1;
     *name = t->keys[i].name;
     *match_kind = kinds[t->keys[i].mk];
@@ -526,11 +530,8 @@ int p4rt_table_key(const struct p4_pipe *pipe, const char *table, int i, const c
 
 int p4rt_table_action(const struct p4_pipe *pipe, const char *table, int i, const char **name)
 {
-    int ti = find_table(pipe, table, NULL, 0);
-    if (ti < 0)
-        return -1;
-    const struct p4ir_table *t = pipe->prog->tables[ti];
-    if (i < 0 || i >= t->nactions)
+    const struct p4ir_table *t = table_ir(pipe, table);
+    if (!t || i < 0 || i >= t->nactions)
         return -1;
     *name = t->actions[i].call.fn->name;
     return 0;
@@ -539,10 +540,9 @@ int p4rt_table_action(const struct p4_pipe *pipe, const char *table, int i, cons
 int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char *action, int i,
                       const char **name, int *width)
 {
-    int ti = find_table(pipe, table, NULL, 0);
-    if (ti < 0)
+    const struct p4ir_table *t = table_ir(pipe, table);
+    if (!t)
         return -1;
-    const struct p4ir_table *t = pipe->prog->tables[ti];
     int a = find_action(t, action, NULL, 0);
     if (a < 0)
         return -1;

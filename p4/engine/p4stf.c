@@ -486,17 +486,29 @@ static bool parse_action(struct stf *s, const char **pp, struct action_call *ac)
     return true;
 }
 
-static void cmd_add(struct stf *s, const char *p)
+/* The name token a command starts with, into name (cap 256); false (reported) if missing. */
+static bool name_arg(struct stf *s, const char **pp, const char *what, char *name, const char **at)
 {
     size_t n;
-    const char *t = token(&p, &n);
+    const char *t = token(pp, &n);
     if (!n) {
-        stf_error(s, t, "expected table name");
-        return;
+        stf_error(s, t, "expected %s name", what);
+        return false;
     }
+    snprintf(name, 256, "%.*s", (int)n, t);
+    if (at)
+        *at = t;
+    return true;
+}
+
+static void cmd_add(struct stf *s, const char *p)
+{
     char table[256];
-    snprintf(table, sizeof(table), "%.*s", (int)n, t);
-    const char *table_at = t;
+    const char *table_at;
+    if (!name_arg(s, &p, "table", table, &table_at))
+        return;
+    size_t n;
+    const char *t;
     int priority = -1;
     char(*kstore)[2][256] = s->kstore;
     struct p4rt_kv keys[STF_MAX_KV];
@@ -565,14 +577,9 @@ out:
 
 static void cmd_setdefault(struct stf *s, const char *p)
 {
-    size_t n;
-    const char *t = token(&p, &n);
-    if (!n) {
-        stf_error(s, t, "expected table name");
-        return;
-    }
     char table[256];
-    snprintf(table, sizeof(table), "%.*s", (int)n, t);
+    if (!name_arg(s, &p, "table", table, NULL))
+        return;
     struct action_call *ac = p4util_calloc(1, sizeof(*ac));
     const char *at = skip_ws(p);
     char err[512];
@@ -652,15 +659,11 @@ static void check(struct stf *s, const char *what, uint64_t got, uint64_t want)
 
 static void cmd_register(struct stf *s, const char *cmd, const char *p)
 {
-    size_t n;
-    const char *t = token(&p, &n);
     char name[256];
-    snprintf(name, sizeof(name), "%.*s", (int)n, t);
-    char err[512];
-    if (!n) {
-        stf_error(s, t, "expected register name");
+    const char *t;
+    if (!name_arg(s, &p, "register", name, &t))
         return;
-    }
+    char err[512];
     if (!strcasecmp(cmd, "register_reset")) {
         if (p4rt_register_reset(s->pipe, name, err, sizeof(err)))
             stf_error(s, t, "%s", err);

@@ -252,8 +252,28 @@ static void level_remove(struct p4table *t, int priority)
 
 #define LPM_MAX_WORDS 64 /* wider keys fall back to a scan */
 
+/* One key word (an IPv4 or narrower address): the probes compare the word directly. */
+static struct p4table_entry *lpm_lookup1(const struct p4table *t, uint64_t key)
+{
+    size_t m = (size_t)t->lpm_cap - 1;
+    for (int l = 0; l < t->nlevels; l++) {
+        int priority = t->levels[l].priority;
+        uint64_t v = key & t->levels[l].mask[0];
+        for (size_t i = lpm_hash(&v, 1, priority) & m;; i = (i + 1) & m) {
+            struct p4table_entry *e = t->lpm_index[i];
+            if (!e)
+                break;
+            if (e->priority == priority && *p4table_value(t, e) == v)
+                return e;
+        }
+    }
+    return NULL;
+}
+
 static struct p4table_entry *lpm_lookup(const struct p4table *t, const uint64_t *key)
 {
+    if (t->key_words == 1 && t->lpm_cap)
+        return lpm_lookup1(t, key[0]);
     uint64_t v[LPM_MAX_WORDS];
     for (int l = 0; l < t->nlevels; l++) {
         const uint64_t *mask = t->levels[l].mask;
@@ -509,7 +529,8 @@ struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *ke
             int ei = t->index[i];
             if (ei < 0)
                 return NULL;
-            if (memcmp(p4table_value(t, t->entries[ei]), key, (size_t)t->key_words * 8) == 0)
+            const uint64_t *v = p4table_value(t, t->entries[ei]);
+            if (t->key_words == 1 ? v[0] == key[0] : memcmp(v, key, (size_t)t->key_words * 8) == 0)
                 return t->entries[ei];
         }
     }

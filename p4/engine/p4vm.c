@@ -635,18 +635,6 @@ __attribute__((noinline)) static void stack_shift(struct p4vm *vm, const struct 
     }
 }
 
-/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
-static bool loop_continues(struct p4vm *vm)
-{
-    if (vm->flow == P4VM_BREAK) {
-        vm->flow = P4VM_NORMAL;
-        return false;
-    }
-    if (vm->flow == P4VM_CONTINUE)
-        vm->flow = P4VM_NORMAL;
-    return vm->flow == P4VM_NORMAL;
-}
-
 __attribute__((noinline)) static void loop(struct p4vm *vm, const struct p4ir_stmt *st)
 {
     for (uint32_t n = 0; !st->b || eval(vm, st->b); n++) {
@@ -657,7 +645,7 @@ __attribute__((noinline)) static void loop(struct p4vm *vm, const struct p4ir_st
             return;
         }
         exec_block(vm, &st->body);
-        if (!loop_continues(vm))
+        if (!p4vm_loop_continues(vm))
             return;
         exec_block(vm, &st->els);
         if (vm->flow)
@@ -683,7 +671,7 @@ __attribute__((noinline)) static void forin(struct p4vm *vm, const struct p4ir_s
         for (int i = 0; i < st->nargs; i++) {
             forin_assign(vm, st, st->args[i]);
             exec_block(vm, &st->body);
-            if (!loop_continues(vm))
+            if (!p4vm_loop_continues(vm))
                 return;
         }
         return;
@@ -701,7 +689,7 @@ __attribute__((noinline)) static void forin(struct p4vm *vm, const struct p4ir_s
         }
         vm->slots[st->a->slot] = v;
         exec_block(vm, &st->body);
-        if (!loop_continues(vm) || v == hi)
+        if (!p4vm_loop_continues(vm) || v == hi)
             return;
     }
 }
@@ -922,19 +910,10 @@ static void call(struct p4vm *vm, const struct p4ir_call *c)
     }
 }
 
-static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
+int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
 {
-    struct p4_pipe *pipe = vm->pipe;
-    struct p4table *rt = &pipe->tables[t->id];
-    uint64_t *key = pipe->keybuf;
-    for (int i = 0; i < t->nkeys; i++) {
-        const struct p4ir_key *k = &t->keys[i];
-        if (k->nw == 1)
-            key[k->woff] = eval(vm, k->e);
-        else
-            evalw(vm, k->e, key + k->woff);
-    }
-    struct p4table_entry *en = p4table_lookup(rt, key);
+    struct p4table *rt = &vm->pipe->tables[t->id];
+    struct p4table_entry *en = p4table_lookup(rt, vm->pipe->keybuf);
     int action;
     const uint64_t *data;
     if (en) {
@@ -948,7 +927,8 @@ static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
         if (t->direct_meter >= 0) {
             const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
             vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
-                &p4table_direct(rt, en)->meter, x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(pipe));
+                &p4table_direct(rt, en)->meter, x->ctype == 0 ? 1 : vm->packet_length,
+                p4pipe_now_ps(vm->pipe));
         }
     } else {
         *hit = false;
@@ -959,90 +939,94 @@ static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
     }
     if (action < 0)
         return -1;
-    const struct p4ir_table_action *ta = &t->actions[action];
-    const struct p4ir_callable *fn = ta->call.fn;
+    const struct p4ir_callable *fn = t->actions[action].call.fn;
     int w = 0;
     for (int i = 0; i < fn->nparams; i++) {
         const struct p4ir_param *p = &fn->params[i];
         if (p->dir != P4_DIR_NONE)
             continue;
-        memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
+        if (p->nslots == 1)
+            vm->slots[p->slot] = data[w];
+        else
+            memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
         w += p->nslots;
     }
-    call(vm, &ta->call);
+    return action;
+}
+
+static int apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
+{
+    uint64_t *key = vm->pipe->keybuf;
+    for (int i = 0; i < t->nkeys; i++) {
+        const struct p4ir_key *k = &t->keys[i];
+        if (k->nw == 1)
+            key[k->woff] = eval(vm, k->e);
+        else
+            evalw(vm, k->e, key + k->woff);
+    }
+    int action = p4vm_table_lookup(vm, t, hit);
+    if (action >= 0)
+        call(vm, &t->actions[action].call);
     return action;
 }
 
 /* ---- blocks ---- */
 
+int p4vm_select(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk)
+{
+    for (int c = 0; c < s->ncases; c++) {
+        const struct p4ir_case *pc = &s->cases[c];
+        bool ok = true;
+        for (int i = 0; i < nk && ok; i++) {
+            switch (pc->kind[i]) {
+            case P4SEL_VALUE:
+                ok = keys[i] == pc->v[i];
+                break;
+            case P4SEL_MASK:
+                ok = (keys[i] & pc->m[i]) == pc->v[i];
+                break;
+            case P4SEL_RANGE:
+                ok = keys[i] >= pc->v[i] && keys[i] <= pc->m[i];
+                break;
+            case P4SEL_VSET: {
+                const struct p4_ext_state *es = &vm->pipe->ext[pc->v[i]];
+                ok = false;
+                for (int k = 0; k < es->nvals && !ok; k++)
+                    ok = (keys[i] & es->vals[2 * k + 1]) == es->vals[2 * k];
+                break;
+            }
+            default:
+                break;
+            }
+        }
+        if (ok)
+            return pc->next;
+    }
+    return -3;
+}
+
+static void parse_init(struct p4vm *vm, const void *ctx)
+{
+    (void)ctx;
+    exec_block(vm, &vm->prog->parser_init);
+}
+
+static void parse_body(struct p4vm *vm, const void *ctx, int st)
+{
+    (void)ctx;
+    exec_block(vm, &vm->prog->states[st].body);
+}
+
+static void parse_keys(struct p4vm *vm, const void *ctx, int st, uint64_t *keys, int nk)
+{
+    (void)ctx;
+    for (int i = 0; i < nk; i++)
+        keys[i] = eval(vm, vm->prog->states[st].keys[i]);
+}
+
 void p4vm_run_parser(struct p4vm *vm)
 {
-    const struct p4_prog *prog = vm->prog;
-    vm->flow = P4VM_NORMAL;
-    vm->parser_error = 0;
-    vm->in_parser = true;
-    exec_block(vm, &prog->parser_init);
-    int st = prog->start_state;
-    int steps = 0;
-    uint64_t keys[16];
-    while (st >= 0 && vm->flow == P4VM_NORMAL) {
-        if (++steps > 100000) {
-            vm->parser_error = ERR_PARSER_TIMEOUT;
-            break;
-        }
-        const struct p4ir_state *s = &prog->states[st];
-        exec_block(vm, &s->body);
-        if (vm->flow)
-            break;
-        if (!s->nkeys) {
-            st = s->next;
-            continue;
-        }
-        int nk = s->nkeys < 16 ? s->nkeys : 16;
-        for (int i = 0; i < nk; i++)
-            keys[i] = eval(vm, s->keys[i]);
-        if (vm->flow)
-            break;
-        int next = -3;
-        for (int c = 0; c < s->ncases && next == -3; c++) {
-            const struct p4ir_case *pc = &s->cases[c];
-            bool ok = true;
-            for (int i = 0; i < nk && ok; i++) {
-                switch (pc->kind[i]) {
-                case P4SEL_VALUE:
-                    ok = keys[i] == pc->v[i];
-                    break;
-                case P4SEL_MASK:
-                    ok = (keys[i] & pc->m[i]) == pc->v[i];
-                    break;
-                case P4SEL_RANGE:
-                    ok = keys[i] >= pc->v[i] && keys[i] <= pc->m[i];
-                    break;
-                case P4SEL_VSET: {
-                    const struct p4_ext_state *es = &vm->pipe->ext[pc->v[i]];
-                    ok = false;
-                    for (int k = 0; k < es->nvals && !ok; k++)
-                        ok = (keys[i] & es->vals[2 * k + 1]) == es->vals[2 * k];
-                    break;
-                }
-                default:
-                    break;
-                }
-            }
-            if (ok)
-                next = pc->next;
-        }
-        if (next == -3) {
-            vm->parser_error = ERR_NO_MATCH;
-            break;
-        }
-        st = next;
-    }
-    vm->flow = P4VM_NORMAL;
-    vm->in_parser = false;
-    vm->slots[0] = vm->in_bitpos / 8;
-    if (prog->std.parser_error >= 0)
-        vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;
+    p4vm_parse(vm, parse_init, parse_body, parse_keys, NULL);
 }
 
 void p4vm_run_control(struct p4vm *vm, const struct p4ir_callable *c)

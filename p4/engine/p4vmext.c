@@ -67,7 +67,11 @@ void p4vm_set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v)
 
 static uint64_t checksum(struct p4vm *vm, const struct p4ir_stmt *st, int first)
 {
-    size_t len = p4vm_pack(vm, st->args + first, st->nargs - first);
+    return p4vm_checksum_packed(vm, st, p4vm_pack(vm, st->args + first, st->nargs - first));
+}
+
+uint64_t p4vm_checksum_packed(struct p4vm *vm, const struct p4ir_stmt *st, size_t len)
+{
     if (st->flag && vm->in) { /* _with_payload: append the unparsed bytes */
         uint32_t off = (uint32_t)vm->slots[0];
         for (uint32_t i = off; i < vm->in_len && len < sizeof(vm->buf); i++)

@@ -26,12 +26,82 @@ void p4vm_exec(struct p4vm *vm, const struct p4ir_stmt *st);
 void p4vm_call(struct p4vm *vm, const struct p4ir_call *c);
 /* Applies a table: the action index run (-1 none), *hit. */
 int p4vm_apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
+/* Looks table t up with the key in pipe->keybuf: the action to run (the entry's, else the
+ * default; -1 none) with its data in the action's parameters, *hit, direct counter and meter
+ * updated (the caller runs the action). */
+int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
 void p4vm_extract(struct p4vm *vm, const struct p4ir_stmt *st);
 void p4vm_emit(struct p4vm *vm, const struct p4ir_stmt *st);
 void p4vm_builtin(struct p4vm *vm, const struct p4ir_stmt *st);
 /* Packs data-list values into vm->buf (fields of invalid headers left out); byte length. */
 size_t p4vm_pack(struct p4vm *vm, struct p4ir_expr *const *v, int n);
+/* The checksum statement st's value over the len bytes packed in vm->buf (with the unparsed
+ * payload appended for the _with_payload forms). */
+uint64_t p4vm_checksum_packed(struct p4vm *vm, const struct p4ir_stmt *st, size_t len);
 void p4vm_set_ref(struct p4vm *vm, const struct p4ir_expr *ref, uint64_t v);
+/* After one iteration's body: false if the loop ends (break, or exit/return going out). */
+static inline bool p4vm_loop_continues(struct p4vm *vm)
+{
+    if (vm->flow == P4VM_BREAK) {
+        vm->flow = P4VM_NORMAL;
+        return false;
+    }
+    if (vm->flow == P4VM_CONTINUE)
+        vm->flow = P4VM_NORMAL;
+    return vm->flow == P4VM_NORMAL;
+}
+
+/* The select of state s over keys: the next state, or -3 when no case matches. */
+int p4vm_select(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk);
+
+/* The parser loop of both engines (steps limit, select, parser_error, payload offset): init
+ * runs the parser's local initialisation, body state st's statements, keys its select keys.
+ * Inline, so each engine's loop calls its own functions directly. */
+static inline __attribute__((always_inline)) void
+p4vm_parse(struct p4vm *vm, void (*init)(struct p4vm *vm, const void *ctx),
+           void (*body)(struct p4vm *vm, const void *ctx, int st),
+           void (*keys)(struct p4vm *vm, const void *ctx, int st, uint64_t *keys, int nk),
+           const void *ctx)
+{
+    const struct p4_prog *prog = vm->prog;
+    vm->flow = P4VM_NORMAL;
+    vm->parser_error = 0;
+    vm->in_parser = true;
+    init(vm, ctx);
+    int st = prog->start_state;
+    int steps = 0;
+    uint64_t k[16];
+    while (st >= 0 && vm->flow == P4VM_NORMAL) {
+        if (++steps > 100000) {
+            vm->parser_error = ERR_PARSER_TIMEOUT;
+            break;
+        }
+        const struct p4ir_state *s = &prog->states[st];
+        body(vm, ctx, st);
+        if (vm->flow)
+            break;
+        if (!s->nkeys) {
+            st = s->next;
+            continue;
+        }
+        int nk = s->nkeys < 16 ? s->nkeys : 16;
+        keys(vm, ctx, st, k, nk);
+        if (vm->flow)
+            break;
+        int next = p4vm_select(vm, s, k, nk);
+        if (next == -3) {
+            vm->parser_error = ERR_NO_MATCH;
+            break;
+        }
+        st = next;
+    }
+    vm->flow = P4VM_NORMAL;
+    vm->in_parser = false;
+    vm->slots[0] = vm->in_bitpos / 8;
+    if (prog->std.parser_error >= 0)
+        vm->slots[prog->std.parser_error] = (uint64_t)vm->parser_error;
+}
+
 /* A run-time fault reported through the host (division by zero, failed assert). */
 void p4vm_fault(struct p4vm *vm, struct p4_loc loc, const char *msg);
 

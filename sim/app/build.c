@@ -3,6 +3,7 @@
  * only through their struct node_ops (registry.h). */
 #include "sim/app/build.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,15 @@
 #include "sim/util.h"
 
 static const char *const default_sections[BUILD_NSECTIONS] = {"link", "host", "switch", "flow"};
+
+void build_error(struct builder *b, struct src_loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_verror(b->d, loc, fmt, ap);
+    va_end(ap);
+    b->errors++;
+}
 
 const struct cfg_node *build_defaults(const struct builder *b, const char *section)
 {
@@ -33,10 +43,9 @@ static void check_identity_keys(struct builder *b, const char *section, const st
             break;
         if (!cfg_get(m, identity[i]))
             continue;
-        diag_error(b->d, cfg_key_loc(m, identity[i]),
-                   "defaults.%s: '%s' identifies one %s and cannot be defaulted", section,
-                   identity[i], section);
-        b->errors++;
+        build_error(b, cfg_key_loc(m, identity[i]),
+                    "defaults.%s: '%s' identifies one %s and cannot be defaulted", section,
+                    identity[i], section);
     }
 }
 
@@ -46,8 +55,7 @@ void build_check_defaults(struct builder *b)
     if (!m)
         return;
     if (m->kind != CFG_MAP) {
-        diag_error(b->d, m->loc, "'defaults' must be a map");
-        b->errors++;
+        build_error(b, m->loc, "'defaults' must be a map");
         return;
     }
     for (size_t k = 0; k < m->n; k++) {
@@ -62,9 +70,8 @@ void build_check_defaults(struct builder *b)
             continue;
         }
         const char *hint = param_suggest(m->keys[k], default_sections, BUILD_NSECTIONS);
-        diag_error(b->d, m->key_locs[k], "unknown section '%s' in defaults%s%s%s", m->keys[k],
-                   hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-        b->errors++;
+        build_error(b, m->key_locs[k], "unknown section '%s' in defaults%s%s%s", m->keys[k],
+                    hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
     }
 }
 
@@ -89,12 +96,11 @@ void build_unknown_node(struct builder *b, struct src_loc loc, const char *name,
         all[i] = b->topo.nodes[i].name;
     const char *hint = param_suggest(name, all, b->topo.nnodes);
     if (hint)
-        diag_error(b->d, loc, "%s '%s' is not a declared host or switch (did you mean '%s'?)",
-                   role, name, hint);
+        build_error(b, loc, "%s '%s' is not a declared host or switch (did you mean '%s'?)", role,
+                    name, hint);
     else
-        diag_error(b->d, loc, "%s '%s' is not a declared host or switch", role, name);
+        build_error(b, loc, "%s '%s' is not a declared host or switch", role, name);
     free(all);
-    b->errors++;
 }
 
 struct node *build_node(const struct builder *b, const char *name)
@@ -121,9 +127,8 @@ static void register_names(struct builder *b)
             uint32_t first = 0;
             strmap_get(&b->names, n->name, &first);
             struct src_loc fl = b->topo.nodes[first].loc;
-            diag_error(b->d, n->loc, "duplicate name '%s' (first declared at %s:%d:%d)", n->name,
-                       fl.file, fl.line, fl.col);
-            b->errors++;
+            build_error(b, n->loc, "duplicate name '%s' (first declared at %s:%d:%d)", n->name,
+                        fl.file, fl.line, fl.col);
         }
     }
 }
@@ -203,8 +208,7 @@ void build_links(struct builder *b)
         if (!kb)
             build_unknown_node(b, dl->b_loc, dl->b, "link end");
         if (strcmp(dl->a, dl->b) == 0) {
-            diag_error(b->d, dl->b_loc, "link connects '%s' to itself", dl->a);
-            b->errors++;
+            build_error(b, dl->b_loc, "link connects '%s' to itself", dl->a);
             continue;
         }
         struct node *na = build_node(b, dl->a);

@@ -25,6 +25,9 @@ struct builder {
     int errors;
 };
 
+/* Reports a located error and counts it in b->errors. */
+void build_error(struct builder *b, struct src_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* defaults.<section> ("link", "host", "switch", "flow"), or NULL. */
 const struct cfg_node *build_defaults(const struct builder *b, const char *section);
 /* The node a name declares, or NULL (not declared, or its declaration had errors). */

@@ -36,9 +36,8 @@ static struct host *flow_host(struct builder *b, const struct cfg_node *m, const
     struct node *n = build_node(b, v->str);
     struct host *h = n ? node_host(n) : NULL;
     if (n && !h) {
-        diag_error(b->d, v->loc, "%s '%s' is a %s; flows run between hosts", key, v->str,
-                   n->ops->kind);
-        b->errors++;
+        build_error(b, v->loc, "%s '%s' is a %s; flows run between hosts", key, v->str,
+                    n->ops->kind);
         *ok = false;
     }
     return h;
@@ -65,10 +64,9 @@ static const struct flow_ops *flow_kind(struct builder *b, const struct cfg_node
         const char *s = t->kind == CFG_SCALAR ? t->str : "";
         const char *hint = param_suggest(s, names, n);
         if (hint)
-            diag_error(b->d, t->loc, "unknown flow type '%s' (did you mean '%s'?)", s, hint);
+            build_error(b, t->loc, "unknown flow type '%s' (did you mean '%s'?)", s, hint);
         else
-            diag_error(b->d, t->loc, "unknown flow type '%s' (one of: %s)", s, list);
-        b->errors++;
+            build_error(b, t->loc, "unknown flow type '%s' (one of: %s)", s, list);
     }
     return ops;
 }
@@ -109,8 +107,7 @@ static char *flow_name(struct builder *b, const struct cfg_node *m, const struct
     uint32_t prev;
     if (!strmap_get(fnames, name, &prev))
         return name;
-    diag_error(b->d, cfg_key_loc(m, "name"), "duplicate flow name '%s'", name);
-    b->errors++;
+    build_error(b, cfg_key_loc(m, "name"), "duplicate flow name '%s'", name);
     free(name);
     return NULL;
 }
@@ -122,8 +119,7 @@ static void create_flow(struct builder *b, const struct cfg_node *m, size_t i,
 {
     struct scenario *sc = b->sc;
     if (m->kind != CFG_MAP) {
-        diag_error(b->d, m->loc, "each flow must be a map of parameters");
-        b->errors++;
+        build_error(b, m->loc, "each flow must be a map of parameters");
         return;
     }
     const struct flow_ops *ops = flow_kind(b, m);
@@ -191,9 +187,8 @@ static void check_cycles(struct builder *b)
         struct flow *f = sc->flows[i];
         if (f->waiting_for == 0 || !on_cycle(f, sc->nflows, seen, stack))
             continue;
-        diag_error(b->d, f->common.after ? f->common.after->loc : sc->cfg.flows->loc,
-                   "after: flow '%s' waits for itself through a cycle", f->name);
-        b->errors++;
+        build_error(b, f->common.after ? f->common.after->loc : sc->cfg.flows->loc,
+                    "after: flow '%s' waits for itself through a cycle", f->name);
     }
     free(stack);
     free(seen);
@@ -209,20 +204,17 @@ static void link_dependencies(struct builder *b)
         if (!a)
             continue;
         if (a->kind != CFG_SEQ) {
-            diag_error(b->d, a->loc, "after: expected a list of flow names");
-            b->errors++;
+            build_error(b, a->loc, "after: expected a list of flow names");
             continue;
         }
         for (size_t k = 0; k < a->n; k++) {
             const struct cfg_node *v = a->items[k];
             struct flow *first = v->kind == CFG_SCALAR ? scenario_flow(sc, v->str) : NULL;
             if (!first) {
-                diag_error(b->d, v->loc, "after: no flow named '%s'",
-                           v->kind == CFG_SCALAR ? v->str : "?");
-                b->errors++;
+                build_error(b, v->loc, "after: no flow named '%s'",
+                            v->kind == CFG_SCALAR ? v->str : "?");
             } else if (first == f) {
-                diag_error(b->d, v->loc, "after: flow '%s' cannot wait for itself", f->name);
-                b->errors++;
+                build_error(b, v->loc, "after: flow '%s' cannot wait for itself", f->name);
             } else {
                 flow_wait_for(f, first);
             }
@@ -237,8 +229,7 @@ static const struct cfg_node *list_of(struct builder *b, const struct cfg_node *
                                       const char *what)
 {
     if (seq && seq->kind != CFG_SEQ) {
-        diag_error(b->d, seq->loc, "'%s' must be a list", what);
-        b->errors++;
+        build_error(b, seq->loc, "'%s' must be a list", what);
         return NULL;
     }
     return seq;
@@ -274,8 +265,7 @@ void build_jobs(struct builder *b)
     if (!seq)
         return;
     if (seq->n > 255) {
-        diag_error(b->d, seq->loc, "at most 255 jobs");
-        b->errors++;
+        build_error(b, seq->loc, "at most 255 jobs");
         return;
     }
     sc->jobs = xcalloc(seq->n + 1, sizeof(*sc->jobs));
@@ -288,9 +278,8 @@ void build_jobs(struct builder *b)
         }
         for (uint32_t k = 0; k < sc->njobs; k++) {
             if (strcmp(sc->jobs[k]->name, j->name) == 0) {
-                diag_error(b->d, cfg_key_loc(seq->items[i], "name"), "duplicate job name '%s'",
-                           j->name);
-                b->errors++;
+                build_error(b, cfg_key_loc(seq->items[i], "name"), "duplicate job name '%s'",
+                            j->name);
             }
         }
         sc->jobs[sc->njobs++] = j;

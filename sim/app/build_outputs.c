@@ -11,8 +11,7 @@
 static struct node *port_ref(struct builder *b, const struct cfg_node *v, long *port)
 {
     if (v->kind != CFG_SCALAR) {
-        diag_error(b->d, v->loc, "expected \"node\" or \"node:port\"");
-        b->errors++;
+        build_error(b, v->loc, "expected \"node\" or \"node:port\"");
         return NULL;
     }
     char *s = xstrdup(v->str);
@@ -23,8 +22,7 @@ static struct node *port_ref(struct builder *b, const struct cfg_node *v, long *
         char *end;
         *port = strtol(colon + 1, &end, 10);
         if (!colon[1] || *end || *port < 0) {
-            diag_error(b->d, v->loc, "bad port number in '%s'", v->str);
-            b->errors++;
+            build_error(b, v->loc, "bad port number in '%s'", v->str);
             free(s);
             return NULL;
         }
@@ -33,9 +31,8 @@ static struct node *port_ref(struct builder *b, const struct cfg_node *v, long *
     if (!n)
         build_unknown_node(b, v->loc, s, "output port");
     else if (*port >= (long)n->nports) {
-        diag_error(b->d, v->loc, "'%s' has %u ports (0..%u)", s, n->nports,
-                   n->nports ? n->nports - 1 : 0);
-        b->errors++;
+        build_error(b, v->loc, "'%s' has %u ports (0..%u)", s, n->nports,
+                    n->nports ? n->nports - 1 : 0);
         n = NULL;
     }
     free(s);
@@ -70,9 +67,8 @@ static void queue_probes(struct builder *b)
         if (!n)
             continue;
         if (!n->ops->queue_len) {
-            diag_error(b->d, v->loc, "queue samples are taken at switch ports; '%s' is a %s",
-                       n->name, n->ops->kind);
-            b->errors++;
+            build_error(b, v->loc, "queue samples are taken at switch ports; '%s' is a %s",
+                        n->name, n->ops->kind);
             continue;
         }
         add_probes(sc, n, port);

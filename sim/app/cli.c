@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "p4/engine/p4cli.h"
 #include "models/transport/transports.h"
 #include "sim/app/figure.h"
@@ -306,27 +308,35 @@ static int cmd_describe(int argc, char **argv)
     return 0;
 }
 
+/* `ddlsim p4 ...`: the P4 tool takes the words after "p4". */
+static int cmd_p4(int argc, char **argv)
+{
+    return p4cli_main(argc - 1, argv + 1);
+}
+
+/* The commands; each gets its own name as argv[0]. */
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"run", cmd_run},      {"check", cmd_check},       {"figure", figure_main}, {"plot", plot_main},
+    {"sweep", sweep_main}, {"describe", cmd_describe}, {"p4", cmd_p4},
+};
+
 int cli_main(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
         return EXIT_BAD_INPUT;
     }
+    /* a JSON value jansson cannot allocate would vanish from summary.json without a word:
+     * out of memory there is the runtime failure it is everywhere else */
+    json_set_alloc_funcs(xmalloc, free);
     const char *cmd = argv[1];
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "check") == 0)
-        return cmd_check(argc - 1, argv + 1);
-    if (strcmp(cmd, "figure") == 0)
-        return figure_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "plot") == 0)
-        return plot_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "sweep") == 0)
-        return sweep_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "describe") == 0)
-        return cmd_describe(argc - 1, argv + 1);
-    if (strcmp(cmd, "p4") == 0)
-        return p4cli_main(argc - 2, argv + 2);
+    for (size_t i = 0; i < ARRAY_LEN(commands); i++) {
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
         return 0;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "sim/strmap.h"
-#include "sim/units.h"
 #include "sim/util.h"
 
 /* Bytes per object, rounded up from the peak RSS of `ddlsim check` on generated topologies with
@@ -22,43 +21,6 @@
 #define EST_ROUTE 8ULL
 #define EST_NEXTHOP 4ULL
 #define EST_FLOW 8000ULL
-#define EST_SAMPLE 64ULL /* a 32-byte sample in a vector grown by doubling */
-#define EST_MAX_SAMPLES 1000000000000000ULL
-
-static sim_time_t time_of(const struct cfg_node *n)
-{
-    char err[256];
-    sim_time_t t = 0;
-    if (!n || n->kind != CFG_SCALAR || units_parse_time(n->str, &t, err, sizeof(err)) < 0)
-        return 0;
-    return t;
-}
-
-/* Samples of cwnd_interval and rate_interval until `stop` (none without a stop time: the run's
- * length is not known before it ends). */
-static uint64_t samples(const struct cfg_node *root)
-{
-    sim_time_t stop = time_of(cfg_get(root, "stop"));
-    const struct cfg_node *flows = cfg_get(root, "flows");
-    const struct cfg_node *defaults = cfg_get(root, "defaults");
-    const struct cfg_node *dflow = defaults ? cfg_get(defaults, "flow") : NULL;
-    if (stop <= 0 || !flows || flows->kind != CFG_SEQ)
-        return 0;
-    static const char *const keys[] = {"cwnd_interval", "rate_interval"};
-    uint64_t n = 0;
-    for (size_t i = 0; i < flows->n; i++) {
-        const struct cfg_node *f = flows->items[i];
-        for (size_t k = 0; k < 2 && f->kind == CFG_MAP; k++) {
-            const struct cfg_node *v = cfg_get(f, keys[k]);
-            sim_time_t iv = time_of(v ? v : dflow ? cfg_get(dflow, keys[k]) : NULL);
-            if (iv > 0)
-                n += (uint64_t)(stop / iv) + 1;
-            if (n > EST_MAX_SAMPLES) /* far past any machine; keeps the product in range */
-                n = EST_MAX_SAMPLES;
-        }
-    }
-    return n;
-}
 
 /* Sum over switches of (8 + 4 x its links to switches): the route bytes per destination. A
  * destination is a switch with hosts (models/net/routing.h: hosts behind one switch share its
@@ -115,10 +77,8 @@ void estimate_compute(struct estimate *e, const struct topo *t, const struct cfg
     e->routes = e->switches * ndst;
     const struct cfg_node *flows = cfg_get(root, "flows");
     e->flows = flows && flows->kind == CFG_SEQ ? flows->n : 0;
-    e->samples = samples(root);
     e->bytes = EST_BASE + e->hosts * EST_HOST + e->switches * EST_SWITCH + e->links * EST_LINK +
-               ndst * per_dst + e->flows * EST_FLOW +
-               e->samples * EST_SAMPLE;
+               ndst * per_dst + e->flows * EST_FLOW;
 }
 
 uint64_t estimate_limit(uint64_t given)
@@ -164,16 +124,12 @@ int estimate_check(const struct topo *t, const struct cfg_node *root, uint64_t l
     char have[32];
     fmt_bytes(need, sizeof(need), e.bytes);
     fmt_bytes(have, sizeof(have), limit);
-    char smp[64] = "";
-    if (e.samples)
-        snprintf(smp, sizeof(smp), ", %llu cwnd/rate samples", (unsigned long long)e.samples);
     diag_error(d, loc,
                "this scenario needs about %s of memory (%llu hosts, %llu switch%s, %llu links, "
-               "%llu routes, %llu flows%s), more than the %s this run may use (--max-memory); "
-               "make the topology smaller%s",
+               "%llu routes, %llu flows), more than the %s this run may use (--max-memory); "
+               "make the topology smaller",
                need, (unsigned long long)e.hosts, (unsigned long long)e.switches,
                e.switches == 1 ? "" : "es", (unsigned long long)e.links,
-               (unsigned long long)e.routes, (unsigned long long)e.flows, smp, have,
-               e.samples ? " or the sampling intervals longer" : "");
+               (unsigned long long)e.routes, (unsigned long long)e.flows, have);
     return -1;
 }

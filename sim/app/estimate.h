@@ -1,5 +1,6 @@
 /* The memory a scenario needs, estimated before it is built from what its declarations imply
- * (hosts, switches, links, routes, flows), so that a scenario that cannot fit is refused with
+ * (hosts, switches, links, routes, flows; cwnd and rate samples go to disk as they are taken,
+ * sim/spool.h), so that a scenario that cannot fit is refused with
  * the amount instead of being killed, or exhausting the machine, half-way through building.
  * The per-object costs are upper bounds of what `ddlsim check` measured (docs/limits.md). */
 #ifndef SIM_SIM_APP_ESTIMATE_H
@@ -16,7 +17,6 @@ struct estimate {
     uint64_t links;
     uint64_t routes; /* switches x hosts: one route set per destination at every switch */
     uint64_t flows;
-    uint64_t samples; /* cwnd_interval / rate_interval samples up to `stop` (kept in memory) */
     uint64_t bytes;
 };
 

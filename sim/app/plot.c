@@ -86,32 +86,56 @@ static char *csv_path(struct plotter *p, const char *name)
 static const char common[] = "set datafile separator \",\"\nset key outside right top\n"
                              "set grid\nset border 3\nset tics nomirror\n";
 
-/* The distinct values of the first `ncols` columns of rows of a CSV (header skipped), in order
- * of appearance, at most cap. */
-static size_t distinct(const char *path, int c1, int c2, char keys[][64], size_t cap)
+/* Opens the run's result file NAME for reading; NULL when the run did not write it. */
+static FILE *open_result(const struct plotter *p, const char *name)
 {
+    char *path = xasprintf("%s/%s", p->dir, name);
     FILE *f = fopen(path, "r");
+    free(path);
+    return f;
+}
+
+/* Splits a CSV line in place into at most max cells; returns how many. */
+static size_t csv_cells(char *line, char **cells, size_t max)
+{
+    size_t k = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, ",\n", &save); t && k < max; t = strtok_r(NULL, ",\n", &save))
+        cells[k++] = t;
+    return k;
+}
+
+/* The index of key among keys[0..*n), appended when new and fewer than cap are held; cap when
+ * it is new and there is no room. */
+static size_t key_slot(char keys[][64], size_t *n, size_t cap, const char *key)
+{
+    size_t i;
+    for (i = 0; i < *n && strcmp(keys[i], key) != 0; i++)
+        ;
+    if (i == *n && *n < cap)
+        snprintf(keys[(*n)++], 64, "%s", key);
+    return i;
+}
+
+/* The distinct pairs of values of columns c1 and c2 (c1 < c2) of the rows of the run's CSV file
+ * NAME (header skipped), as "v1,v2" in order of appearance, at most cap. */
+static size_t distinct(const struct plotter *p, const char *name, int c1, int c2,
+                       char keys[][64], size_t cap)
+{
+    FILE *f = open_result(p, name);
     if (!f)
         return 0;
     char line[1024];
     size_t n = 0;
     if (!fgets(line, sizeof(line), f))
-        n = 0;
+        line[0] = '\0';
     while (fgets(line, sizeof(line), f)) {
         char *cells[16];
-        size_t k = 0;
-        char *save = NULL;
-        for (char *t = strtok_r(line, ",\n", &save); t && k < 16; t = strtok_r(NULL, ",\n", &save))
-            cells[k++] = t;
-        if ((size_t)c2 >= k)
+        if ((size_t)c2 >= csv_cells(line, cells, 16))
             continue;
         char key[64];
         snprintf(key, sizeof(key), "%s,%s", cells[c1], cells[c2]);
-        size_t i;
-        for (i = 0; i < n && strcmp(keys[i], key) != 0; i++)
-            ;
-        if (i == n && n < cap)
-            snprintf(keys[n++], 64, "%s", key);
+        key_slot(keys, &n, cap, key);
     }
     fclose(f);
     return n;
@@ -122,10 +146,8 @@ static void plot_queues(struct plotter *p)
     char *q = csv_path(p, "queues.csv");
     if (!q)
         return;
-    char *path = xasprintf("%s/queues.csv", p->dir);
     char keys[MAX_LINES][64];
-    size_t n = distinct(path, 1, 2, keys, MAX_LINES);
-    free(path);
+    size_t n = distinct(p, "queues.csv", 1, 2, keys, MAX_LINES);
     struct cfg_buf b = {0};
     bufs(&b, common);
     bufs(&b, "set title \"queue length at switch ports\"\nset xlabel \"time (ms)\"\n"
@@ -199,15 +221,6 @@ static void plot_samples(struct plotter *p, json_t *root)
     free(rp.s);
 }
 
-/* Opens the run's result file NAME for reading; NULL when the run did not write it. */
-static FILE *open_result(const struct plotter *p, const char *name)
-{
-    char *path = xasprintf("%s/%s", p->dir, name);
-    FILE *f = fopen(path, "r");
-    free(path);
-    return f;
-}
-
 /* One datablock per (job, worker) of iterations.csv, so each worker's line is continuous. */
 static void plot_iterations(struct plotter *p)
 {
@@ -223,21 +236,13 @@ static void plot_iterations(struct plotter *p)
         line[0] = '\0';
     while (fgets(line, sizeof(line), f)) {
         char *c[6];
-        size_t k = 0;
-        char *save = NULL;
-        for (char *t = strtok_r(line, ",\n", &save); t && k < 6; t = strtok_r(NULL, ",\n", &save))
-            c[k++] = t;
-        if (k < 6)
+        if (csv_cells(line, c, 6) < 6)
             continue;
         char key[64];
         snprintf(key, sizeof(key), "%s worker %s", c[0], c[1]);
-        size_t i;
-        for (i = 0; i < n && strcmp(keys[i], key) != 0; i++)
-            ;
-        if (i == n && n == MAX_LINES)
+        size_t i = key_slot(keys, &n, MAX_LINES, key);
+        if (i == MAX_LINES)
             continue;
-        if (i == n)
-            snprintf(keys[n++], 64, "%s", key);
         bufp(&blocks[i], "%s,%.9g\n", c[2], atof(c[5]) * 1e3);
     }
     fclose(f);

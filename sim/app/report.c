@@ -68,6 +68,7 @@ struct report *report_open(struct scenario *sc, const char *dir, const char *ext
     }
     r->dir = xstrdup(r->rd.tmp);
     dir = r->dir;
+    spool_set_dir(&sc->sim->spool, dir); /* cwnd/rate samples go to a file in the folder */
     if (sc->npcap_ports || (extra_pcap && *extra_pcap)) {
         for (uint32_t i = 0; i < sc->npcap_ports; i++) {
             if (attach_tap(r, sc->pcap_ports[i], exit_code) < 0)
@@ -259,7 +260,8 @@ static int write_json(struct report *r, char *err, size_t errn)
     if (out_open(&o, r->dir, "summary.json", err, errn) < 0)
         return -1;
     json_t *root = summary_json(r->sc);
-    int rc = json_dumpf(root, o.f, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+    int rc = spool_json_dumpf(&r->sc->sim->spool, root, o.f,
+                              JSON_INDENT(2) | JSON_REAL_PRECISION(12));
     json_decref(root);
     fputc('\n', o.f);
     if (rc != 0) {
@@ -388,12 +390,18 @@ int report_check(struct report *r)
         {r->msgs, r->messages.f, "messages.csv"},  {r->ddl, r->tensors.f, "tensors.csv"},
         {r->ddl, r->iterations.f, "iterations.csv"}, {r->ddl, r->bursts.f, "bursts.csv"},
     };
+    const char *dir = r->rd.final ? r->rd.final : r->dir;
     for (size_t i = 0; i < ARRAY_LEN(s); i++) {
         if (s[i].open && s[i].f && ferror(s[i].f)) {
-            fprintf(stderr, "ddlsim: error: cannot write %s in '%s': %s\n", s[i].name,
-                    r->rd.final ? r->rd.final : r->dir, strerror(errno ? errno : EIO));
+            fprintf(stderr, "ddlsim: error: cannot write %s in '%s': %s\n", s[i].name, dir,
+                    strerror(errno ? errno : EIO));
             return -1;
         }
+    }
+    if (r->sc->sim->spool.err) {
+        fprintf(stderr, "ddlsim: error: cannot write the flows' cwnd/rate samples in '%s': %s\n",
+                dir, strerror(r->sc->sim->spool.err));
+        return -1;
     }
     return 0;
 }
@@ -423,6 +431,7 @@ void report_free(struct report *r)
         for (uint32_t p = 0; p < n->nports; p++)
             n->ports[p]->tx.tap = NULL;
     }
+    spool_set_dir(&r->sc->sim->spool, NULL);
     rundir_abort(&r->rd);
     free(r->dir);
     free(r);

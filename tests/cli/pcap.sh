@@ -2,11 +2,8 @@
 # trace.pcap holds the real header bytes: tshark decodes Ethernet/IPv4/UDP with the addresses,
 # ports, lengths, DSCP and ECN the scenario set, one frame per packet the port sent.
 set -eu
-cd "$(dirname "$0")/../.."
-bin=${BUILD:-build}/ddlsim
-command -v tshark >/dev/null || { echo "tshark missing: run scripts/install-deps.sh"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/cli.sh"
+need tshark
 cat >"$tmp/s.yaml" <<'YAML'
 topology: {kind: star, hosts: 2}
 switches: []

@@ -2,13 +2,9 @@
 # The tcp flow kind is listed with its parameters, and bad TCP flow configs are reported at
 # their location with exit status 2.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/cli.sh"
 
-desc=$("$BUILD/ddlsim" describe tcp)
+desc=$("$bin" describe tcp)
 for key in cc mss init_cwnd rcv_wnd rto_min rto_max delayed_ack delack_timeout dctcp_g; do
     echo "$desc" | grep -q "^  $key " || fail "describe tcp lacks $key"
 done
@@ -22,7 +18,7 @@ flows:
   - {type: tcp, src: h0, dst: h1, bytes: 1MB, rto_min: 2s, rto_max: 1s}
 YAML
 set +e
-msg=$("$BUILD/ddlsim" check "$tmp/bad.yaml" 2>&1)
+msg=$("$bin" check "$tmp/bad.yaml" 2>&1)
 rc=$?
 set -e
 [ $rc -eq 2 ] || fail "exit status $rc, expected 2"
@@ -37,6 +33,6 @@ if [ "$msg" != "$expect" ]; then
 fi
 
 for c in configs/tcp-*.yaml; do
-    "$BUILD/ddlsim" check "$c" >/dev/null || fail "$c does not check"
+    "$bin" check "$c" >/dev/null || fail "$c does not check"
 done
 echo "tcp_config: ok"

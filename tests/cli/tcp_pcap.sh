@@ -4,20 +4,15 @@
 # not-ECT with ECE echoed, every byte of flow f0 acknowledged at the end; with handshake: true
 # the SYN / SYN-ACK carry the ECN setup flags and tshark's relative numbers line up.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-command -v tshark >/dev/null || { echo "tshark missing (scripts/install-deps.sh)"; exit 1; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. "$(dirname "$0")/../lib/cli.sh"
+need tshark
 
-"$BUILD/ddlsim" run configs/tcp-pcap.yaml --pcap s0:2,s0:0 --out "$out" --quiet >/dev/null
-[ -s "$out/trace.pcap" ] || { echo "no trace.pcap"; exit 1; }
+"$bin" run configs/tcp-pcap.yaml --pcap s0:2,s0:0 --out "$tmp" --quiet >/dev/null
+[ -s "$tmp/trace.pcap" ] || { echo "no trace.pcap"; exit 1; }
 
 fields() {
-    tshark -r "$out/trace.pcap" -T fields -E separator=, "$@" 2>/dev/null
+    tshark -r "$tmp/trace.pcap" -T fields -E separator=, "$@" 2>/dev/null
 }
-fail() { echo "FAIL: $*"; exit 1; }
-
 total=$(fields -e frame.number | wc -l)
 ntcp=$(fields -Y tcp -e frame.number | wc -l)
 [ "$total" -gt 100 ] || fail "only $total frames"
@@ -26,11 +21,11 @@ ntcp=$(fields -Y tcp -e frame.number | wc -l)
 # Data of f0 (h0 = 10.0.0.1 -> h2 = 10.0.0.3): 200000 bytes in 1460-byte segments, no loss,
 # so the raw sequence numbers are ISN + 1460 k and the last segment ends at ISN + 200000.
 fields -Y 'ip.src==10.0.0.1 && tcp.len>0' -e tcp.seq_raw -e tcp.len -e ip.dsfield.ecn \
-    -e tcp.flags.cwr -e tcp.hdr_len -e ip.proto >"$out/data"
+    -e tcp.flags.cwr -e tcp.hdr_len -e ip.proto >"$tmp/data"
 fields -Y 'ip.src==10.0.0.3 && ip.dst==10.0.0.1' -e tcp.ack_raw -e tcp.len -e ip.dsfield.ecn \
-    -e tcp.flags.ece -e tcp.flags.ack >"$out/acks"
+    -e tcp.flags.ece -e tcp.flags.ack >"$tmp/acks"
 # f0's counters from summary.json (flows appear in order f0, f1)
-f0_json=$(tr -d ' \n' <"$out/summary.json" | sed 's/.*"name":"f0"//; s/"name":"f1".*//')
+f0_json=$(tr -d ' \n' <"$tmp/summary.json" | sed 's/.*"name":"f0"//; s/"name":"f1".*//')
 f0_field() { echo "$f0_json" | grep -o "\"$1\":[0-9]*" | cut -d: -f2; }
 ce_f0=$(f0_field ce_marked)
 ece_f0=$(f0_field ece_acks)
@@ -54,9 +49,9 @@ awk -F, -v ce_want="$ce_f0" '
         if (cwr == 0) { print "no CWR on data"; bad = 1 }
         printf "data: %d segments, %d CE, %d CWR\n", NR, ce, cwr
         exit bad
-    }' "$out/data" || fail "data segments"
+    }' "$tmp/data" || fail "data segments"
 
-isn=$(head -1 "$out/data" | cut -d, -f1)
+isn=$(head -1 "$tmp/data" | cut -d, -f1)
 awk -F, -v isn="$isn" -v ece_want="$ece_f0" '
     {
         off = $1 - isn; if (off < 0) off += 4294967296
@@ -75,13 +70,13 @@ awk -F, -v isn="$isn" -v ece_want="$ece_f0" '
         }
         printf "acks: %d, %d with ECE, last at %d\n", NR, ece, last
         exit bad
-    }' "$out/acks" || fail "acknowledgments"
+    }' "$tmp/acks" || fail "acknowledgments"
 # With the handshake: SYN with ECE+CWR (ECN setup), SYN-ACK with ECE acknowledging ISN+1, and
 # tshark's relative numbers (which need the SYNs) start at 1 and end at 200001.
-"$BUILD/ddlsim" run configs/tcp-pcap.yaml --set defaults.flow.handshake=true --pcap s0:2,s0:0 \
-    --out "$out/hs" --quiet >/dev/null
+"$bin" run configs/tcp-pcap.yaml --set defaults.flow.handshake=true --pcap s0:2,s0:0 \
+    --out "$tmp/hs" --quiet >/dev/null
 hs() {
-    tshark -r "$out/hs/trace.pcap" -T fields -E separator=, "$@" 2>/dev/null
+    tshark -r "$tmp/hs/trace.pcap" -T fields -E separator=, "$@" 2>/dev/null
 }
 first=$(hs -Y 'ip.src==10.0.0.1' -e tcp.flags -e tcp.seq_raw -e tcp.len | head -1)
 [ "$first" = "0x00c2,$((isn - 1)),0" ] ||

@@ -8,9 +8,11 @@
 #         exit: 2
 #         expect: FILE:3:7: error: ...     one or more, each a whole output line
 #         contains: error: nesting too deep    (generated inputs) a line holding this text
+#         file_kb: 64                 optional: a file size limit (ulimit -f, SIGXFSZ ignored),
+#                                     so writes fail as on a full disk
 #     The case runs in the file's folder, so messages name the file by its base name. `cmd`
 #     may name other files of that folder (an STF case names its program) and $tmp, a scratch
-#     folder (run outputs).
+#     folder (run outputs), which `expect` lines may name too.
 #   - a line of tests/hostile/cli.cases: "exit | expected line | arguments" (run from the
 #     repository root), for command lines that need no input file;
 #   - a file written at test time by tests/hostile/gen.sh (large inputs are generated, never
@@ -34,11 +36,12 @@ fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run_case NAME DIR EXIT ARGS-STRING EXPECT-LINES(newline separated)
+# run_case NAME DIR EXIT ARGS-STRING EXPECT-LINES(newline separated) [FILE-KB]
 run_case() {
-    local name=$1 dir=$2 want_rc=$3 args=$4 expects=$5
+    local name=$1 dir=$2 want_rc=$3 args=$4 expects=$5 file_kb=${6:-unlimited}
     local out rc
-    out=$(cd "$dir" && ulimit -v "$mem_kb" && eval "timeout -k 5 $time_s \"$bin\" $args" 2>&1)
+    out=$(cd "$dir" && ulimit -v "$mem_kb" && ulimit -f "$file_kb" && trap '' XFSZ &&
+        eval "timeout -k 5 $time_s \"$bin\" $args" 2>&1)
     rc=$?
     local bad=""
     [ "$rc" = "$want_rc" ] || bad="exit $rc, want $want_rc"
@@ -61,7 +64,7 @@ run_case() {
 
 # file_case PATH: the header of the file describes the case
 file_case() {
-    local f=$1 dir base cmd="" rc="" expects="" line key val
+    local f=$1 dir base cmd="" rc="" expects="" file_kb="" line key val
     dir=$(dirname "$f")
     base=$(basename "$f")
     while IFS= read -r line; do
@@ -72,8 +75,9 @@ file_case() {
         case "$key" in
         cmd) cmd=$val ;;
         exit) rc=$val ;;
-        expect) expects+="${val//FILE/$base}"$'\n' ;;
-        contains) expects+="~${val//FILE/$base}"$'\n' ;;
+        expect) val=${val//FILE/$base} && expects+="${val//\$tmp/$tmp}"$'\n' ;;
+        contains) val=${val//FILE/$base} && expects+="~${val//\$tmp/$tmp}"$'\n' ;;
+        file_kb) file_kb=$val ;;
         *) break ;;
         esac
     done < <(head -c 8192 "$f" | head -n 40)
@@ -82,7 +86,7 @@ file_case() {
         echo "FAIL $f: no 'cmd:' or 'exit:' header"
         return
     fi
-    run_case "$f" "$dir" "$rc" "${cmd//FILE/$base}" "$expects"
+    run_case "$f" "$dir" "$rc" "${cmd//FILE/$base}" "$expects" "$file_kb"
 }
 
 cases=()
