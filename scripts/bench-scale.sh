@@ -134,9 +134,9 @@ d1_misses_per_event,ll_misses_per_event" >"$OUT/bench-scale-cache.csv"
     done
 fi
 
-# ns per event and peak RSS against hosts, for the fat-tree runs
-grep '^fat_tree_k[0-9]*_.*,run,ok,' "$OUT/bench-scale.csv" | grep -v basic | awk -F, '{print $2, $9, $11, $12}' \
-    >"$tmp/plot.dat" || true
+# ns per event and peak RSS against hosts, for the fat-tree runs of $STOP (not k = 64: 100us)
+grep "^fat_tree_k[0-9]*_${STOP},[0-9]*,run,ok," "$OUT/bench-scale.csv" |
+    awk -F, '{print $2, $9, $11, $12}' >"$tmp/plot.dat" || true
 if command -v gnuplot >/dev/null && [ -s "$tmp/plot.dat" ]; then
     gnuplot <<GP
 set terminal pngcairo size 800,500
