@@ -8,18 +8,22 @@
 # $OUT/bench-scale.csv and plotted to $OUT/bench-scale.png (ns per event and peak RSS against
 # hosts).
 #   BENCH_SCALE_STOP   simulated time of each run (default 200us)
-#   BENCH_SCALE_KS     fat-tree sizes (default "8 16 32")
+#   BENCH_SCALE_KS     fat-tree sizes (default "8 16 32"; empty: none)
+#   BENCH_SCALE_P4=0   skips the k = 32 rows with the default P4 program
 #   BENCH_SCALE_MEM    address-space limit of each run (ulimit -v, default 16 GiB), so a run that
 #                      does not fit fails with "out of memory" instead of pressing the machine
 #   BENCH_SCALE_LONG=1 also the 128-worker ring all-reduce iteration (1 GB model on a k = 8 fat
 #                      tree at 25 Gbps, TCP) and k = 64 (100us permutation, and check)
+#   BENCH_SCALE_CACHE="8 16" fat-tree sizes also run under cachegrind's cache simulation
+#                      (valgrind --tool=cachegrind --cache-sim=yes, about 50x slower): instructions,
+#                      D1 and LL data misses, and per event, into $OUT/bench-scale-cache.csv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 bin=$PWD/$BUILD/ddlsim
 OUT=${OUT:-$BUILD/bench-scale}
 STOP=${BENCH_SCALE_STOP:-200us}
-KS=${BENCH_SCALE_KS:-8 16 32}
+KS=${BENCH_SCALE_KS-8 16 32}
 MEM_KB=${BENCH_SCALE_MEM:-$((16 * 1024 * 1024))}
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench-scale: GNU time ($TIME) is needed for peak RSS" >&2; exit 1; }
@@ -96,9 +100,11 @@ for k in $KS; do
     fat_tree_yaml "$k" "$STOP" none >"$tmp/ft$k.yaml"
     measure "fat_tree_k${k}_${STOP}" $((k * k * k / 4)) run "$tmp/ft$k.yaml"
 done
-fat_tree_yaml 32 1ms basic >"$tmp/ft32p4.yaml"
-measure fat_tree_k32_basic_p4 8192 check "$tmp/ft32p4.yaml"
-measure fat_tree_k32_basic_1ms 8192 run "$tmp/ft32p4.yaml"
+if [ "${BENCH_SCALE_P4:-1}" = 1 ]; then
+    fat_tree_yaml 32 1ms basic >"$tmp/ft32p4.yaml"
+    measure fat_tree_k32_basic_p4 8192 check "$tmp/ft32p4.yaml"
+    measure fat_tree_k32_basic_1ms 8192 run "$tmp/ft32p4.yaml"
+fi
 if [ "${BENCH_SCALE_LONG:-0}" = 1 ]; then
     ring_yaml >"$tmp/ring.yaml"
     measure ring_128_1GB 128 run "$tmp/ring.yaml"
@@ -107,9 +113,30 @@ if [ "${BENCH_SCALE_LONG:-0}" = 1 ]; then
     measure fat_tree_k64_100us 65536 run "$tmp/ft64.yaml"
 fi
 
-# ns per event and peak RSS against hosts, for the fat-tree runs
-grep '^fat_tree_k[0-9]*_.*,run,ok,' "$OUT/bench-scale.csv" | grep -v basic | awk -F, '{print $2, $9, $11, $12}' \
-    >"$tmp/plot.dat" || true
+# cache misses per event (simulated caches: the same counts on a loaded machine)
+if [ -n "${BENCH_SCALE_CACHE:-}" ]; then
+    echo "name,hosts,events,instructions,d1_misses,ll_misses,instructions_per_event,\
+d1_misses_per_event,ll_misses_per_event" >"$OUT/bench-scale-cache.csv"
+    for k in $BENCH_SCALE_CACHE; do
+        fat_tree_yaml "$k" "$STOP" none >"$tmp/cg$k.yaml"
+        valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
+            "$bin" run "$tmp/cg$k.yaml" --out "$tmp/cgout" >"$tmp/cg.out" 2>"$tmp/cg.err"
+        awk -v name="fat_tree_k${k}_${STOP}" -v hosts=$((k * k * k / 4)) '
+            function num(s) { gsub(/,/, "", s); return s + 0 }
+            / events in / { for (i = 1; i <= NF; i++) if ($(i + 1) == "events") ev = num($i) }
+            /I +refs:/ { ir = num($4) }
+            /D1 +misses:/ { d1 = num($4) }
+            /LLd misses:/ { ll = num($4) }
+            END {
+                printf "%s,%d,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f,%.4f\n", name, hosts, ev, ir, d1, ll,
+                    ir / ev, d1 / ev, ll / ev
+            }' "$tmp/cg.out" "$tmp/cg.err" | tee -a "$OUT/bench-scale-cache.csv"
+    done
+fi
+
+# ns per event and peak RSS against hosts, for the fat-tree runs of $STOP (not k = 64: 100us)
+grep "^fat_tree_k[0-9]*_${STOP},[0-9]*,run,ok," "$OUT/bench-scale.csv" |
+    awk -F, '{print $2, $9, $11, $12}' >"$tmp/plot.dat" || true
 if command -v gnuplot >/dev/null && [ -s "$tmp/plot.dat" ]; then
     gnuplot <<GP
 set terminal pngcairo size 800,500

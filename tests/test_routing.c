@@ -195,6 +195,23 @@ static void test_routing_hier_addresses(void **state)
         assert_int_equal(route_host_ip(rh, ho->index), ho->ip);
     }
     assert_int_equal(route_host_of_ip(rh, net | 3), UINT32_MAX); /* a slot with no host */
+    /* fixed routing's lookup by address gives every switch the routes of the host; an address
+     * of no host has none */
+    const char *sws[] = {"edge0_0", "edge3_1", "agg1_0", "core2"};
+    for (int i = 0; i < 4; i++) {
+        const struct route_set *rs = routes_of(sc, sws[i]);
+        for (uint32_t h = 0; h < 16; h++) {
+            const uint32_t *a;
+            const uint32_t *b;
+            uint32_t n = route_set_get(rs, h, &a);
+            assert_int_equal(route_set_get_ip(rs, route_host_ip(rh, h), &b), n);
+            assert_memory_equal(a, b, n * sizeof(*a));
+        }
+        const uint32_t *none;
+        assert_int_equal(route_set_get_ip(rs, net | 3, &none), 0);
+        assert_int_equal(route_set_get_ip(rs, net | 31, &none), 0);
+        assert_int_equal(route_set_get_ip(rs, 11u << 24 | 1, &none), 0);
+    }
     int len;
     assert_int_equal(route_dst_prefix(rh, 1, &len), net | 4);
     assert_int_equal(len, 30);

@@ -15,6 +15,7 @@ static void route_hosts_free(struct route_hosts *rh)
     free(rh->dst_node);
     free(rh->addr_host);
     free(rh->addr);
+    free(rh->dst_hosts);
     free(rh);
 }
 
@@ -261,15 +262,16 @@ static bool hier_addresses(struct route_hosts *rh)
         addr[h] = ++count[g];
         max = MAX(max, addr[h]);
     }
-    free(count);
     uint32_t bits = 1;
     while ((1u << bits) <= max)
         bits++;
     if (((uint64_t)ngroups << bits) > (1u << 24)) {
         free(addr);
+        free(count);
         return false;
     }
     rh->addr = addr;
+    rh->dst_hosts = count;
     rh->addr_bits = bits;
     rh->naddr = ngroups << bits;
     rh->addr_host = xmalloc(rh->naddr * sizeof(*rh->addr_host));

@@ -38,6 +38,7 @@ struct route_hosts {
     uint32_t *addr_host; /* hierarchical: low 24 address bits -> host index (or ROUTE_NONE) */
     uint32_t naddr;      /* entries of addr_host */
     uint32_t *addr;      /* hierarchical: host index -> low 24 address bits */
+    uint32_t *dst_hosts; /* hierarchical: destination index -> its hosts (slots 1..n) */
 };
 
 struct route {
@@ -91,6 +92,25 @@ static inline uint32_t route_host_of_ip(const struct route_hosts *rh, uint32_t i
 static inline uint32_t route_host_ip(const struct route_hosts *rh, uint32_t host)
 {
     return rh->addr_bits ? 10u << 24 | rh->addr[host] : pkt_host_ip(host);
+}
+/* The next hops toward address `ip` (as route_set_get for its host). With hierarchical
+ * addresses a remote destination's route comes from the address's prefix alone, without the
+ * host tables. */
+static inline uint32_t route_set_get_ip(const struct route_set *rs, uint32_t ip,
+                                        const uint32_t **ports)
+{
+    const struct route_hosts *rh = rs->hosts;
+    if (!rh || !rh->addr_bits)
+        return route_set_get(rs, pkt_ip_host(ip), ports);
+    uint32_t a = ip ^ (10u << 24);
+    uint32_t d = a >> rh->addr_bits;
+    uint32_t slot = a & ((1u << rh->addr_bits) - 1);
+    if (d >= rs->ndsts || slot == 0 || slot > rh->dst_hosts[d])
+        return 0;
+    if (d == rs->self)
+        return route_set_get(rs, rh->addr_host[a], ports);
+    *ports = rs->nexthops + rs->dsts[d].first;
+    return rs->dsts[d].n;
 }
 /* Hosts with a route from this node. */
 uint32_t route_set_reachable(const struct route_set *rs);

@@ -159,13 +159,12 @@ void switch_enqueue(struct sw *sw, uint32_t out, struct pkt *p)
     link_kick(sim, &sw->node.ports[out]->tx);
 }
 
-/* Fixed routing: destination IPv4 address → host index → next hops, ECMP by 5-tuple hash;
+/* Fixed routing: destination IPv4 address → next hops (routing.h), ECMP by 5-tuple hash;
  * the queue is the packet's traffic class or its scheduling priority (`queue_by`). */
 static void route_ingress(struct sw *sw, struct pkt *p)
 {
-    uint32_t h = pkt_is_ipv4(p) ? route_host_of_ip(sw->routes.hosts, pkt_ipv4_dst(p)) : UINT32_MAX;
     const uint32_t *ports;
-    uint32_t n = route_set_get(&sw->routes, h, &ports);
+    uint32_t n = pkt_is_ipv4(p) ? route_set_get_ip(&sw->routes, pkt_ipv4_dst(p), &ports) : 0;
     if (n == 0) {
         sw->no_route_drops++;
         pkt_free(sw->node.sim, p);
