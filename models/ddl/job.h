@@ -39,6 +39,7 @@
 #include "models/ddl/pcn_signal.h"
 #include "models/net/host.h"
 #include "models/transport/msg.h"
+#include "sim/arena.h"
 #include "sim/param.h"
 #include "sim/pool.h"
 #include "sim/stats.h"
@@ -258,6 +259,7 @@ struct ddl_out {
 
 struct ddl_job {
     struct sim *sim;
+    struct arena arena; /* tables sized at set-up (workers, layers, collectives), freed at the end */
     struct ddl_job_cfg cfg;
     char *name;
     struct dnn_model *model;
