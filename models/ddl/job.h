@@ -273,6 +273,7 @@ struct ddl_job {
     uint8_t class_of[8];  /* connection group -> traffic class (NIC queue, PFC class) */
     struct ddl_worker *workers;
     uint32_t nworkers;    /* GPUs: hosts listed x gpus, worker w on host w / gpus */
+    uint32_t wide_conns;  /* connections made with an end past worker 1,023 (their index) */
     uint32_t gpus;        /* per host */
     struct ddl_server *servers;
     uint32_t nservers;
