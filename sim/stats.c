@@ -6,6 +6,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/util.h"
+
 void stats_init(struct stats *s, uint64_t first_batch_size)
 {
     memset(s, 0, sizeof(*s));
@@ -40,9 +42,17 @@ void stats_add(struct stats *s, double x)
     /* After a merge the batch being filled may be half of the new size: keep filling it. */
     if (s->cur_n < s->batch_size)
         return;
+    if (!s->batch_mean)
+        s->batch_mean = xcalloc(STATS_MAX_BATCHES, sizeof(*s->batch_mean));
     s->batch_mean[s->nbatches++] = s->cur_sum / (double)s->cur_n;
     s->cur_sum = 0;
     s->cur_n = 0;
+}
+
+void stats_fini(struct stats *s)
+{
+    free(s->batch_mean);
+    s->batch_mean = NULL;
 }
 
 double stats_mean(const struct stats *s)

@@ -20,11 +20,14 @@ struct stats {
     double cur_sum;      /* batch being filled */
     uint64_t cur_n;
     uint32_t nbatches;
-    double batch_mean[STATS_MAX_BATCHES];
+    double *batch_mean; /* [STATS_MAX_BATCHES], allocated when the first batch is complete, so
+                         * a flow or message with few samples carries 80 bytes, not 600 */
 };
 
 void stats_init(struct stats *s, uint64_t first_batch_size);
 void stats_add(struct stats *s, double x);
+/* Releases the batch means (stats_init may follow). */
+void stats_fini(struct stats *s);
 double stats_mean(const struct stats *s);
 /* Half-width of the two-sided confidence interval (level, e.g. 0.99) of the mean from the
  * completed batches; NaN with fewer than 2 batches. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "models/ddl/job.h"
+#include "models/ddl/transfer.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
@@ -30,7 +31,7 @@ static uint64_t npkts(uint64_t bytes)
 static struct scenario *run_collective(int hosts, int gpus, const char *coll, const char *bytes,
                                        const char *extra)
 {
-    char y[2048];
+    char y[4096];
     int len = snprintf(y, sizeof(y),
                        "topology: {kind: star, hosts: %d}\n"
                        "jobs:\n"
@@ -216,6 +217,38 @@ static void test_tree_lazy_connections(void **state)
     scenario_destroy(sc);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A tree of 1,200 GPUs (300 hosts of 4): workers past 1,023 connect to a parent and to
+ * children on other hosts, more than one connection each, which the 10-bit form of a flow's
+ * index cannot number; every connection the run made still has an index of its own (statistics
+ * and RDMA keys tell them apart). */
+static void test_tree_wide_indexes_distinct(void **state)
+{
+    struct scenario *sc = run_collective(300, 4, "tree", "64KB", WHOLE);
+    const struct ddl_job *job = sc->jobs[0];
+    uint32_t n = 0, cap = 4096, multi_wide = 0;
+    uint32_t *idx = xcalloc(cap, sizeof(*idx));
+    for (uint32_t w = 0; w < job->nworkers; w++) {
+        const struct ddl_worker *wk = &job->workers[w];
+        multi_wide += w >= 1024 && wk->npeers >= 2;
+        for (uint32_t i = 0; i < wk->npeers; i++) {
+            assert_true(n < cap);
+            idx[n++] = wk->peers[i].conn[0]->data->index;
+        }
+    }
+    assert_true(multi_wide > 0); /* the case the 10-bit form cannot number occurs */
+    qsort(idx, n, sizeof(*idx), cmp_u32);
+    for (uint32_t i = 1; i < n; i++)
+        assert_true(idx[i] != idx[i - 1]);
+    free(idx);
+    scenario_destroy(sc);
+}
+
 /* With one GPU per host the hierarchical all-reduce is the flat ring: same iteration time to
  * the picosecond, same bytes. With 4 GPUs per host and slices, it still completes with the same
  * network bytes as its ring alone. */
@@ -263,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_tree_two_workers),
         cmocka_unit_test(test_tree_vs_ring_bytes),
         cmocka_unit_test(test_tree_lazy_connections),
+        cmocka_unit_test(test_tree_wide_indexes_distinct),
         cmocka_unit_test(test_hier_one_gpu_is_ring),
         cmocka_unit_test(test_collective_errors),
     };

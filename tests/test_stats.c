@@ -12,7 +12,10 @@ static void test_stats_basic(void **state)
 {
     struct stats s;
     stats_init(&s, 4);
-    for (int i = 1; i <= 8; i++)
+    for (int i = 1; i <= 3; i++)
+        stats_add(&s, i);
+    assert_null(s.batch_mean); /* no batch complete yet: no batch memory */
+    for (int i = 4; i <= 8; i++)
         stats_add(&s, i);
     assert_true(stats_mean(&s) == 4.5);
     assert_true(s.min == 1 && s.max == 8);
@@ -20,6 +23,8 @@ static void test_stats_basic(void **state)
     assert_true(s.batch_mean[0] == 2.5 && s.batch_mean[1] == 6.5);
     /* t(0.995, 1) = 63.657; sd of {2.5, 6.5} = 2.828; hw = 63.657 * 2.828 / sqrt(2) */
     assert_true(fabs(stats_ci_halfwidth(&s, 0.99) - 127.3138) < 1e-3);
+    stats_fini(&s);
+    assert_null(s.batch_mean);
 }
 
 /* Constant memory: the number of batches stays bounded as samples grow. */
@@ -32,6 +37,7 @@ static void test_stats_bounded(void **state)
     assert_true(s.nbatches <= STATS_MAX_BATCHES);
     assert_true(s.nbatches >= STATS_MAX_BATCHES / 2);
     assert_true(fabs(stats_mean(&s) - 3.0) < 1e-3);
+    stats_fini(&s);
 }
 
 /* Coverage: for iid normal samples the 99% interval holds the true mean in about 99% of
@@ -49,6 +55,7 @@ static void test_stats_coverage(void **state)
         double hw = stats_ci_halfwidth(&s, 0.99);
         if (fabs(stats_mean(&s) - 10.0) <= hw)
             covered++;
+        stats_fini(&s);
     }
     assert_true(covered >= 96);
     sim_destroy(sim);

@@ -129,22 +129,23 @@ int ddl_coll_check_workers(const struct ddl_job *job, struct diag *d)
 
 struct ddl_coll *ddl_coll_create(struct ddl_job *job, ddl_coll_start_fn *start)
 {
-    struct ddl_coll *c = xcalloc(1, sizeof(*c));
+    struct ddl_coll *c = arena_calloc(&job->arena, 1, sizeof(*c));
     const struct ddl_job_cfg *cfg = &job->cfg;
     c->job = job;
     c->start = start;
     c->ideal = cfg->cycle_ps == 0 && cfg->fusion_bytes == 0 && cfg->launch_ps == 0;
-    c->nready = xcalloc(job->L, sizeof(*c->nready));
-    c->ready_iter = xcalloc((size_t)job->nworkers * job->L, sizeof(*c->ready_iter));
-    c->scratch = xcalloc(job->L, sizeof(*c->scratch));
-    c->pending = xcalloc(job->L, sizeof(*c->pending));
-    c->group_of = xcalloc(job->L, sizeof(*c->group_of));
-    c->groups = xcalloc(job->L, sizeof(*c->groups));
+    c->nready = arena_calloc(&job->arena, job->L, sizeof(*c->nready));
+    c->ready_iter =
+        arena_calloc(&job->arena, (size_t)job->nworkers * job->L, sizeof(*c->ready_iter));
+    c->scratch = arena_calloc(&job->arena, job->L, sizeof(*c->scratch));
+    c->pending = arena_calloc(&job->arena, job->L, sizeof(*c->pending));
+    c->group_of = arena_calloc(&job->arena, job->L, sizeof(*c->group_of));
+    c->groups = arena_calloc(&job->arena, job->L, sizeof(*c->groups));
     for (uint32_t i = 0; i < job->L; i++) {
         struct coll_group *g = &c->groups[i];
         g->c = c;
-        g->layers = xcalloc(job->L, sizeof(*g->layers));
-        g->left = xcalloc(job->nworkers, sizeof(*g->left));
+        g->layers = arena_calloc(&job->arena, job->L, sizeof(*g->layers));
+        g->left = arena_calloc(&job->arena, job->nworkers, sizeof(*g->left));
         evq_timer_init(&g->timer, group_fire, EVQ_PHASE_DEFAULT);
         g->next_free = c->free;
         c->free = g;
@@ -159,18 +160,9 @@ void ddl_coll_destroy(struct ddl_coll *c)
         return;
     struct evq *q = &c->job->sim->evq;
     evq_cancel(q, &c->tick);
-    for (uint32_t i = 0; i < c->job->L; i++) {
+    for (uint32_t i = 0; i < c->job->L; i++)
         evq_cancel(q, &c->groups[i].timer);
-        free(c->groups[i].layers);
-        free(c->groups[i].left);
-    }
-    free(c->groups);
-    free(c->group_of);
-    free(c->pending);
-    free(c->nready);
-    free(c->ready_iter);
-    free(c->scratch);
-    free(c);
+    /* its tables go with the job's arena */
 }
 
 void ddl_coll_ready(struct ddl_coll *c, struct ddl_worker *w, uint32_t layer)

@@ -182,10 +182,10 @@ static int expand_gpus(struct ddl_job *job, struct host ***wh, struct diag *d)
 
 static void layout(struct ddl_job *job)
 {
-    job->nchunks = xcalloc(job->L, sizeof(*job->nchunks));
-    job->chunk_base = xcalloc(job->L, sizeof(*job->chunk_base));
-    job->server_of = xcalloc(job->L, sizeof(*job->server_of));
-    job->prio_of = xcalloc(job->L, sizeof(*job->prio_of));
+    job->nchunks = arena_calloc(&job->arena, job->L, sizeof(*job->nchunks));
+    job->chunk_base = arena_calloc(&job->arena, job->L, sizeof(*job->chunk_base));
+    job->server_of = arena_calloc(&job->arena, job->L, sizeof(*job->server_of));
+    job->prio_of = arena_calloc(&job->arena, job->L, sizeof(*job->prio_of));
     for (uint32_t l = 0; l < job->L; l++) {
         uint64_t b = job->model->layers[l].bytes;
         uint64_t c = job->cfg.chunk_bytes;
@@ -304,8 +304,8 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
         free(sh);
         goto out_fail;
     }
-    job->workers = xcalloc(job->nworkers, sizeof(*job->workers));
-    job->worker_bytes = xcalloc(job->nworkers, sizeof(*job->worker_bytes));
+    job->workers = arena_calloc(&job->arena, job->nworkers, sizeof(*job->workers));
+    job->worker_bytes = arena_calloc(&job->arena, job->nworkers, sizeof(*job->worker_bytes));
     for (uint32_t i = 0; i < job->nworkers; i++)
         ddl_worker_init(job, &job->workers[i], i, wh[i]);
     ddl_intra_init(job);
@@ -334,17 +334,12 @@ void ddl_job_destroy(struct ddl_job *job)
     ddl_intra_fini(job);
     for (uint32_t i = 0; job->workers && i < job->nworkers; i++)
         ddl_worker_fini(job, &job->workers[i]);
-    free(job->workers);
-    free(job->worker_bytes);
-    free(job->nchunks);
-    free(job->chunk_base);
-    free(job->server_of);
-    free(job->prio_of);
     ddl_metrics_fini(job);
     free(job->tp_cfg);
     dnn_free(job->model);
     pool_fini(&job->items);
     pool_fini(&job->aggs);
     free(job->name);
+    arena_free(&job->arena);
     free(job);
 }

@@ -39,6 +39,7 @@
 #include "models/ddl/pcn_signal.h"
 #include "models/net/host.h"
 #include "models/transport/msg.h"
+#include "sim/arena.h"
 #include "sim/param.h"
 #include "sim/pool.h"
 #include "sim/stats.h"
@@ -258,6 +259,7 @@ struct ddl_out {
 
 struct ddl_job {
     struct sim *sim;
+    struct arena arena; /* tables sized at set-up (workers, layers, collectives), freed at the end */
     struct ddl_job_cfg cfg;
     char *name;
     struct dnn_model *model;
@@ -271,6 +273,7 @@ struct ddl_job {
     uint8_t class_of[8];  /* connection group -> traffic class (NIC queue, PFC class) */
     struct ddl_worker *workers;
     uint32_t nworkers;    /* GPUs: hosts listed x gpus, worker w on host w / gpus */
+    uint32_t wide_conns;  /* connections made with an end past worker 1,023 (their index) */
     uint32_t gpus;        /* per host */
     struct ddl_server *servers;
     uint32_t nservers;

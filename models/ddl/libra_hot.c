@@ -114,6 +114,7 @@ void libra_teardown(struct ddl_job *job, struct libra *lb)
     else
         free(lb->inc.idx_of);
     sparse_fini(&lb->sp);
+    stats_fini(&lb->agg_time);
     free(lb->rng);
     free(lb->cold_bytes);
     free(lb->emb_left);

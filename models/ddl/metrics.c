@@ -62,36 +62,41 @@ void ddl_record_burst(struct ddl_worker *w)
 }
 
 
+/* The job's per-layer statistics: six arrays of L, from the job's arena. */
+static struct stats **per_layer(struct ddl_job *job, int k)
+{
+    struct stats **v[] = {&job->push_lat, &job->pull_lat,     &job->push_blk,
+                          &job->pull_blk, &job->push_blk_sum, &job->pull_blk_sum};
+    return v[k];
+}
+
+/* Calls fn on every statistic of the job. */
+static void each_stats(struct ddl_job *job, void (*fn)(struct stats *s))
+{
+    struct stats *whole[] = {&job->iter_time, &job->bct, &job->burst_tput, &job->start_queue};
+    for (size_t i = 0; i < ARRAY_LEN(whole); i++)
+        fn(whole[i]);
+    for (int k = 0; k < 6; k++) {
+        for (uint32_t l = 0; *per_layer(job, k) && l < job->L; l++)
+            fn(&(*per_layer(job, k))[l]);
+    }
+}
+
+static void init4(struct stats *s)
+{
+    stats_init(s, 4);
+}
+
 void ddl_metrics_init(struct ddl_job *job)
 {
-    stats_init(&job->iter_time, 4);
-    stats_init(&job->bct, 4);
-    stats_init(&job->burst_tput, 4);
-    stats_init(&job->start_queue, 4);
-    job->push_lat = xcalloc(job->L, sizeof(struct stats));
-    job->pull_lat = xcalloc(job->L, sizeof(struct stats));
-    job->push_blk = xcalloc(job->L, sizeof(struct stats));
-    job->pull_blk = xcalloc(job->L, sizeof(struct stats));
-    job->push_blk_sum = xcalloc(job->L, sizeof(struct stats));
-    job->pull_blk_sum = xcalloc(job->L, sizeof(struct stats));
-    for (uint32_t l = 0; l < job->L; l++) {
-        stats_init(&job->push_lat[l], 4);
-        stats_init(&job->pull_lat[l], 4);
-        stats_init(&job->push_blk[l], 4);
-        stats_init(&job->pull_blk[l], 4);
-        stats_init(&job->push_blk_sum[l], 4);
-        stats_init(&job->pull_blk_sum[l], 4);
-    }
+    for (int k = 0; k < 6; k++)
+        *per_layer(job, k) = arena_calloc(&job->arena, job->L, sizeof(struct stats));
+    each_stats(job, init4);
 }
 
 void ddl_metrics_fini(struct ddl_job *job)
 {
-    free(job->push_lat);
-    free(job->pull_lat);
-    free(job->push_blk);
-    free(job->pull_blk);
-    free(job->push_blk_sum);
-    free(job->pull_blk_sum);
+    each_stats(job, stats_fini);
 }
 
 /* --- results --- */

@@ -82,15 +82,15 @@ static uint64_t slice_bytes(const struct ddl_job *job, uint64_t seg, uint32_t j)
 
 void ddl_ring_create(struct ddl_job *job, uint32_t n, uint32_t stride, ddl_ring_done_fn *done)
 {
-    struct ddl_ring *r = xcalloc(1, sizeof(*r));
+    struct ddl_ring *r = arena_calloc(&job->arena, 1, sizeof(*r));
     uint32_t L = job->L;
     r->n = n;
     r->stride = stride;
     r->done = done;
     job->ring = r;
-    r->npieces = xcalloc(L, sizeof(*r->npieces));
-    r->nslices = xcalloc(L, sizeof(*r->nslices));
-    r->base = xcalloc(L, sizeof(*r->base));
+    r->npieces = arena_calloc(&job->arena, L, sizeof(*r->npieces));
+    r->nslices = arena_calloc(&job->arena, L, sizeof(*r->nslices));
+    r->base = arena_calloc(&job->arena, L, sizeof(*r->base));
     for (uint32_t l = 0; l < L; l++) {
         uint64_t b = job->model->layers[l].bytes;
         uint64_t span = job->cfg.chunk_bytes ? job->cfg.chunk_bytes * n : b;
@@ -101,19 +101,19 @@ void ddl_ring_create(struct ddl_job *job, uint32_t n, uint32_t stride, ddl_ring_
         r->base[l] = r->total;
         r->total += r->npieces[l] * r->nslices[l];
     }
-    r->layer_of = xcalloc(r->total, sizeof(*r->layer_of));
+    r->layer_of = arena_calloc(&job->arena, r->total, sizeof(*r->layer_of));
     for (uint32_t l = 0; l < L; l++) {
         for (uint32_t u = 0; u < r->npieces[l] * r->nslices[l]; u++)
             r->layer_of[r->base[l] + u] = l;
     }
-    r->w = xcalloc(n, sizeof(*r->w));
+    r->w = arena_calloc(&job->arena, n, sizeof(*r->w));
     for (uint32_t i = 0; i < n; i++) {
         struct ddl_ring_worker *rw = &r->w[i];
-        rw->recv = xcalloc(r->total, sizeof(*rw->recv));
-        rw->sent = xcalloc(r->total, sizeof(*rw->sent));
-        rw->own = xcalloc(r->total, sizeof(*rw->own));
-        rw->iter = xcalloc(r->total, sizeof(*rw->iter));
-        rw->left = xcalloc(L, sizeof(*rw->left));
+        rw->recv = arena_calloc(&job->arena, r->total, sizeof(*rw->recv));
+        rw->sent = arena_calloc(&job->arena, r->total, sizeof(*rw->sent));
+        rw->own = arena_calloc(&job->arena, r->total, sizeof(*rw->own));
+        rw->iter = arena_calloc(&job->arena, r->total, sizeof(*rw->iter));
+        rw->left = arena_calloc(&job->arena, L, sizeof(*rw->left));
         for (uint32_t l = 0; l < L; l++)
             rw->left[l] = r->npieces[l] * r->nslices[l];
     }
@@ -135,20 +135,7 @@ void ddl_ring_fini(struct ddl_job *job)
         evq_cancel(&job->sim->evq, &h->timer);
     pool_fini(&r->hops);
     ddl_coll_destroy(r->coll);
-    for (uint32_t i = 0; r->w && i < r->n; i++) {
-        free(r->w[i].recv);
-        free(r->w[i].sent);
-        free(r->w[i].own);
-        free(r->w[i].iter);
-        free(r->w[i].left);
-    }
-    free(r->w);
-    free(r->layer_of);
-    free(r->npieces);
-    free(r->nslices);
-    free(r->base);
-    free(r);
-    job->ring = NULL;
+    job->ring = NULL; /* its tables go with the job's arena */
 }
 
 /* Sends every step of unit u (a slice of a piece) that member w may send now. */

@@ -96,10 +96,13 @@ struct msg_conn *ddl_connect(struct ddl_job *job, const char *what, uint32_t a, 
         .ud = job,
     };
     /* the flows' index (statistics, RDMA keys): job and both ends in 10 bits each while they
-     * fit; a larger job (a ring: one connection from each worker a) keeps a's 16 bits */
-    uint32_t index = a < 1024 && b < 1024
-                         ? (uint32_t)(0x80000000u | ((uint32_t)job->cfg.id << 20) | (a << 10) | b)
-                         : (uint32_t)(0xC0000000u | (((uint32_t)job->cfg.id & 0x3fffu) << 16) | a);
+     * fit; past that, the job's 6 low bits and its connections numbered in the order they are
+     * made (24 bits), so a tree's or a hierarchy's several connections of one worker differ */
+    uint32_t index =
+        a < 1024 && b < 1024
+            ? (uint32_t)(0x80000000u | ((uint32_t)job->cfg.id << 20) | (a << 10) | b)
+            : (uint32_t)(0xC0000000u | (((uint32_t)job->cfg.id & 0x3fu) << 24) |
+                         (job->wide_conns++ & 0xffffffu));
     struct msg_conn *c =
         msg_conn_create(job->sim, name, index, src, dst, job->tp, cfg, &job->cfg.cost, &hooks);
     free(cfg);

@@ -26,6 +26,8 @@ void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, 
 void flow_free(struct sim *sim, struct flow *f)
 {
     flow_cancel_timers(f, sim);
+    stats_fini(&f->st.delay);
+    stats_fini(&f->st.qdelay);
     free(f->dependents);
     spool_stream_fini(&f->samples);
     free(f->name);

@@ -356,6 +356,7 @@ void msg_conn_destroy(struct msg_conn *c)
         c->ctrl_rep->ops->destroy(c->sim, c->ctrl_rep);
     }
     pool_fini(&c->msgs);
+    stats_fini(&c->latency);
     free(c);
 }
 
