@@ -236,6 +236,17 @@ static struct p4ast *for_statement(struct p4parse *p)
     return s;
 }
 
+/* keyword '(' expr ')': a node of kind k at loc with a = the expression */
+static struct p4ast *keyword_paren(struct p4parse *p, enum p4ast_kind k, struct p4_loc loc)
+{
+    p4parse_advance(p);
+    struct p4ast *s = p4parse_node(p, k, loc);
+    struct p4_loc open = p4parse_check(p, P4TOK_LPAREN);
+    s->a = p4parse_expr(p);
+    p4parse_match(p, P4TOK_RPAREN, P4TOK_LPAREN, open);
+    return s;
+}
+
 static struct p4ast *statement_inner(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
@@ -249,23 +260,15 @@ static struct p4ast *statement_inner(struct p4parse *p)
         p4parse_advance(p);
         return p4parse_node(p, P4AST_S_EMPTY, loc);
     case P4TOK_KW_IF: {
-        p4parse_advance(p);
-        s = p4parse_node(p, P4AST_S_IF, loc);
-        struct p4_loc open = p4parse_check(p, P4TOK_LPAREN);
-        s->a = p4parse_expr(p);
-        p4parse_match(p, P4TOK_RPAREN, P4TOK_LPAREN, open);
+        s = keyword_paren(p, P4AST_S_IF, loc);
         s->b = statement(p);
         if (p4parse_test(p, P4TOK_KW_ELSE))
             s->c = statement(p);
         return s;
     }
     case P4TOK_KW_SWITCH: {
-        p4parse_advance(p);
-        s = p4parse_node(p, P4AST_S_SWITCH, loc);
-        struct p4_loc open = p4parse_check(p, P4TOK_LPAREN);
-        s->a = p4parse_expr(p);
-        p4parse_match(p, P4TOK_RPAREN, P4TOK_LPAREN, open);
-        open = p4parse_check(p, P4TOK_LBRACE);
+        s = keyword_paren(p, P4AST_S_SWITCH, loc);
+        struct p4_loc open = p4parse_check(p, P4TOK_LBRACE);
         while (p->tok.kind != P4TOK_RBRACE && p->tok.kind != P4TOK_EOF) {
             struct p4ast *c = p4parse_node(p, P4AST_S_SWCASE, p->tok.loc);
             if (p4parse_test(p, P4TOK_KW_DEFAULT))
@@ -540,6 +543,23 @@ static struct p4ast *parser_or_control(struct p4parse *p, bool is_parser)
     return d;
 }
 
+/* '{' name [ '=' expr ] { ',' name [ '=' expr ] } [ ',' ] '}' (values: the '=' forms too), the
+ * members added to d */
+static void member_list(struct p4parse *p, struct p4ast *d, bool values)
+{
+    struct p4_loc open = p4parse_check(p, P4TOK_LBRACE);
+    do {
+        if (p->tok.kind == P4TOK_RBRACE)
+            break;
+        struct p4ast *m = p4parse_node(p, P4AST_D_ENUM_MEMBER, p->tok.loc);
+        m->name = p4parse_name(p);
+        if (values && p4parse_test(p, P4TOK_ASSIGN))
+            m->a = p4parse_expr(p);
+        p4parse_add(d, m);
+    } while (p4parse_test(p, P4TOK_COMMA));
+    p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, open);
+}
+
 /* enumDecl -> 'enum' [ 'bit' '<' N '>' ] name '{' member [ '=' expr ] { ',' ... } '}' */
 static struct p4ast *enum_decl(struct p4parse *p)
 {
@@ -550,17 +570,7 @@ static struct p4ast *enum_decl(struct p4parse *p)
     d->loc = p->tok.loc;
     d->name = p4parse_name(p);
     p4parse_declare_type(p, d->name);
-    struct p4_loc open = p4parse_check(p, P4TOK_LBRACE);
-    do {
-        if (p->tok.kind == P4TOK_RBRACE)
-            break;
-        struct p4ast *m = p4parse_node(p, P4AST_D_ENUM_MEMBER, p->tok.loc);
-        m->name = p4parse_name(p);
-        if (p4parse_test(p, P4TOK_ASSIGN))
-            m->a = p4parse_expr(p);
-        p4parse_add(d, m);
-    } while (p4parse_test(p, P4TOK_COMMA));
-    p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, open);
+    member_list(p, d, true);
     return d;
 }
 
@@ -680,15 +690,7 @@ struct p4ast *p4pdecl_declaration(struct p4parse *p)
         d = p4parse_node(p, p->tok.kind == P4TOK_KW_ERROR ? P4AST_D_ERROR : P4AST_D_MATCH_KIND,
                          loc);
         p4parse_advance(p);
-        struct p4_loc open = p4parse_check(p, P4TOK_LBRACE);
-        do {
-            if (p->tok.kind == P4TOK_RBRACE)
-                break;
-            struct p4ast *m = p4parse_node(p, P4AST_D_ENUM_MEMBER, p->tok.loc);
-            m->name = p4parse_name(p);
-            p4parse_add(d, m);
-        } while (p4parse_test(p, P4TOK_COMMA));
-        p4parse_match(p, P4TOK_RBRACE, P4TOK_LBRACE, open);
+        member_list(p, d, false);
         break;
     }
     case P4TOK_KW_EXTERN:

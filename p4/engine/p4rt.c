@@ -575,31 +575,41 @@ int p4rt_register_at(const struct p4_pipe *pipe, int i, const char **name, int64
     return -1;
 }
 
-int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
-                       char *err, size_t errlen)
+/* The words of element index of register reg (its IR in *e), NULL (reported) if either is
+ * unknown. */
+static uint64_t *register_cell(struct p4_pipe *pipe, const char *reg, uint64_t index,
+                               const struct p4ir_extern **e, char *err, size_t errlen)
 {
     int x = find_extern(pipe, reg, P4EXT_REGISTER, "register", err, errlen);
     if (x < 0)
+        return NULL;
+    *e = &pipe->prog->externs[x];
+    if (index >= (uint64_t)(*e)->size) {
+        p4util_errbuf(err, errlen, "index %llu out of range for register '%s' (size %d)",
+                      (unsigned long long)index, (*e)->name, (*e)->size);
+        return NULL;
+    }
+    return pipe->ext[x].vals + index * (uint64_t)(*e)->nw;
+}
+
+int p4rt_register_read(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t *value,
+                       char *err, size_t errlen)
+{
+    const struct p4ir_extern *e;
+    uint64_t *w = register_cell(pipe, reg, index, &e, err, errlen);
+    if (!w)
         return -1;
-    const struct p4ir_extern *e = &pipe->prog->externs[x];
-    if (index >= (uint64_t)e->size)
-        return p4util_errbuf(err, errlen, "index %llu out of range for register '%s' (size %d)",
-                    (unsigned long long)index, e->name, e->size);
-    *value = pipe->ext[x].vals[index * (uint64_t)e->nw];
+    *value = w[0];
     return 0;
 }
 
 int p4rt_register_write(struct p4_pipe *pipe, const char *reg, uint64_t index, uint64_t value,
                         char *err, size_t errlen)
 {
-    int x = find_extern(pipe, reg, P4EXT_REGISTER, "register", err, errlen);
-    if (x < 0)
+    const struct p4ir_extern *e;
+    uint64_t *w = register_cell(pipe, reg, index, &e, err, errlen);
+    if (!w)
         return -1;
-    const struct p4ir_extern *e = &pipe->prog->externs[x];
-    if (index >= (uint64_t)e->size)
-        return p4util_errbuf(err, errlen, "index %llu out of range for register '%s' (size %d)",
-                    (unsigned long long)index, e->name, e->size);
-    uint64_t *w = pipe->ext[x].vals + index * (uint64_t)e->nw;
     memset(w, 0, (size_t)e->nw * 8);
     w[0] = value & p4util_mask64(e->width);
     return 0;
