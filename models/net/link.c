@@ -52,8 +52,61 @@ void link_fini(struct sim *sim, struct link *l)
     pkt_fifo_free(sim, &l->on_wire);
 }
 
+bool link_settle(struct sim *sim, struct link *l)
+{
+    if (!l->folded)
+        return true;
+    if (!evq_passed(&sim->evq, l->free_at, EVQ_PHASE_DEPART, l->tx_seq))
+        return false;
+    l->folded = false;
+    l->busy = false;
+    evq_note_folded(&sim->evq);
+    return true;
+}
+
+/* Whether the end of a transmission ending at `end` would do nothing: no control frame and the
+ * node idle (nothing to pull), and the wire's last frame arrives after `end` (at `end` itself
+ * its arrival runs first, and the end would schedule the next arrival). */
+static bool can_fold(const struct link *l, sim_time_t end)
+{
+    const struct node *n = l->port->node;
+    return l->on_wire.tail && l->on_wire.tail->t_enq > end && !l->ctrl.head && n->ops->idle &&
+           n->ops->idle(n, l->port);
+}
+
+static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
+{
+    sim_time_t tx = link_tx_ps(l, p->size_bytes);
+    sim_time_t end = simtime_add(sim->now, tx);
+    l->busy = true;
+    l->busy_ps += tx;
+    l->tx_pkts++;
+    l->tx_bytes += link_dev_bytes(&l->cfg, p->size_bytes);
+    if (l->tap) /* the frame with its Ethernet header, padded on an Ethernet link */
+        pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
+                   l->cfg.framing == LINK_FRAMING_ETHERNET ? link_dev_bytes(&l->cfg, p->size_bytes)
+                                                           : p->size_bytes);
+    uint64_t seq = evq_reserve(&sim->evq);
+    if (can_fold(l, end)) {
+        p->t_enq = end + l->cfg.delay_ps;
+        pkt_fifo_push(&l->on_wire, p);
+        l->folded = true;
+        l->free_at = end;
+        l->tx_seq = seq;
+        return;
+    }
+    l->serializing = p;
+    evq_schedule_reserved(&sim->evq, &l->tx_done, end, seq);
+}
+
 void link_kick(struct sim *sim, struct link *l)
 {
+    if (!link_settle(sim, l)) {
+        /* something to send before the folded end: the end runs in its place and pulls it */
+        l->folded = false;
+        evq_schedule_reserved(&sim->evq, &l->tx_done, l->free_at, l->tx_seq);
+        return;
+    }
     /* a pull may send on this same link (a switch's PFC resume frame): the frame queues and goes
      * after the packet being pulled */
     if (l->busy || l->in_pull)
@@ -70,17 +123,7 @@ void link_kick(struct sim *sim, struct link *l)
         if (!p)
             return;
     }
-    sim_time_t tx = link_tx_ps(l, p->size_bytes);
-    l->busy = true;
-    l->serializing = p;
-    l->busy_ps += tx;
-    l->tx_pkts++;
-    l->tx_bytes += link_dev_bytes(&l->cfg, p->size_bytes);
-    if (l->tap) /* the frame with its Ethernet header, padded on an Ethernet link */
-        pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
-                   l->cfg.framing == LINK_FRAMING_ETHERNET ? link_dev_bytes(&l->cfg, p->size_bytes)
-                                                           : p->size_bytes);
-    evq_schedule(&sim->evq, &l->tx_done, simtime_add(sim->now, tx));
+    start_tx(sim, l, p);
 }
 
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)
@@ -93,12 +136,14 @@ static void link_tx_done(struct sim *sim, struct evq_timer *t)
 {
     struct link *l = container_of(t, struct link, tx_done);
     struct pkt *p = l->serializing;
-    l->serializing = NULL;
     l->busy = false;
-    p->t_enq = sim->now + l->cfg.delay_ps;
-    pkt_fifo_push(&l->on_wire, p);
-    if (!evq_timer_pending(&l->arrive))
-        evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+    if (p) { /* else a folded end called back: its frame is on the wire already */
+        l->serializing = NULL;
+        p->t_enq = sim->now + l->cfg.delay_ps;
+        pkt_fifo_push(&l->on_wire, p);
+        if (!evq_timer_pending(&l->arrive))
+            evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+    }
     link_kick(sim, l);
 }
 

@@ -1,0 +1,177 @@
+/* Links: folded ends of transmission (link.h). A sender node with a FIFO sends frames to a
+ * receiver over one link; the same run is made with the sender telling the link when it is idle
+ * (folds allowed) and without (every end is an event). Expected times and fold counts are derived
+ * here from the frame time and the delay. */
+#include "tests/testutil.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "models/net/link.h"
+#include "models/net/node.h"
+#include "sim/sim.h"
+#include "sim/util.h"
+
+#define RATE_BPS 10000000000ULL /* 10 Gbps */
+#define DELAY_PS SIM_US(10)     /* longer than a frame: the wire holds the previous frame */
+#define FRAME_BYTES 1000u
+#define OVERHEAD 24u /* Ethernet: preamble, IFG, FCS */
+#define NPKTS 6
+/* one frame on the wire: (1000 + 24) x 8 bits at 10 Gbps = 819.2 ns */
+#define FRAME_PS ((sim_time_t)(FRAME_BYTES + OVERHEAD) * 8 * 1000 / 10)
+
+struct end {
+    struct node node;
+    struct pkt_fifo q;
+    sim_time_t rx_at[NPKTS + 1];
+    int nrx;
+};
+
+/* A frame enters the sender's queue at `at` (phase DEFAULT); `late` (if set) is a DEPART-phase
+ * timer the enqueue schedules at `late_at`, after it, to enqueue the next frame. */
+struct send {
+    struct evq_timer t;
+    struct end *from;
+    struct send *late;
+    sim_time_t late_at;
+};
+
+static struct end *end_of(struct node *n)
+{
+    return container_of(n, struct end, node);
+}
+
+static struct pkt *end_pull(struct node *n, struct port *out)
+{
+    (void)out;
+    return pkt_fifo_pop(&end_of(n)->q);
+}
+
+static bool end_idle(const struct node *n, const struct port *out)
+{
+    (void)out;
+    return !container_of(n, struct end, node)->q.head;
+}
+
+static void end_receive(struct node *n, struct port *in, struct pkt *p)
+{
+    (void)in;
+    struct end *e = end_of(n);
+    e->rx_at[e->nrx++] = n->sim->now;
+    pkt_free(n->sim, p);
+}
+
+static void end_destroy(struct node *n)
+{
+    (void)n;
+}
+
+static const struct node_ops folding_ops = {
+    .receive = end_receive, .pull = end_pull, .idle = end_idle, .destroy = end_destroy};
+static const struct node_ops plain_ops = {
+    .receive = end_receive, .pull = end_pull, .destroy = end_destroy};
+
+static void send_fire(struct sim *sim, struct evq_timer *t)
+{
+    struct send *s = container_of(t, struct send, t);
+    struct pkt *p = pkt_alloc(sim);
+    p->size_bytes = FRAME_BYTES;
+    pkt_fifo_push(&s->from->q, p);
+    link_kick(sim, &s->from->node.ports[0]->tx);
+    if (s->late)
+        sim_at(sim, &s->late->t, s->late_at);
+}
+
+struct result {
+    sim_time_t rx_at[NPKTS];
+    int nrx;
+    uint64_t fired, folded, counter;
+    sim_time_t busy_ps;
+};
+
+/* Frames enter at 0, 2, 4, 6, 8 us; the sixth at the end of the fifth's transmission, in phase
+ * DEFAULT (before the end's place) or, when `late`, in phase DEPART scheduled after the end's
+ * place was reserved (after it). */
+static struct result run(bool folding, bool late)
+{
+    struct sim *sim = sim_create(1, NULL);
+    struct end a = {0}, b = {0};
+    node_init(&a.node, sim, folding ? &folding_ops : &plain_ops, "a", 0);
+    node_init(&b.node, sim, &plain_ops, "b", 1);
+    struct link_cfg cfg = {
+        .rate_bps = RATE_BPS, .delay_ps = DELAY_PS, .framing = LINK_FRAMING_ETHERNET};
+    link_cfg_finish(&cfg, false);
+    node_connect(&a.node, &b.node, &cfg);
+    struct send s[NPKTS];
+    for (int i = 0; i < NPKTS; i++) {
+        s[i] = (struct send){.from = &a};
+        evq_timer_init(&s[i].t, send_fire,
+                       late && i == NPKTS - 1 ? EVQ_PHASE_DEPART : EVQ_PHASE_DEFAULT);
+    }
+    for (int i = 0; i < NPKTS - 1; i++)
+        sim_at(sim, &s[i].t, SIM_US(2) * i);
+    sim_time_t end4 = SIM_US(8) + FRAME_PS;
+    if (late) {
+        s[NPKTS - 2].late = &s[NPKTS - 1];
+        s[NPKTS - 2].late_at = end4;
+    } else {
+        sim_at(sim, &s[NPKTS - 1].t, end4);
+    }
+    uint64_t n = sim_run(sim, SIM_TIME_NEVER);
+    link_settle(sim, &a.node.ports[0]->tx); /* the last end is folded: counted once passed */
+    struct result r = {.nrx = b.nrx,
+                       .fired = n,
+                       .folded = sim->evq.folded,
+                       .counter = sim->evq.counter,
+                       .busy_ps = a.node.ports[0]->tx.busy_ps};
+    for (int i = 0; i < b.nrx && i < NPKTS; i++)
+        r.rx_at[i] = b.rx_at[i];
+    node_fini(&a.node);
+    node_fini(&b.node);
+    sim_destroy(sim);
+    return r;
+}
+
+static void check_times(const struct result *r)
+{
+    assert_int_equal(r->nrx, NPKTS);
+    for (int i = 0; i < NPKTS - 1; i++) /* each starts at once: the wire is idle by then */
+        assert_int_equal(r->rx_at[i], SIM_US(2) * i + FRAME_PS + DELAY_PS);
+    /* the sixth starts when the fifth ends */
+    assert_int_equal(r->rx_at[NPKTS - 1], SIM_US(8) + 2 * FRAME_PS + DELAY_PS);
+    assert_int_equal(r->busy_ps, NPKTS * FRAME_PS);
+}
+
+/* Runs the scenario without and with folds: both have the expected times, the plain run has
+ * every end as an event (6 sends + 6 ends + 6 arrivals), the folding one `folds` folded ends
+ * and is the same run: as many events counted, the same insertion numbers used. */
+static void check_same_run(bool late, uint64_t folds)
+{
+    struct result plain = run(false, late), fold = run(true, late);
+    check_times(&plain);
+    check_times(&fold);
+    assert_int_equal(plain.fired, 3 * NPKTS);
+    assert_int_equal(plain.folded, 0);
+    assert_int_equal(fold.folded, folds);
+    assert_int_equal(fold.fired + fold.folded, plain.fired);
+    assert_int_equal(fold.counter, plain.counter);
+}
+
+/* The second to fourth frames end while the wire still holds the previous frame (10 us > 2 us
+ * gaps) and nothing waits, and so does the sixth; the first finds the wire empty (its end
+ * schedules the arrival) and the fifth's end is called back by the sixth frame, which comes in
+ * phase DEFAULT before it: 4 folds. */
+static void test_link_fold_called_back(void **state)
+{
+    check_same_run(false, 4);
+}
+
+/* The sixth frame comes at the fifth's end in phase DEPART but after the end's place: the end
+ * has passed (it would have found nothing), so the kick counts it folded and starts the frame at
+ * once: 5 folds. */
+static void test_link_fold_passed(void **state)
+{
+    check_same_run(true, 5);
+}
+
+TEST_MAIN(cmocka_unit_test(test_link_fold_called_back), cmocka_unit_test(test_link_fold_passed))
