@@ -174,4 +174,26 @@ static void test_link_fold_passed(void **state)
     check_same_run(true, 5);
 }
 
-TEST_MAIN(cmocka_unit_test(test_link_fold_called_back), cmocka_unit_test(test_link_fold_passed))
+/* Frame times: a multiplication when the rate divides 8e12 bits-ps, the same as the division.
+ * 1514 B + 24 B overhead = 1538 B: at 25 Gbps 320 ps a byte -> 492,160 ps; at 10 Gbps 800 ps ->
+ * 1,230,400 ps; at 3 Gbps (8e12 / 3e9 is not whole) ceil(1538 x 8000 / 3) = 4,101,334 ps; at
+ * 1 Kbps (8e9 ps a byte, past the fast path's bound) 12,304,000,000,000 ps. */
+static void test_link_frame_time(void **state)
+{
+    const uint64_t rates[] = {25000000000ULL, 10000000000ULL, 3000000000ULL, 1000ULL};
+    const sim_time_t want[] = {492160, 1230400, 4101334, 12304000000000LL};
+    for (size_t i = 0; i < ARRAY_LEN(rates); i++) {
+        struct link_cfg cfg = {.rate_bps = rates[i], .framing = LINK_FRAMING_ETHERNET};
+        link_cfg_finish(&cfg, false);
+        struct link l;
+        link_init(&l, NULL, &cfg);
+        assert_int_equal(link_tx_ps(&l, 1514), want[i]);
+        assert_int_equal(l.byte_ps != 0, i < 2);
+        for (uint32_t size = 1; size < 70000; size += 997) /* any size: as the division */
+            assert_int_equal(link_tx_ps(&l, size),
+                             simtime_tx_ps(link_wire_bytes(&cfg, size), rates[i]));
+    }
+}
+
+TEST_MAIN(cmocka_unit_test(test_link_fold_called_back), cmocka_unit_test(test_link_fold_passed),
+          cmocka_unit_test(test_link_frame_time))

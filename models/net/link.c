@@ -37,6 +37,11 @@ static void link_arrive(struct sim *sim, struct evq_timer *t);
 void link_init(struct link *l, struct port *port, const struct link_cfg *cfg)
 {
     *l = (struct link){.cfg = *cfg, .port = port};
+    /* the product stays below 2^63: wire bytes < 2^33 (a 32-bit size + overhead <= 1 KB) */
+    const uint64_t ps_per_bit = 1000000000000u;
+    if (cfg->rate_bps && 8 * ps_per_bit % cfg->rate_bps == 0 &&
+        8 * ps_per_bit / cfg->rate_bps < (1u << 30))
+        l->byte_ps = (sim_time_t)(8 * ps_per_bit / cfg->rate_bps);
     evq_timer_init(&l->tx_done, link_tx_done, EVQ_PHASE_DEPART);
     evq_timer_init(&l->arrive, link_arrive, EVQ_PHASE_ARRIVAL);
 }
