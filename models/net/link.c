@@ -106,15 +106,19 @@ static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
 
 void link_kick(struct sim *sim, struct link *l)
 {
-    if (!link_settle(sim, l)) {
-        /* something to send before the folded end: the end runs in its place and pulls it */
-        l->folded = false;
-        evq_schedule_reserved(&sim->evq, &l->tx_done, l->free_at, l->tx_seq);
-        return;
+    if (l->busy) {
+        if (!l->folded)
+            return;
+        if (!link_settle(sim, l)) {
+            /* something to send before the folded end: the end runs in its place and pulls it */
+            l->folded = false;
+            evq_schedule_reserved(&sim->evq, &l->tx_done, l->free_at, l->tx_seq);
+            return;
+        }
     }
     /* a pull may send on this same link (a switch's PFC resume frame): the frame queues and goes
      * after the packet being pulled */
-    if (l->busy || l->in_pull)
+    if (l->in_pull)
         return;
     struct pkt *p = NULL;
     if (!l->ctrl.head) {
