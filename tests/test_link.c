@@ -1,7 +1,7 @@
-/* Links: folded ends of transmission (link.h). A sender node with a FIFO sends frames to a
- * receiver over one link; the same run is made with the sender telling the link when it is idle
- * (folds allowed) and without (every end is an event). Expected times and fold counts are derived
- * here from the frame time and the delay. */
+/* Links: folded ends of transmission and keyed arrivals (link.h). A sender node with a FIFO
+ * sends frames to a receiver over one link; the same run is made with the sender telling the
+ * link when it is idle (folds allowed) and without (every end is an event). Expected times and
+ * fold counts are derived here from the frame time, the gaps and the delay. */
 #include "tests/testutil.h"
 
 #include <stdbool.h>
@@ -13,7 +13,6 @@
 #include "sim/util.h"
 
 #define RATE_BPS 10000000000ULL /* 10 Gbps */
-#define DELAY_PS SIM_US(10)     /* longer than a frame: the wire holds the previous frame */
 #define FRAME_BYTES 1000u
 #define OVERHEAD 24u /* Ethernet: preamble, IFG, FCS */
 #define NPKTS 6
@@ -89,29 +88,38 @@ struct result {
     sim_time_t busy_ps;
 };
 
-/* Frames enter at 0, 2, 4, 6, 8 us; the sixth at the end of the fifth's transmission, in phase
- * DEFAULT (before the end's place) or, when `late`, in phase DEPART scheduled after the end's
- * place was reserved (after it). */
-static struct result run(bool folding, bool late)
+/* How a run is made: the link's delay, the gap between the first five frames, keyed arrivals
+ * (link.h), and whether the sixth frame comes late (below). */
+struct mode {
+    sim_time_t delay, gap;
+    bool keyed, late;
+};
+
+/* Frames enter at 0, gap, 2 gap, 3 gap, 4 gap; the sixth at the end of the fifth's
+ * transmission, in phase DEFAULT (before the end's place) or, when `late`, in phase DEPART
+ * scheduled after the end's place was reserved (after it). */
+static struct result run(bool folding, struct mode m)
 {
     struct sim *sim = sim_create(1, NULL);
     struct end a = {0}, b = {0};
     node_init(&a.node, sim, folding ? &folding_ops : &plain_ops, "a", 0);
     node_init(&b.node, sim, &plain_ops, "b", 1);
     struct link_cfg cfg = {
-        .rate_bps = RATE_BPS, .delay_ps = DELAY_PS, .framing = LINK_FRAMING_ETHERNET};
+        .rate_bps = RATE_BPS, .delay_ps = m.delay, .framing = LINK_FRAMING_ETHERNET};
     link_cfg_finish(&cfg, false);
     node_connect(&a.node, &b.node, &cfg);
+    if (m.keyed)
+        link_key_arrivals(&a.node.ports[0]->tx);
     struct send s[NPKTS];
     for (int i = 0; i < NPKTS; i++) {
         s[i] = (struct send){.from = &a};
         evq_timer_init(&s[i].t, send_fire,
-                       late && i == NPKTS - 1 ? EVQ_PHASE_DEPART : EVQ_PHASE_DEFAULT);
+                       m.late && i == NPKTS - 1 ? EVQ_PHASE_DEPART : EVQ_PHASE_DEFAULT);
     }
     for (int i = 0; i < NPKTS - 1; i++)
-        sim_at(sim, &s[i].t, SIM_US(2) * i);
-    sim_time_t end4 = SIM_US(8) + FRAME_PS;
-    if (late) {
+        sim_at(sim, &s[i].t, m.gap * i);
+    sim_time_t end4 = 4 * m.gap + FRAME_PS;
+    if (m.late) {
         s[NPKTS - 2].late = &s[NPKTS - 1];
         s[NPKTS - 2].late_at = end4;
     } else {
@@ -132,24 +140,24 @@ static struct result run(bool folding, bool late)
     return r;
 }
 
-static void check_times(const struct result *r)
+static void check_times(const struct result *r, struct mode m)
 {
     assert_int_equal(r->nrx, NPKTS);
-    for (int i = 0; i < NPKTS - 1; i++) /* each starts at once: the wire is idle by then */
-        assert_int_equal(r->rx_at[i], SIM_US(2) * i + FRAME_PS + DELAY_PS);
+    for (int i = 0; i < NPKTS - 1; i++) /* each starts at once: gap > frame time */
+        assert_int_equal(r->rx_at[i], m.gap * i + FRAME_PS + m.delay);
     /* the sixth starts when the fifth ends */
-    assert_int_equal(r->rx_at[NPKTS - 1], SIM_US(8) + 2 * FRAME_PS + DELAY_PS);
+    assert_int_equal(r->rx_at[NPKTS - 1], 4 * m.gap + 2 * FRAME_PS + m.delay);
     assert_int_equal(r->busy_ps, NPKTS * FRAME_PS);
 }
 
 /* Runs the scenario without and with folds: both have the expected times, the plain run has
  * every end as an event (6 sends + 6 ends + 6 arrivals), the folding one `folds` folded ends
  * and is the same run: as many events counted, the same insertion numbers used. */
-static void check_same_run(bool late, uint64_t folds)
+static void check_same_run(struct mode m, uint64_t folds)
 {
-    struct result plain = run(false, late), fold = run(true, late);
-    check_times(&plain);
-    check_times(&fold);
+    struct result plain = run(false, m), fold = run(true, m);
+    check_times(&plain, m);
+    check_times(&fold, m);
     assert_int_equal(plain.fired, 3 * NPKTS);
     assert_int_equal(plain.folded, 0);
     assert_int_equal(fold.folded, folds);
@@ -157,21 +165,39 @@ static void check_same_run(bool late, uint64_t folds)
     assert_int_equal(fold.counter, plain.counter);
 }
 
-/* The second to fourth frames end while the wire still holds the previous frame (10 us > 2 us
- * gaps) and nothing waits, and so does the sixth; the first finds the wire empty (its end
- * schedules the arrival) and the fifth's end is called back by the sixth frame, which comes in
- * phase DEFAULT before it: 4 folds. */
+/* Delay 10 us, gaps 2 us. The second to fourth frames end while the wire still holds the
+ * previous frame and nothing waits, and so does the sixth; the first finds the wire empty (its
+ * end schedules the arrival) and the fifth's end is called back by the sixth frame, which comes
+ * in phase DEFAULT before it: 4 folds. Keyed, the first's end schedules the arrival into its own
+ * place, which can be done at its start: 5 folds. */
 static void test_link_fold_called_back(void **state)
 {
-    check_same_run(false, 4);
+    check_same_run((struct mode){SIM_US(10), SIM_US(2), false, false}, 4);
+    check_same_run((struct mode){SIM_US(10), SIM_US(2), true, false}, 5);
 }
 
 /* The sixth frame comes at the fifth's end in phase DEPART but after the end's place: the end
  * has passed (it would have found nothing), so the kick counts it folded and starts the frame at
- * once: 5 folds. */
+ * once: 5 folds, 6 keyed. */
 static void test_link_fold_passed(void **state)
 {
-    check_same_run(true, 5);
+    check_same_run((struct mode){SIM_US(10), SIM_US(2), false, true}, 5);
+    check_same_run((struct mode){SIM_US(10), SIM_US(2), true, true}, 6);
+}
+
+/* Delay 1 us. With gaps of 2 us each frame finds the wire empty (the previous one arrived
+ * 0.18 us before); with gaps of 1.5 us the previous one arrives 0.32 us into its transmission
+ * (before its end, so its end would schedule its arrival: keyed, the previous arrival does). Not
+ * keyed, only the sixth folds (the fifth is on the wire until after its end); keyed, every end
+ * but the fifth's (called back) or every end (late). */
+static void test_link_fold_keyed(void **state)
+{
+    for (sim_time_t gap = SIM_NS(1500); gap <= SIM_US(2); gap += SIM_NS(500)) {
+        check_same_run((struct mode){SIM_US(1), gap, false, false}, 1);
+        check_same_run((struct mode){SIM_US(1), gap, false, true}, 1);
+        check_same_run((struct mode){SIM_US(1), gap, true, false}, 5);
+        check_same_run((struct mode){SIM_US(1), gap, true, true}, 6);
+    }
 }
 
 /* Frame times: a multiplication when the rate divides 8e12 bits-ps, the same as the division.
@@ -196,4 +222,4 @@ static void test_link_frame_time(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_link_fold_called_back), cmocka_unit_test(test_link_fold_passed),
-          cmocka_unit_test(test_link_frame_time))
+          cmocka_unit_test(test_link_fold_keyed), cmocka_unit_test(test_link_frame_time))

@@ -69,14 +69,43 @@ bool link_settle(struct sim *sim, struct link *l)
     return true;
 }
 
-/* Whether the end of a transmission ending at `end` would do nothing: no control frame and the
- * node idle (nothing to pull), and the wire's last frame arrives after `end` (at `end` itself
- * its arrival runs first, and the end would schedule the next arrival). */
+/* Whether the end of a transmission ending at `end` can be folded: no control frame and the node
+ * idle (nothing to pull), and either the wire's last frame arrives after `end` (the end would do
+ * nothing; at `end` itself that arrival runs first), or arrivals are keyed (the end would
+ * schedule this frame's arrival, into the end's own place: that can be done now). */
 static bool can_fold(const struct link *l, sim_time_t end)
 {
     const struct node *n = l->port->node;
-    return l->on_wire.tail && l->on_wire.tail->t_enq > end && !l->ctrl.head && n->ops->idle &&
-           n->ops->idle(n, l->port);
+    if (l->ctrl.head || !n->ops->idle)
+        return false;
+    bool behind = l->on_wire.tail && l->on_wire.tail->t_enq > end;
+    return (behind || l->keyed) && n->ops->idle(n, l->port);
+}
+
+/* Schedules the arrival of the wire's head, which the end of transmission `seq` put there: into
+ * that end's place when arrivals are keyed. */
+static void schedule_arrival(struct sim *sim, struct link *l, uint64_t seq)
+{
+    if (l->keyed)
+        evq_schedule_reserved(&sim->evq, &l->arrive, l->on_wire.head->t_enq, seq);
+    else
+        evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+}
+
+/* A folded frame goes onto the wire at its start; with keyed arrivals, its arrival is scheduled
+ * as its end would have: now if the wire is empty, else when the frame ahead of it arrives. */
+static void fold(struct sim *sim, struct link *l, struct pkt *p)
+{
+    p->t_enq = l->free_at + l->cfg.delay_ps;
+    bool ahead = l->on_wire.tail && l->on_wire.tail->t_enq > l->free_at;
+    pkt_fifo_push(&l->on_wire, p);
+    l->folded = true;
+    if (ahead)
+        return; /* the arrival ahead schedules p's arrival, as it would have */
+    if (!evq_timer_pending(&l->arrive))
+        schedule_arrival(sim, l, l->tx_seq);
+    else
+        l->keyed_pkt = p;
 }
 
 static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
@@ -91,17 +120,14 @@ static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
         pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
                    l->cfg.framing == LINK_FRAMING_ETHERNET ? link_dev_bytes(&l->cfg, p->size_bytes)
                                                            : p->size_bytes);
-    uint64_t seq = evq_reserve(&sim->evq);
+    l->tx_seq = evq_reserve(&sim->evq);
+    l->free_at = end;
     if (can_fold(l, end)) {
-        p->t_enq = end + l->cfg.delay_ps;
-        pkt_fifo_push(&l->on_wire, p);
-        l->folded = true;
-        l->free_at = end;
-        l->tx_seq = seq;
+        fold(sim, l, p);
         return;
     }
     l->serializing = p;
-    evq_schedule_reserved(&sim->evq, &l->tx_done, end, seq);
+    evq_schedule_reserved(&sim->evq, &l->tx_done, end, l->tx_seq);
 }
 
 void link_kick(struct sim *sim, struct link *l)
@@ -151,7 +177,7 @@ static void link_tx_done(struct sim *sim, struct evq_timer *t)
         p->t_enq = sim->now + l->cfg.delay_ps;
         pkt_fifo_push(&l->on_wire, p);
         if (!evq_timer_pending(&l->arrive))
-            evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+            schedule_arrival(sim, l, l->tx_seq);
     }
     link_kick(sim, l);
 }
@@ -160,8 +186,13 @@ static void link_arrive(struct sim *sim, struct evq_timer *t)
 {
     struct link *l = container_of(t, struct link, arrive);
     struct pkt *p = pkt_fifo_pop(&l->on_wire);
-    if (l->on_wire.head)
+    if (l->on_wire.head && l->on_wire.head == l->keyed_pkt) {
+        /* a folded frame the wire was not to hold yet: its end would schedule this */
+        l->keyed_pkt = NULL;
+        schedule_arrival(sim, l, l->tx_seq);
+    } else if (l->on_wire.head) {
         evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+    }
     struct port *peer = l->port->peer;
     peer->node->ops->receive(peer->node, peer, p);
 }

@@ -96,6 +96,8 @@ struct link {
     bool folded;             /* the current transmission's end is folded (not in the queue) */
     sim_time_t free_at;      /* the end of the current transmission */
     uint64_t tx_seq;         /* the end's reserved place in the event order */
+    bool keyed;              /* arrivals keyed by their end's place (link_key_arrivals) */
+    struct pkt *keyed_pkt;   /* a folded frame whose arrival the frame ahead schedules */
     struct pkt_fifo ctrl;    /* MAC control frames (PFC): sent before anything queued */
     sim_time_t busy_ps;      /* total serialization time */
     uint64_t tx_pkts;
@@ -111,6 +113,18 @@ void link_kick(struct sim *sim, struct link *l);
 /* Counts a folded end of transmission that has passed (the link is then idle). Returns false
  * while the link's folded end is still ahead; true otherwise. Call at the end of a run. */
 bool link_settle(struct sim *sim, struct link *l);
+/* Keyed arrivals. The arrival a transmission's end schedules normally takes its place in the
+ * order when the end runs; keyed, it takes the end's own reserved place. Among arrivals at one
+ * instant that is the same order when every link has the same delay d > 0 and nothing else
+ * schedules arrivals between a transmission's start and its end for the instant its frame
+ * arrives (a switch pipeline latency shorter than d keeps to that): the ends at t - d run in the
+ * order of their places, and an arrival a previous arrival schedules is scheduled after t - d.
+ * Keyed, an end that only schedules its frame's arrival can be folded too. The builder keys
+ * every link's arrivals when those conditions hold. */
+static inline void link_key_arrivals(struct link *l)
+{
+    l->keyed = true;
+}
 /* Sends a MAC control frame ahead of every queue (after the frame on the wire). */
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p);
 
