@@ -57,6 +57,7 @@ uint64_t sim_run(struct sim *sim, sim_time_t until)
     sim->stopping = false;
     while (!sim->stopping && !sim->evq.past_horizon) {
         if (evq_next_time(&sim->evq) > until) {
+            evq_mark_until(&sim->evq, until);
             if (until != SIM_TIME_NEVER && evq_len(&sim->evq) > 0)
                 sim->now = until;
             break;
