@@ -259,7 +259,7 @@ struct ddl_out {
 
 struct ddl_job {
     struct sim *sim;
-    struct arena arena; /* tables sized at set-up (workers, layers, collectives), freed at the end */
+    struct arena arena; /* the job itself and the tables of its set-up, freed at the end */
     struct ddl_job_cfg cfg;
     char *name;
     struct dnn_model *model;
