@@ -108,6 +108,11 @@ const struct param_def ddl_job_params[] = {
 };
 const size_t ddl_job_nparams = ARRAY_LEN(ddl_job_params);
 
+const char *ddl_arch_name(const struct ddl_job *job)
+{
+    return arch_names[job->cfg.arch];
+}
+
 /* by enum ddl_arch */
 static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring, &ddl_arch_inc,
                                                    &ddl_arch_libra};
@@ -238,12 +243,12 @@ static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag 
         return 1;
     }
     if (job->arch->servers == DDL_SERVERS_REQUIRED && !c->servers) {
-        diag_error(d, m->loc, "job '%s': arch %s needs 'servers'", job->name, job->arch->name);
+        diag_error(d, m->loc, "job '%s': arch %s needs 'servers'", job->name, ddl_arch_name(job));
         return 1;
     }
     if (job->arch->servers == DDL_SERVERS_NONE && c->servers) {
         diag_error(d, cfg_key_loc(m, "servers"), "job '%s': arch %s has no servers", job->name,
-                   job->arch->name);
+                   ddl_arch_name(job));
         return 1;
     }
     return 0;

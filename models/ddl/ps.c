@@ -202,7 +202,6 @@ void ddl_ps_fini(struct ddl_job *job)
 }
 
 const struct ddl_arch_ops ddl_arch_ps = {
-    .name = "ps",
     .bursts = true,
     .servers = DDL_SERVERS_REQUIRED,
     .init = ps_init,
