@@ -127,14 +127,14 @@ static double run_agg(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
 {
     enum { LEN = 14 + 20 + 8 + 16 + 256 };
     uint8_t pkt[LEN] = {0};
-    static const uint8_t head[] = {0x02, 0, 0, 0, 0, 0x09, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
-                                   0x45, 0x02, 0x01, 0x2c, 0, 0, 0, 0, 0x40, 0x11, 0, 0,
-                                   0x0a, 0, 0, 0x01, 0x0a, 0, 0, 0x09,
-                                   0xa6, 0x01, 0xa6, 0x6a, 0x01, 0x18, 0, 0};
+    static const uint8_t head[] = {0x02, 0,    0,    0,    0,    0x09, 0x02, 0,    0,    0, 0,
+                                   0x01, 0x08, 0x00, 0x45, 0x02, 0x01, 0x2c, 0,    0,    0, 0,
+                                   0x40, 0x11, 0,    0,    0x0a, 0,    0,    0x01, 0x0a, 0, 0,
+                                   0x09, 0xa6, 0x01, 0xa6, 0x6a, 0x01, 0x18, 0,    0};
     memcpy(pkt, head, sizeof(head));
     uint8_t *agg = pkt + sizeof(head);
-    agg[1] = 5;   /* job */
-    agg[9] = 32;  /* fan-in */
+    agg[1] = 5;  /* job */
+    agg[9] = 32; /* fan-in */
     for (int i = 0; i < 256; i++)
         agg[16 + i] = (uint8_t)(i * 7);
     return passes(pipe, prog, pkt, LEN, 1, n, agg_vary, agg);
@@ -197,6 +197,16 @@ static double best(struct p4_pipe *pipe, const struct p4_prog *prog, long n)
     return b;
 }
 
+static void destroy_all(struct pipes *c, struct pipes *i, struct p4_prog *basic,
+                        struct p4_prog *three)
+{
+    struct p4_pipe *all[4] = {c->basic, c->three, i->basic, i->three};
+    for (int k = 0; k < 4; k++)
+        p4_pipe_destroy(all[k]);
+    p4_prog_free(basic);
+    p4_prog_free(three);
+}
+
 int main(void)
 {
     const char *inc = getenv("DDLSIM_P4_INCLUDE") ? getenv("DDLSIM_P4_INCLUDE") : "p4/include";
@@ -215,15 +225,24 @@ int main(void)
     struct pipes i;
     setup(&c, basic, three, P4_EXEC_COMPILED);
     setup(&i, basic, three, P4_EXEC_INTERP);
-    /* BENCH_P4_ENGINE=compiled or interp runs only that engine (for profilers) */
+    /* BENCH_P4_ENGINE=compiled or interp runs only that engine, BENCH_P4_PROGRAM=basic or
+     * three only that program and no aggregation.p4 (for profilers and instruction counts:
+     * one engine and one program make 5.1 N passes) */
     const char *only = getenv("BENCH_P4_ENGINE") ? getenv("BENCH_P4_ENGINE") : "";
+    const char *prog = getenv("BENCH_P4_PROGRAM") ? getenv("BENCH_P4_PROGRAM") : "";
     bool rc = strcmp(only, "interp") != 0;
     bool ri = strcmp(only, "compiled") != 0;
-    run(c.basic, basic, n / 10); /* warm up */
-    double cb = rc ? best(c.basic, basic, n) : 0;
-    double ct = rc ? best(c.three, three, n) : 0;
-    double ib = ri ? best(i.basic, basic, n) : 0;
-    double it = ri ? best(i.three, three, n) : 0;
+    bool rb = strcmp(prog, "three") != 0;
+    bool rt = strcmp(prog, "basic") != 0;
+    struct pipes *w = rc ? &c : &i;
+    if (rb) /* warm up */
+        run(w->basic, basic, n / 10);
+    else
+        run(w->three, three, n / 10);
+    double cb = rc && rb ? best(c.basic, basic, n) : 0;
+    double ct = rc && rt ? best(c.three, three, n) : 0;
+    double ib = ri && rb ? best(i.basic, basic, n) : 0;
+    double it = ri && rt ? best(i.three, three, n) : 0;
     printf("bench_p4: basic.p4 (parse Eth/IPv4, lpm over 65 routes, checksum, deparse): "
            "%.1f ns/pass compiled, %.1f ns/pass interpreted\n",
            cb, ib);
@@ -232,6 +251,10 @@ int main(void)
            ct, it);
     printf("bench_p4: targets (compiled) basic.p4 <= 80 ns: %s, three tables <= 120 ns: %s\n",
            cb <= 80 ? "met" : "MISSED", ct <= 120 ? "met" : "MISSED");
+    if (*prog) {
+        destroy_all(&c, &i, basic, three);
+        return 0;
+    }
     struct p4_prog *agg = p4_prog_load("p4/programs/aggregation.p4", inc, stderr, &nerr);
     if (!agg) {
         fprintf(stderr, "bench_p4: cannot load p4/programs/aggregation.p4\n");
@@ -247,10 +270,6 @@ int main(void)
            g);
     p4_pipe_destroy(pa);
     p4_prog_free(agg);
-    struct p4_pipe *all[4] = {c.basic, c.three, i.basic, i.three};
-    for (int k = 0; k < 4; k++)
-        p4_pipe_destroy(all[k]);
-    p4_prog_free(basic);
-    p4_prog_free(three);
+    destroy_all(&c, &i, basic, three);
     return 0;
 }

@@ -465,31 +465,6 @@ void cs_extract(struct p4vm *vm, const struct cs *s)
     vm->in_bitpos += total;
 }
 
-/* n (at most CFIELDS_MAX_WORDS) 64-bit words from p to d, unrolled */
-static inline void copy_words(uint64_t *d, const uint8_t *p, int n)
-{
-    switch (n) {
-    case 8:
-        memcpy(d + 7, p + 56, 8); /* fall through */
-    case 7:
-        memcpy(d + 6, p + 48, 8); /* fall through */
-    case 6:
-        memcpy(d + 5, p + 40, 8); /* fall through */
-    case 5:
-        memcpy(d + 4, p + 32, 8); /* fall through */
-    case 4:
-        memcpy(d + 3, p + 24, 8); /* fall through */
-    case 3:
-        memcpy(d + 2, p + 16, 8); /* fall through */
-    case 2:
-        memcpy(d + 1, p + 8, 8); /* fall through */
-    case 1:
-        memcpy(d, p, 8); /* fall through */
-    default:
-        break;
-    }
-}
-
 /* A shadowed header at a byte position with all its words in the packet: its bytes copied
  * word by word into the shadow, the fields compiled nodes read decoded (else cs_extract). */
 void cs_extract_shadow(struct p4vm *vm, const struct cs *s)
@@ -501,7 +476,10 @@ void cs_extract_shadow(struct p4vm *vm, const struct cs *s)
         cs_extract(vm, s);
         return;
     }
-    copy_words(vm->slots + s->slot2 + 1, vm->in + from, nwords);
+    uint64_t *d = vm->slots + s->slot2 + 1;
+    const uint8_t *p = vm->in + from;
+    for (int i = 0; i < nwords; i++)
+        memcpy(d + i, p + 8 * i, 8);
     vm->slots[s->slot2] = 1;
     shadow_decode(vm, s->sh, &s->sh->dec);
     vm->slots[s->slot] = 1;
