@@ -20,9 +20,15 @@
 #define PARENT(i) (((i)-1) / ARITY)
 #define HEAP_PAD 3
 
+/* An entry's place in the order, (time, key) as one number (times are never negative). */
+static inline unsigned __int128 rank(const struct evq_entry *e)
+{
+    return (unsigned __int128)(uint64_t)e->at << 64 | e->key;
+}
+
 static inline bool entry_less(const struct evq_entry *a, const struct evq_entry *b)
 {
-    return a->at < b->at || (a->at == b->at && a->key < b->key);
+    return rank(a) < rank(b);
 }
 
 static inline void place(struct evq *q, uint32_t i, struct evq_entry e)
@@ -89,12 +95,17 @@ static void sift_down(struct evq *q, uint32_t i, struct evq_entry e)
         if (first >= n)
             break;
         uint32_t end = first + ARITY < n ? first + ARITY : n;
+        /* the least child, chosen without branches (which one it is, the predictor guesses
+         * wrong about half the time) */
         uint32_t c = first;
+        unsigned __int128 least = rank(&q->heap[first]);
         for (uint32_t k = first + 1; k < end; k++) {
-            if (entry_less(&q->heap[k], &q->heap[c]))
-                c = k;
+            unsigned __int128 r = rank(&q->heap[k]);
+            bool lt = r < least;
+            c = lt ? k : c;
+            least = lt ? r : least;
         }
-        if (!entry_less(&q->heap[c], &e))
+        if (least >= rank(&e))
             break;
         place(q, i, q->heap[c]);
         i = c;
