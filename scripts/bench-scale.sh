@@ -140,6 +140,19 @@ d1_misses_per_event,ll_misses_per_event" >"$OUT/bench-scale-cache.csv"
     done
 fi
 
+# the target of the scale work: ns per event of the largest fat tree against the smallest, wall
+# (the simulation phase) and CPU (the whole process, less disturbed by other load)
+awk -F, -v stop="$STOP" '$1 ~ "^fat_tree_k[0-9]+_" stop "$" && $4 == "ok" && $9 != "" {
+        k = substr($1, 11) + 0
+        if (lo == "" || k < lo) { lo = k; lw = $9; lc = $11 }
+        if (hi == "" || k > hi) { hi = k; hw = $9; hc = $11 }
+    }
+    END {
+        if (hi > lo)
+            printf "bench-scale: ns per event k=%d / k=%d: %.2fx wall, %.2fx CPU\n", hi, lo,
+                hw / lw, hc / lc
+    }' "$OUT/bench-scale.csv"
+
 # ns per event and peak RSS against hosts, for the fat-tree runs of $STOP (not k = 64: 100us)
 grep "^fat_tree_k[0-9]*_${STOP},[0-9]*,run,ok," "$OUT/bench-scale.csv" |
     awk -F, '{print $2, $9, $11, $12}' >"$tmp/plot.dat" || true

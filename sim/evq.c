@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/hugepage.h"
 #include "sim/util.h"
 
 #define KEY_PHASE_SHIFT 62
@@ -19,9 +20,15 @@
 #define PARENT(i) (((i)-1) / ARITY)
 #define HEAP_PAD 3
 
+/* An entry's place in the order, (time, key) as one number (times are never negative). */
+static inline unsigned __int128 rank(const struct evq_entry *e)
+{
+    return (unsigned __int128)(uint64_t)e->at << 64 | e->key;
+}
+
 static inline bool entry_less(const struct evq_entry *a, const struct evq_entry *b)
 {
-    return a->at < b->at || (a->at == b->at && a->key < b->key);
+    return rank(a) < rank(b);
 }
 
 static inline void place(struct evq *q, uint32_t i, struct evq_entry e)
@@ -38,21 +45,30 @@ static _Noreturn void too_many(const char *what, unsigned long long limit)
     exit(1);
 }
 
+/* `bytes` of memory that start with the first `keep` bytes of `old` (freed), 64-byte aligned;
+ * on huge pages once it spans one: at scale the heap's lower levels and the slot arrays are
+ * read at random, an event's worth of TLB misses on 4 KiB pages. */
+static void *regrow(void *old, size_t keep, size_t bytes)
+{
+    void *p = bytes >= HUGEPAGE_BYTES ? hugepage_alloc(bytes) : xaligned(64, bytes);
+    if (keep)
+        memcpy(p, old, keep);
+    free(old);
+    return p;
+}
+
 /* Grows the heap and the slot arrays to `cap` entries (the new slots are free). */
 static void grow(struct evq *q, uint32_t cap)
 {
     if (cap > SLOTS_MAX)
         too_many("pending events", SLOTS_MAX);
-    void *mem = xaligned(64, (cap + HEAP_PAD) * sizeof(struct evq_entry));
-    struct evq_entry *heap = (struct evq_entry *)mem + HEAP_PAD;
-    if (q->len)
-        memcpy(heap, q->heap, q->len * sizeof(*heap));
-    free(q->heap_mem);
-    q->heap_mem = mem;
-    q->heap = heap;
-    q->pos = xrealloc(q->pos, cap * sizeof(*q->pos));
-    q->timers = xrealloc(q->timers, cap * sizeof(*q->timers));
-    q->free = xrealloc(q->free, cap * sizeof(*q->free));
+    size_t entry = sizeof(struct evq_entry);
+    q->heap_mem = regrow(q->heap_mem, q->len ? (HEAP_PAD + q->len) * entry : 0,
+                         (HEAP_PAD + cap) * entry);
+    q->heap = (struct evq_entry *)q->heap_mem + HEAP_PAD;
+    q->pos = regrow(q->pos, q->cap * sizeof(*q->pos), cap * sizeof(*q->pos));
+    q->timers = regrow(q->timers, q->cap * sizeof(*q->timers), cap * sizeof(*q->timers));
+    q->free = regrow(q->free, q->cap * sizeof(*q->free), cap * sizeof(*q->free));
     uint32_t nfree = q->cap - q->len;
     for (uint32_t s = cap; s-- > q->cap;)
         q->free[nfree++] = s;
@@ -79,12 +95,17 @@ static void sift_down(struct evq *q, uint32_t i, struct evq_entry e)
         if (first >= n)
             break;
         uint32_t end = first + ARITY < n ? first + ARITY : n;
+        /* the least child, chosen without branches (which one it is, the predictor guesses
+         * wrong about half the time) */
         uint32_t c = first;
+        unsigned __int128 least = rank(&q->heap[first]);
         for (uint32_t k = first + 1; k < end; k++) {
-            if (entry_less(&q->heap[k], &q->heap[c]))
-                c = k;
+            unsigned __int128 r = rank(&q->heap[k]);
+            bool lt = r < least;
+            c = lt ? k : c;
+            least = lt ? r : least;
         }
-        if (!entry_less(&q->heap[c], &e))
+        if (least >= rank(&e))
             break;
         place(q, i, q->heap[c]);
         i = c;

@@ -9,7 +9,7 @@
  * pending timer holds a slot; the queue keeps each slot's heap index in a compact array, so
  * cancel and reschedule are O(log n) and a sift writes that array, not the timers (owners spread
  * over memory: a cache miss per moved entry). Scheduling never allocates (the arrays grow
- * geometrically and never shrink). */
+ * geometrically and never shrink; an array of 2 MiB or more is on huge pages, hugepage.h). */
 #ifndef SIM_SIM_EVQ_H
 #define SIM_SIM_EVQ_H
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "sim/evq.h"
+#include "sim/hugepage.h"
 #include "sim/sim.h"
 #include "sim/util.h"
 
@@ -120,9 +121,10 @@ static void fz_fire(struct sim *sim, struct evq_timer *t)
     container_of(t, struct fz, t)->fired++;
 }
 
-static void test_evq_random_heap(void **state)
+/* n timers at random times in [0, 1000) (many ties), then n / 3 random cancels and reschedules:
+ * pops come in (time, scheduling order) order, each live timer exactly once. */
+static void random_heap(int N)
 {
-    enum { N = 5000 };
     struct evq q;
     evq_init(&q);
     struct fz *v = calloc(N, sizeof(*v));
@@ -169,6 +171,19 @@ static void test_evq_random_heap(void **state)
     assert_true(live >= N - N / 3 && live < N);
     evq_fini(&q);
     free(v);
+}
+
+static void test_evq_random_heap(void **state)
+{
+    random_heap(5000);
+}
+
+/* Large enough that the heap (16 B an entry) and the slot arrays move onto huge pages as they
+ * grow (evq.c regrow): the order and the slots survive the copies. */
+static void test_evq_random_heap_huge(void **state)
+{
+    random_heap(300000);
+    assert_true(300000 * sizeof(struct evq_entry) > 2 * HUGEPAGE_BYTES);
 }
 
 /* Layout and slots: an entry is 16 bytes and the children of node i (4i+1..4i+4) fill one
@@ -251,4 +266,5 @@ static void test_evq_reserved_place(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_reserved_place), cmocka_unit_test(test_evq_phases),
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
-          cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_layout_and_slots))
+          cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_random_heap_huge),
+          cmocka_unit_test(test_evq_layout_and_slots))
