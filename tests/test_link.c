@@ -2,7 +2,7 @@
  * sends frames to a receiver over one link; the same run is made with the sender telling the
  * link when it is idle (folds allowed) and without (every end is an event). Expected times and
  * fold counts are derived here from the frame time, the gaps and the delay. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -221,5 +221,35 @@ static void test_link_frame_time(void **state)
     }
 }
 
-TEST_MAIN(cmocka_unit_test(test_link_fold_called_back), cmocka_unit_test(test_link_fold_passed),
-          cmocka_unit_test(test_link_fold_keyed), cmocka_unit_test(test_link_frame_time))
+/* The builder keys arrivals only when every link has one delay d > 0 and every switch pipeline
+ * is shorter than d (link.h): the default star (1 us links, no pipeline), a pipeline of 999 ns
+ * yes; a pipeline of 1 us, zero delays, or two delays no. Every port of every node agrees. */
+static void test_link_keyed_when(void **state)
+{
+    static const struct {
+        const char *yaml;
+        bool keyed;
+    } cases[] = {
+        {"topology: {kind: star, hosts: 2}\n", true},
+        {"topology: {kind: star, hosts: 2, switch: {latency: 999ns}}\n", true},
+        {"topology: {kind: star, hosts: 2, switch: {latency: 1us}}\n", false},
+        {"topology: {kind: star, hosts: 2, link: {delay: 0s}}\n", false},
+        {"switches: [{name: s0}]\nhosts: [{name: a}, {name: b}]\n"
+         "links: [{a: a, b: s0, delay: 1us}, {a: b, b: s0, delay: 2us}]\n",
+         false},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        struct scenario *sc = load(cases[i].yaml);
+        uint32_t ports = 0;
+        for (uint32_t n = 0; n < sc->nnodes; n++) {
+            for (uint32_t k = 0; k < sc->nodes[n]->nports; k++, ports++)
+                assert_int_equal(sc->nodes[n]->ports[k]->tx.keyed, cases[i].keyed);
+        }
+        assert_int_equal(ports, 4);
+        scenario_destroy(sc);
+    }
+}
+
+TEST_MAIN(cmocka_unit_test(test_link_keyed_when), cmocka_unit_test(test_link_fold_called_back),
+          cmocka_unit_test(test_link_fold_passed), cmocka_unit_test(test_link_fold_keyed),
+          cmocka_unit_test(test_link_frame_time))
