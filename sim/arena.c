@@ -1,8 +1,10 @@
 /* Set-up memory of one lifetime (arena.h): a list of zeroed blocks freed together. */
 #include "sim/arena.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/util.h"
 
@@ -22,6 +24,18 @@ void *arena_calloc(struct arena *a, size_t count, size_t n)
     b->next = a->blocks;
     a->blocks = b;
     return b->data;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *tmp = xvasprintf(fmt, ap);
+    va_end(ap);
+    size_t n = strlen(tmp) + 1;
+    char *s = memcpy(arena_calloc(a, n, 1), tmp, n);
+    free(tmp);
+    return s;
 }
 
 void arena_free(struct arena *a)

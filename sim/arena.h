@@ -16,6 +16,8 @@ struct arena {
 /* count zeroed elements of n bytes, aligned for any type; out of memory ends the run like
  * xcalloc. The block lives until arena_free. */
 void *arena_calloc(struct arena *a, size_t count, size_t n);
+/* A copy of the formatted text, in the arena. */
+char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Releases every block of the arena; it can be used again. The arena itself may sit inside
  * one of its own blocks. */

@@ -36,17 +36,9 @@ struct loader {
 
 const char *cfg_kind_name(enum cfg_kind k)
 {
-    switch (k) {
-    case CFG_NULL:
-        return "null";
-    case CFG_SCALAR:
-        return "scalar";
-    case CFG_MAP:
-        return "map";
-    case CFG_SEQ:
-        return "list";
-    }
-    return "?";
+    static const char *const names[] = {
+        [CFG_NULL] = "null", [CFG_SCALAR] = "scalar", [CFG_MAP] = "map", [CFG_SEQ] = "list"};
+    return (size_t)k < ARRAY_LEN(names) ? names[k] : "?";
 }
 
 static char *doc_keep(struct cfg_doc *doc, char *s)
@@ -161,65 +153,59 @@ static bool expanded_ok(struct loader *L, struct cfg_node *n)
 
 static struct cfg_node *load_node(struct loader *L, yaml_event_t *ev, int depth);
 
-static struct cfg_node *load_map(struct loader *L, yaml_event_t *start, int depth)
+/* One entry of `map` from its key event: the key, then its value. False when loading stops. */
+static bool load_entry(struct loader *L, struct cfg_node *map, yaml_event_t *ev, int depth)
 {
-    struct cfg_node *map = cfg_new(L->doc, CFG_MAP, mark_loc(L, start->start_mark));
-    add_anchor(L, start->data.mapping_start.anchor, map);
-    for (;;) {
-        yaml_event_t ev;
-        if (next_event(L, &ev) < 0)
-            return NULL;
-        if (ev.type == YAML_MAPPING_END_EVENT) {
-            yaml_event_delete(&ev);
-            return expanded_ok(L, map) ? map : NULL;
-        }
-        struct src_loc kloc = mark_loc(L, ev.start_mark);
-        if (ev.type != YAML_SCALAR_EVENT) {
-            diag_error(L->d, kloc, "map keys must be plain strings");
-            yaml_event_delete(&ev);
-            L->failed = 1;
-            return NULL;
-        }
-        char *key = xstrdup((const char *)ev.data.scalar.value);
-        yaml_event_delete(&ev);
-        yaml_event_t vev;
-        if (next_event(L, &vev) < 0) {
-            free(key);
-            return NULL;
-        }
-        struct cfg_node *v = load_node(L, &vev, depth + 1);
-        yaml_event_delete(&vev);
-        if (!v) {
-            free(key);
-            return NULL;
-        }
-        if (cfg_get(map, key)) {
-            struct src_loc prev = cfg_key_loc(map, key);
-            diag_error(L->d, kloc, "duplicate key '%s' (first given at line %d)", key, prev.line);
-        } else {
-            cfg_map_put(L->doc, map, key, v, kloc);
-        }
-        free(key);
+    struct src_loc kloc = mark_loc(L, ev->start_mark);
+    if (ev->type != YAML_SCALAR_EVENT) {
+        diag_error(L->d, kloc, "map keys must be plain strings");
+        L->failed = 1;
+        return false;
     }
+    char *key = xstrdup((const char *)ev->data.scalar.value);
+    yaml_event_t vev;
+    struct cfg_node *v = NULL;
+    if (next_event(L, &vev) == 0) {
+        v = load_node(L, &vev, depth + 1);
+        yaml_event_delete(&vev);
+    }
+    if (v && cfg_get(map, key)) {
+        struct src_loc prev = cfg_key_loc(map, key);
+        diag_error(L->d, kloc, "duplicate key '%s' (first given at line %d)", key, prev.line);
+    } else if (v) {
+        cfg_map_put(L->doc, map, key, v, kloc);
+    }
+    free(key);
+    return v != NULL;
 }
 
-static struct cfg_node *load_seq(struct loader *L, yaml_event_t *start, int depth)
+/* A map or a list (kind) from its start event up to its end event. */
+static struct cfg_node *load_collection(struct loader *L, yaml_event_t *start, int depth,
+                                        enum cfg_kind kind)
 {
-    struct cfg_node *seq = cfg_new(L->doc, CFG_SEQ, mark_loc(L, start->start_mark));
-    add_anchor(L, start->data.sequence_start.anchor, seq);
+    bool map = kind == CFG_MAP;
+    struct cfg_node *c = cfg_new(L->doc, kind, mark_loc(L, start->start_mark));
+    add_anchor(L, map ? start->data.mapping_start.anchor : start->data.sequence_start.anchor, c);
     for (;;) {
         yaml_event_t ev;
         if (next_event(L, &ev) < 0)
             return NULL;
-        if (ev.type == YAML_SEQUENCE_END_EVENT) {
+        if (ev.type == (map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT)) {
             yaml_event_delete(&ev);
-            return expanded_ok(L, seq) ? seq : NULL;
+            return expanded_ok(L, c) ? c : NULL;
         }
-        struct cfg_node *v = load_node(L, &ev, depth + 1);
+        bool ok;
+        if (map) {
+            ok = load_entry(L, c, &ev, depth);
+        } else {
+            struct cfg_node *v = load_node(L, &ev, depth + 1);
+            ok = v != NULL;
+            if (ok)
+                cfg_seq_push(L->doc, c, v);
+        }
         yaml_event_delete(&ev);
-        if (!v)
+        if (!ok)
             return NULL;
-        cfg_seq_push(L->doc, seq, v);
     }
 }
 
@@ -248,9 +234,9 @@ static struct cfg_node *load_node(struct loader *L, yaml_event_t *ev, int depth)
         return n;
     }
     case YAML_MAPPING_START_EVENT:
-        return load_map(L, ev, depth);
+        return load_collection(L, ev, depth, CFG_MAP);
     case YAML_SEQUENCE_START_EVENT:
-        return load_seq(L, ev, depth);
+        return load_collection(L, ev, depth, CFG_SEQ);
     case YAML_ALIAS_EVENT: {
         const char *name = (const char *)ev->data.alias.anchor;
         for (size_t i = L->nanchors; i-- > 0;) {

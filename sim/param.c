@@ -11,33 +11,14 @@
 
 const char *param_type_name(enum param_type t)
 {
-    switch (t) {
-    case PARAM_TIME:
-        return "time";
-    case PARAM_RATE:
-        return "rate";
-    case PARAM_SIZE:
-        return "size";
-    case PARAM_INT:
-        return "integer";
-    case PARAM_DOUBLE:
-        return "number";
-    case PARAM_BOOL:
-        return "bool";
-    case PARAM_ENUM:
-        return "choice";
-    case PARAM_STRING:
-        return "string";
-    case PARAM_NODE:
-        return "section";
-    case PARAM_LIST:
-        return "list";
-    case PARAM_TABLE:
-        return "entries";
-    case PARAM_MAP:
-        return "map";
-    }
-    return "?";
+    static const char *const names[] = {
+        [PARAM_TIME] = "time",   [PARAM_RATE] = "rate",     [PARAM_SIZE] = "size",
+        [PARAM_INT] = "integer", [PARAM_DOUBLE] = "number", [PARAM_BOOL] = "bool",
+        [PARAM_ENUM] = "choice", [PARAM_STRING] = "string", [PARAM_NODE] = "section",
+        [PARAM_LIST] = "list",   [PARAM_TABLE] = "entries", [PARAM_MAP] = "map",
+    };
+    _Static_assert(ARRAY_LEN(names) == PARAM_MAP + 1, "a name for every param_type");
+    return (size_t)t < ARRAY_LEN(names) && names[t] ? names[t] : "?";
 }
 
 static size_t edit_distance(const char *a, const char *b)

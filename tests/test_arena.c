@@ -50,4 +50,21 @@ static void test_arena_self_owned(void **state)
     assert_null(a.blocks);
 }
 
-TEST_MAIN(cmocka_unit_test(test_arena_zeroed_aligned), cmocka_unit_test(test_arena_self_owned))
+/* arena_printf: the whole formatted text, terminated, in a block of the arena (longer than any
+ * fixed buffer, so a truncating implementation would fail; ASan sees the block's bound). */
+static void test_arena_printf(void **state)
+{
+    struct arena a = {0};
+    char big[3000];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    char *s = arena_printf(&a, "%s/%d", big, 42);
+    assert_int_equal(strlen(s), sizeof(big) - 1 + 3);
+    assert_string_equal(s + sizeof(big) - 1, "/42");
+    assert_memory_equal(s, big, sizeof(big) - 1);
+    assert_non_null(a.blocks);
+    arena_free(&a);
+}
+
+TEST_MAIN(cmocka_unit_test(test_arena_zeroed_aligned), cmocka_unit_test(test_arena_self_owned),
+          cmocka_unit_test(test_arena_printf))

@@ -36,16 +36,30 @@ static json_t *rec_json(const void *r, unsigned col)
     }
 }
 
+/* Every test gets *state = a new spool (in memory until its first full block), finished after
+ * the test. */
+static int spool_setup(void **state)
+{
+    *state = xcalloc(1, sizeof(struct spool));
+    spool_init(*state);
+    return 0;
+}
+
+static int spool_teardown(void **state)
+{
+    spool_fini(*state);
+    free(*state);
+    return 0;
+}
+
 /* A million records through one stream: the heap in use grows by less than two blocks (the
  * stream's block and the reader's), the file holds every full block, and the records come back
  * in order and intact. */
 static void test_spool_bounded(void **state)
 {
-    (void)state;
-    struct spool sp;
-    spool_init(&sp);
+    struct spool *sp = *state;
     struct spool_stream s;
-    spool_stream_init(&s, &sp, sizeof(struct rec), rec_json);
+    spool_stream_init(&s, sp, sizeof(struct rec), rec_json);
     const uint64_t n = 1000000;
     struct rec r = rec_of(0);
     spool_append(&s, &r); /* the stream's block is allocated at its first record */
@@ -55,12 +69,12 @@ static void test_spool_bounded(void **state)
         spool_append(&s, &r);
     }
     size_t heap1 = mallinfo2().uordblks;
-    assert_int_equal(sp.err, 0);
+    assert_int_equal(sp->err, 0);
     assert_true(heap1 < heap0 + SPOOL_BLOCK); /* 24 MB of records: nothing kept */
     uint64_t per = (SPOOL_BLOCK - 16) / sizeof(struct rec);
     assert_int_equal(s.count, n);
     assert_int_equal(s.nbuf, n % per);
-    assert_int_equal(sp.end, (n / per) * (16 + per * sizeof(r))); /* full blocks only */
+    assert_int_equal(sp->end, (n / per) * (16 + per * sizeof(r))); /* full blocks only */
     struct spool_reader rd;
     spool_reader_init(&rd, &s);
     const struct rec *got;
@@ -71,21 +85,18 @@ static void test_spool_bounded(void **state)
     }
     spool_reader_fini(&rd);
     assert_int_equal(i, n);
-    assert_int_equal(sp.err, 0);
+    assert_int_equal(sp->err, 0);
     spool_stream_fini(&s);
-    spool_fini(&sp);
 }
 
 /* Streams of different record sizes interleaved on one file each read back their own. */
 static void test_spool_interleaved(void **state)
 {
-    (void)state;
-    struct spool sp;
-    spool_init(&sp);
+    struct spool *sp = *state;
     struct spool_stream s[3];
     const uint32_t size[3] = {8, 24, 1000};
     for (int k = 0; k < 3; k++)
-        spool_stream_init(&s[k], &sp, size[k], NULL);
+        spool_stream_init(&s[k], sp, size[k], NULL);
     unsigned char buf[1000];
     for (uint32_t i = 0; i < 5000; i++) {
         int k = (int)(i * 7 % 3);
@@ -109,7 +120,6 @@ static void test_spool_interleaved(void **state)
         free(all);
         spool_stream_fini(&s[k]);
     }
-    spool_fini(&sp);
 }
 
 /* A tree with spooled arrays (none, one and many records; scalars and nested rows) prints
@@ -117,9 +127,7 @@ static void test_spool_interleaved(void **state)
  * like a placeholder is only a string. */
 static void test_spool_json_identical(void **state)
 {
-    (void)state;
-    struct spool sp;
-    spool_init(&sp);
+    struct spool *sp = *state;
     const uint64_t counts[3] = {0, 1, 700};
     struct spool_stream s[3];
     json_t *spooled = json_object();
@@ -129,7 +137,7 @@ static void test_spool_json_identical(void **state)
     json_object_set(memory, "k\"ey\x02", txt);
     json_decref(txt);
     for (int k = 0; k < 3; k++) {
-        spool_stream_init(&s[k], &sp, sizeof(struct rec), rec_json);
+        spool_stream_init(&s[k], sp, sizeof(struct rec), rec_json);
         json_t *a = json_object();
         json_t *b = json_object();
         json_object_set_new(a, "n", json_integer((json_int_t)counts[k]));
@@ -158,50 +166,39 @@ static void test_spool_json_identical(void **state)
     char *got = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&got, &len);
-    assert_int_equal(spool_json_dumpf(&sp, spooled, f, flags), 0);
+    assert_int_equal(spool_json_dumpf(sp, spooled, f, flags), 0);
     fclose(f);
     assert_string_equal(got, want);
-    assert_int_equal(sp.nrefs, 0); /* the placeholders are forgotten */
+    assert_int_equal(sp->nrefs, 0); /* the placeholders are forgotten */
     free(got);
     free(want);
     json_decref(spooled);
     json_decref(memory);
     for (int k = 0; k < 3; k++)
         spool_stream_fini(&s[k]);
-    spool_fini(&sp);
 }
 
 /* A folder the file cannot be created in: the error is kept at the first full block (where the
  * run's output check finds it), later records are dropped, nothing crashes. */
 static void test_spool_write_error(void **state)
 {
-    (void)state;
-    struct spool sp;
-    spool_init(&sp);
-    spool_set_dir(&sp, "/nonexistent/run");
+    struct spool *sp = *state;
+    spool_set_dir(sp, "/nonexistent/run");
     struct spool_stream s;
-    spool_stream_init(&s, &sp, sizeof(struct rec), rec_json);
+    spool_stream_init(&s, sp, sizeof(struct rec), rec_json);
     uint64_t per = (SPOOL_BLOCK - 16) / sizeof(struct rec);
     struct rec r = rec_of(1);
     for (uint64_t i = 0; i + 1 < per; i++)
         spool_append(&s, &r);
-    assert_int_equal(sp.err, 0); /* still in memory */
+    assert_int_equal(sp->err, 0); /* still in memory */
     spool_append(&s, &r);
-    assert_int_equal(sp.err, ENOENT);
+    assert_int_equal(sp->err, ENOENT);
     for (uint64_t i = 0; i < 3 * per; i++)
         spool_append(&s, &r);
-    assert_int_equal(sp.end, 0);
+    assert_int_equal(sp->end, 0);
     spool_stream_fini(&s);
-    spool_fini(&sp);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spool_bounded),
-        cmocka_unit_test(test_spool_interleaved),
-        cmocka_unit_test(test_spool_json_identical),
-        cmocka_unit_test(test_spool_write_error),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+#define SPOOL_TEST(f) cmocka_unit_test_setup_teardown(f, spool_setup, spool_teardown)
+TEST_MAIN(SPOOL_TEST(test_spool_bounded), SPOOL_TEST(test_spool_interleaved),
+          SPOOL_TEST(test_spool_json_identical), SPOOL_TEST(test_spool_write_error))

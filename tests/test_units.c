@@ -4,25 +4,42 @@
 
 #include "sim/simtime.h"
 #include "sim/units.h"
+#include "sim/util.h"
+
+/* A text, whether it parses (0) or not (-1), and the value when it does. */
+struct unit_case {
+    const char *text;
+    int rc;
+    uint64_t value;
+};
+
+static void check_cases(int (*parse)(const char *, uint64_t *, char *, size_t),
+                        const struct unit_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char err[256];
+        uint64_t v = 0;
+        int rc = parse(c[i].text, &v, err, sizeof(err));
+        if (rc != c[i].rc || (rc == 0 && v != c[i].value))
+            fail_msg("'%s': %d, %llu (expected %d, %llu)", c[i].text, rc, (unsigned long long)v,
+                     c[i].rc, (unsigned long long)c[i].value);
+    }
+}
 
 static void test_units_time(void **state)
 {
     char err[256];
     sim_time_t t;
-    assert_int_equal(units_parse_time("1.5us", &t, err, sizeof(err)), 0);
-    assert_int_equal(t, 1500000);
-    assert_int_equal(units_parse_time("250ns", &t, err, sizeof(err)), 0);
-    assert_int_equal(t, 250000);
-    assert_int_equal(units_parse_time("2ms", &t, err, sizeof(err)), 0);
-    assert_int_equal(t, SIM_MS(2));
-    assert_int_equal(units_parse_time("1s", &t, err, sizeof(err)), 0);
-    assert_int_equal(t, SIM_SEC(1));
-    assert_int_equal(units_parse_time("0", &t, err, sizeof(err)), 0);
-    assert_int_equal(t, 0);
-    assert_int_equal(units_parse_time("0.0001ps", &t, err, sizeof(err)), 0);
-    assert_int_equal(t, 0); /* rounds to the nearest picosecond */
-    assert_int_equal(units_parse_time("0.6ps", &t, err, sizeof(err)), 0);
-    assert_int_equal(t, 1);
+    static const struct unit_case ok[] = {
+        {"1.5us", 0, 1500000}, {"250ns", 0, 250000},
+        {"2ms", 0, SIM_MS(2)}, {"1s", 0, SIM_SEC(1)},
+        {"0", 0, 0},           {"0.0001ps", 0, 0} /* rounds to the nearest picosecond */,
+        {"0.6ps", 0, 1},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(ok); i++) {
+        assert_int_equal(units_parse_time(ok[i].text, &t, err, sizeof(err)), 0);
+        assert_int_equal(t, ok[i].value);
+    }
 }
 
 static void test_units_time_errors(void **state)
@@ -42,39 +59,26 @@ static void test_units_time_errors(void **state)
 
 static void test_units_rate(void **state)
 {
-    char err[256];
-    uint64_t r;
-    assert_int_equal(units_parse_rate("10Gbps", &r, err, sizeof(err)), 0);
-    assert_true(r == 10000000000ULL);
-    assert_int_equal(units_parse_rate("100Mbps", &r, err, sizeof(err)), 0);
-    assert_true(r == 100000000ULL);
-    assert_int_equal(units_parse_rate("3.2Tbps", &r, err, sizeof(err)), 0);
-    assert_true(r == 3200000000000ULL);
-    assert_int_equal(units_parse_rate("56gbps", &r, err, sizeof(err)), 0);
-    assert_true(r == 56000000000ULL);
-    assert_int_equal(units_parse_rate("-10Gbps", &r, err, sizeof(err)), -1);
-    assert_int_equal(units_parse_rate("10GB", &r, err, sizeof(err)), -1);
-    assert_int_equal(units_parse_rate("10", &r, err, sizeof(err)), -1);
+    static const struct unit_case c[] = {
+        {"10Gbps", 0, 10000000000ULL},
+        {"100Mbps", 0, 100000000ULL},
+        {"3.2Tbps", 0, 3200000000000ULL},
+        {"56gbps", 0, 56000000000ULL},
+        {"-10Gbps", -1, 0},
+        {"10GB", -1, 0},
+        {"10", -1, 0},
+    };
+    check_cases(units_parse_rate, c, ARRAY_LEN(c));
 }
 
 static void test_units_size(void **state)
 {
-    char err[256];
-    uint64_t s;
-    assert_int_equal(units_parse_size("1500", &s, err, sizeof(err)), 0);
-    assert_true(s == 1500);
-    assert_int_equal(units_parse_size("1MB", &s, err, sizeof(err)), 0);
-    assert_true(s == 1000000);
-    assert_int_equal(units_parse_size("64KiB", &s, err, sizeof(err)), 0);
-    assert_true(s == 65536);
-    assert_int_equal(units_parse_size("1.5KiB", &s, err, sizeof(err)), 0);
-    assert_true(s == 1536);
-    assert_int_equal(units_parse_size("1GiB", &s, err, sizeof(err)), 0);
-    assert_true(s == 1073741824ULL);
-    /* sizes are case-sensitive: Mb would be megabits */
-    assert_int_equal(units_parse_size("1mb", &s, err, sizeof(err)), -1);
-    assert_int_equal(units_parse_size("4 MB", &s, err, sizeof(err)), 0);
-    assert_true(s == 4000000);
+    /* sizes are case-sensitive: 1mb would be a megabit */
+    static const struct unit_case c[] = {
+        {"1500", 0, 1500},          {"1MB", 0, 1000000}, {"64KiB", 0, 65536},  {"1.5KiB", 0, 1536},
+        {"1GiB", 0, 1073741824ULL}, {"1mb", -1, 0},      {"4 MB", 0, 4000000},
+    };
+    check_cases(units_parse_size, c, ARRAY_LEN(c));
 }
 
 /* Serialization time is exact integer math, not a rounded ps-per-byte constant: at 3.2 Tb/s a

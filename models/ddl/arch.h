@@ -12,4 +12,7 @@ extern const struct ddl_arch_ops ddl_arch_hier; /* hierarchical all-reduce (hier
 extern const struct ddl_arch_ops ddl_arch_inc;  /* in-network aggregation (inc.c) */
 extern const struct ddl_arch_ops ddl_arch_libra; /* hot/cold sparse aggregation (libra.c) */
 
+/* ps.c: destroys the workers' push and the servers' pull connections (ps and libra's fini). */
+void ddl_ps_fini(struct ddl_job *job);
+
 #endif

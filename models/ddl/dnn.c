@@ -52,11 +52,13 @@ static struct dnn_model *from_map(const struct cfg_node *m, struct diag *d)
         diag_error(d, mc.layers->loc, "model '%s': at most 65535 layers", mc.name);
         return NULL;
     }
-    struct dnn_model *dm = xcalloc(1, sizeof(*dm));
-    dm->name = xstrdup(mc.name);
+    struct arena mem = {0};
+    struct dnn_model *dm = arena_calloc(&mem, 1, sizeof(*dm));
+    dm->mem = mem;
+    dm->name = arena_printf(&dm->mem, "%s", mc.name);
     dm->batch = mc.batch;
     dm->nlayers = (uint32_t)mc.layers->n;
-    dm->layers = xcalloc(dm->nlayers, sizeof(*dm->layers));
+    dm->layers = arena_calloc(&dm->mem, dm->nlayers, sizeof(*dm->layers));
     int errors = 0;
     for (uint32_t i = 0; i < dm->nlayers; i++) {
         struct layer_cfg lc;
@@ -67,7 +69,8 @@ static struct dnn_model *from_map(const struct cfg_node *m, struct diag *d)
             errors++;
             continue;
         }
-        dm->layers[i] = (struct dnn_layer){xstrdup(lc.name), lc.bytes, lc.fwd_ps, lc.bwd_ps};
+        dm->layers[i] = (struct dnn_layer){arena_printf(&dm->mem, "%s", lc.name), lc.bytes,
+                                           lc.fwd_ps, lc.bwd_ps};
     }
     if (errors) {
         dnn_free(dm);
@@ -126,7 +129,7 @@ struct dnn_model *dnn_load(const struct cfg_node *spec, const char *scenario_fil
     if (i < n) {
         m = from_file(cands[i], d);
         if (m)
-            m->file = xstrdup(cands[i]);
+            m->file = arena_printf(&m->mem, "%s", cands[i]);
     }
     else
         diag_error(d, spec->loc, "model '%s' not found (looked for %s%s%s%s%s)", s, cands[0],
@@ -140,14 +143,8 @@ struct dnn_model *dnn_load(const struct cfg_node *spec, const char *scenario_fil
 
 void dnn_free(struct dnn_model *m)
 {
-    if (!m)
-        return;
-    free(m->file);
-    for (uint32_t i = 0; i < m->nlayers; i++)
-        free(m->layers[i].name);
-    free(m->layers);
-    free(m->name);
-    free(m);
+    if (m)
+        arena_free(&m->mem);
 }
 
 int dnn_adjust(struct dnn_model *m, double compute_scale, const struct cfg_node *overrides,

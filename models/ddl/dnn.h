@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "sim/arena.h"
 #include "sim/cfg.h"
 #include "sim/diag.h"
 #include "sim/simtime.h"
@@ -18,6 +19,7 @@ struct dnn_layer {
 };
 
 struct dnn_model {
+    struct arena mem; /* this struct, its layers and strings */
     char *name;
     int64_t batch;
     uint32_t nlayers;

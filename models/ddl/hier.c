@@ -96,10 +96,6 @@ static void hier_fini(struct ddl_job *job)
 }
 
 const struct ddl_arch_ops ddl_arch_hier = {
-    .name = "allreduce",
-    .bursts = false,
-    .to_successor = false,
-    .servers = DDL_SERVERS_NONE,
     .init = hier_init,
     .fini = hier_fini,
     .grad_ready = ddl_ucoll_grad_ready,

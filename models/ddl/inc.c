@@ -204,7 +204,7 @@ static int bind(struct ddl_job *job, struct host *h, struct endpoint *ep, struct
 static int setup_workers(struct inc *inc, struct host **wh, struct diag *d)
 {
     struct ddl_job *job = inc->job;
-    inc->w = xcalloc(job->nworkers, sizeof(*inc->w));
+    inc->w = arena_calloc(&job->arena, job->nworkers, sizeof(*inc->w));
     int errors = 0;
     for (uint32_t i = 0; i < job->nworkers; i++) {
         struct inc_worker *w = &inc->w[i];
@@ -213,13 +213,13 @@ static int setup_workers(struct inc *inc, struct host **wh, struct diag *d)
         w->sport = (uint16_t)(0xA600 | (i & 0xff));
         w->cwnd = inc->W;
         w->ep.recv = worker_recv;
-        w->slots = xcalloc(inc->W, sizeof(*w->slots));
+        w->slots = arena_calloc(&job->arena, inc->W, sizeof(*w->slots));
         for (uint32_t s = 0; s < inc->W; s++) {
             w->slots[s].k = IDLE;
             w->slots[s].w = w;
             evq_timer_init(&w->slots[s].timer, timeout, EVQ_PHASE_DEFAULT);
         }
-        w->left = xcalloc(job->L, sizeof(*w->left));
+        w->left = arena_calloc(&job->arena, job->L, sizeof(*w->left));
         for (uint32_t l = 0; l < job->L; l++)
             w->left[l] = (uint32_t)layer_blocks(inc, l);
         errors += bind(job, wh[i], &w->ep, d);
@@ -266,9 +266,9 @@ int inc_setup(struct inc *inc, struct ddl_job *job, const struct cfg_node *m,
     inc->rng = sim_rng(job->sim, name);
     inc->seed = job->sim->seed ^ ((uint64_t)job->cfg.id << 48);
     inc->st.cwnd_min = inc->W;
-    inc->cells = xcalloc(2 * (size_t)inc->W, sizeof(*inc->cells));
-    inc->expect = xcalloc(2 * (size_t)inc->W * INC_NVALS, sizeof(*inc->expect));
-    inc->expect_k = xmalloc(2 * (size_t)inc->W * sizeof(*inc->expect_k));
+    inc->cells = arena_calloc(&job->arena, 2 * (size_t)inc->W, sizeof(*inc->cells));
+    inc->expect = arena_calloc(&job->arena, 2 * (size_t)inc->W * INC_NVALS, sizeof(*inc->expect));
+    inc->expect_k = arena_calloc(&job->arena, 2 * (size_t)inc->W, sizeof(*inc->expect_k));
     for (size_t c = 0; c < 2 * (size_t)inc->W; c++) {
         inc->expect_k[c] = IDLE;
         inc->cells[c].seq = UINT32_MAX;
@@ -288,18 +288,9 @@ void inc_teardown(struct inc *inc)
             evq_cancel(&job->sim->evq, &w->slots[s].timer);
         if (w->ep.recv)
             host_unbind(w->dw->host, &w->ep);
-        free(w->slots);
-        free(w->left);
     }
     if (inc->ps && inc->ps_ep.recv)
         host_unbind(inc->ps, &inc->ps_ep);
-    free(inc->w);
-    free(inc->blocks);
-    free(inc->layer_end);
-    free(inc->cells);
-    free(inc->expect);
-    free(inc->expect_k);
-    free(inc->idx_of);
 }
 
 void inc_stats_json(const struct inc *inc, json_t *o)
@@ -331,8 +322,8 @@ static uint64_t dense_blocks(struct ddl_job *job, struct inc_block **out, uint64
     uint64_t B = 0;
     for (uint32_t l = 0; l < job->L; l++)
         B += (job->model->layers[l].bytes / 4 + INC_NVALS - 1) / INC_NVALS;
-    struct inc_block *b = xcalloc(B ? B : 1, sizeof(*b));
-    uint64_t *e = xcalloc(job->L, sizeof(*e));
+    struct inc_block *b = arena_calloc(&job->arena, B ? B : 1, sizeof(*b));
+    uint64_t *e = arena_calloc(&job->arena, job->L, sizeof(*e));
     uint64_t n = 0;
     for (uint32_t l = job->L; l-- > 0;) {
         uint64_t vals = job->model->layers[l].bytes / 4;
@@ -353,7 +344,7 @@ static int dense_init(struct ddl_job *job, struct host **wh, struct host **sh, s
                    "cannot), not %u", job->name, job->nservers);
         return 1;
     }
-    struct inc *inc = xcalloc(1, sizeof(*inc));
+    struct inc *inc = arena_calloc(&job->arena, 1, sizeof(*inc));
     job->inc = inc;
     struct inc_block *blocks;
     uint64_t *end;
@@ -366,7 +357,6 @@ static void dense_fini(struct ddl_job *job)
     if (!job->inc)
         return;
     inc_teardown(job->inc);
-    free(job->inc);
     job->inc = NULL;
 }
 
@@ -394,8 +384,6 @@ static void dense_json(const struct ddl_job *job, json_t *o)
 }
 
 const struct ddl_arch_ops ddl_arch_inc = {
-    .name = "inc",
-    .bursts = false,
     .servers = DDL_SERVERS_REQUIRED,
     .init = dense_init,
     .fini = dense_fini,

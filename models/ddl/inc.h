@@ -124,8 +124,8 @@ struct inc {
     void (*layer_done)(struct inc *inc, struct inc_worker *w, uint32_t layer, uint32_t iter);
 };
 
-/* inc.c: the engine, used by arch inc and libra. `blocks` (B of them) belongs to inc after
- * the call. Returns the number of errors. */
+/* inc.c: the engine, used by arch inc and libra. `blocks` (B of them) and `layer_end` are
+ * the job's (job->arena), like inc's own tables. Returns the number of errors. */
 /* Decodes `inc:` into inc->cfg (once; inc_setup does it when nobody did). */
 int inc_decode(struct inc *inc, struct ddl_job *job, const struct cfg_node *m, struct diag *d);
 int inc_setup(struct inc *inc, struct ddl_job *job, const struct cfg_node *m,

@@ -108,6 +108,11 @@ const struct param_def ddl_job_params[] = {
 };
 const size_t ddl_job_nparams = ARRAY_LEN(ddl_job_params);
 
+const char *ddl_arch_name(const struct ddl_job *job)
+{
+    return arch_names[job->cfg.arch];
+}
+
 /* by enum ddl_arch */
 static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring, &ddl_arch_inc,
                                                    &ddl_arch_libra};
@@ -225,7 +230,7 @@ static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag 
                    job->tp ? "cannot carry messages" : "is not available");
         return 1;
     }
-    job->tp_cfg = xcalloc(1, job->tp->cfg_size);
+    job->tp_cfg = arena_calloc(&job->arena, 1, job->tp->cfg_size);
     param_defaults(job->tp->params, *job->tp->nparams, job->tp_cfg);
     char what[300];
     snprintf(what, sizeof(what), "transport_params of job '%s'", job->name);
@@ -238,12 +243,12 @@ static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag 
         return 1;
     }
     if (job->arch->servers == DDL_SERVERS_REQUIRED && !c->servers) {
-        diag_error(d, m->loc, "job '%s': arch %s needs 'servers'", job->name, job->arch->name);
+        diag_error(d, m->loc, "job '%s': arch %s needs 'servers'", job->name, ddl_arch_name(job));
         return 1;
     }
     if (job->arch->servers == DDL_SERVERS_NONE && c->servers) {
         diag_error(d, cfg_key_loc(m, "servers"), "job '%s': arch %s has no servers", job->name,
-                   job->arch->name);
+                   ddl_arch_name(job));
         return 1;
     }
     return 0;
@@ -253,7 +258,9 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
                                int64_t id, struct host *(*find)(void *ud, const char *name),
                                void *ud, struct diag *d)
 {
-    struct ddl_job *job = xcalloc(1, sizeof(*job));
+    struct arena mem = {0};
+    struct ddl_job *job = arena_calloc(&mem, 1, sizeof(*job));
+    job->arena = mem;
     job->sim = sim;
     evq_timer_init(&job->start, ddl_job_start, EVQ_PHASE_DEFAULT); /* idle until the end */
     pool_init(&job->items, sizeof(struct ddl_item), 256);
@@ -263,7 +270,8 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
     if (param_decode(d, ddl_job_params, ddl_job_nparams, m, &job->cfg, what))
         goto out_fail;
     job->cfg.id = id;
-    job->name = job->cfg.name ? xstrdup(job->cfg.name) : xasprintf("job%lld", (long long)id);
+    job->name = job->cfg.name ? arena_printf(&job->arena, "%s", job->cfg.name)
+                              : arena_printf(&job->arena, "job%lld", (long long)id);
     if (check_cfg(job, m, d))
         goto out_fail;
     job->model = dnn_load(job->cfg.model, scenario_file, d);
@@ -335,11 +343,8 @@ void ddl_job_destroy(struct ddl_job *job)
     for (uint32_t i = 0; job->workers && i < job->nworkers; i++)
         ddl_worker_fini(job, &job->workers[i]);
     ddl_metrics_fini(job);
-    free(job->tp_cfg);
     dnn_free(job->model);
     pool_fini(&job->items);
     pool_fini(&job->aggs);
-    free(job->name);
-    arena_free(&job->arena);
-    free(job);
+    arena_free(&job->arena); /* job itself and the tables of its set-up */
 }

@@ -136,7 +136,7 @@ enum ddl_servers {
 };
 
 struct ddl_arch_ops {
-    const char *name;
+    /* Properties (unset: false / none); the name is the job's `arch:` (ddl_arch_name). */
     bool bursts;            /* a worker's pushes of an iteration form a PCN burst (bursts.csv) */
     bool to_successor;      /* a chunk from worker w is for worker w + 1 (ring) */
     enum ddl_servers servers; /* whether the job lists parameter servers */
@@ -259,7 +259,7 @@ struct ddl_out {
 
 struct ddl_job {
     struct sim *sim;
-    struct arena arena; /* tables sized at set-up (workers, layers, collectives), freed at the end */
+    struct arena arena; /* the job itself and the tables of its set-up, freed at the end */
     struct ddl_job_cfg cfg;
     char *name;
     struct dnn_model *model;
@@ -314,6 +314,8 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
                                int64_t id, struct host *(*find)(void *ud, const char *name),
                                void *ud, struct diag *d);
 void ddl_job_destroy(struct ddl_job *job);
+/* The job's `arch:` as written ("ps", "allreduce", "inc", "libra"). */
+const char *ddl_arch_name(const struct ddl_job *job);
 /* Adds the job's results to a summary.json object (metrics.c). */
 void ddl_job_json(const struct ddl_job *job, json_t *o);
 /* Prints a short human summary (metrics.c). */

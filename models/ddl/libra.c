@@ -132,15 +132,15 @@ static void connect_all(struct ddl_job *job, struct host **wh, struct host *ps)
 {
     uint32_t G = (uint32_t)job->cfg.groups;
     job->nservers = 1;
-    job->servers = xcalloc(1, sizeof(*job->servers));
+    job->servers = arena_calloc(&job->arena, 1, sizeof(*job->servers));
     struct ddl_server *sv = &job->servers[0];
     sv->job = job;
     sv->host = ps;
     sv->tx.job = job;
-    sv->recv = xcalloc(job->L, sizeof(*sv->recv));
-    sv->pull = xcalloc(job->nworkers * G, sizeof(*sv->pull));
+    sv->recv = arena_calloc(&job->arena, job->L, sizeof(*sv->recv));
+    sv->pull = arena_calloc(&job->arena, job->nworkers * G, sizeof(*sv->pull));
     for (uint32_t w = 0; w < job->nworkers; w++) {
-        job->workers[w].push = xcalloc(G, sizeof(struct msg_conn *));
+        job->workers[w].push = arena_calloc(&job->arena, G, sizeof(struct msg_conn *));
         for (uint32_t g = 0; g < G; g++) {
             sv->pull[w * G + g] = ddl_connect(job, "pull", 0, w, g, ps, wh[w]);
             job->workers[w].push[g] = ddl_connect(job, "push", w, 0, g, wh[w], ps);
@@ -161,7 +161,7 @@ static int libra_init(struct ddl_job *job, struct host **wh, struct host **sh, s
         errors += ddl_check_ports(job, wh[w], 1, d);
     if (errors)
         return errors;
-    struct libra *lb = xcalloc(1, sizeof(*lb));
+    struct libra *lb = arena_calloc(&job->arena, 1, sizeof(*lb));
     job->libra = lb;
     lb->inc.layer_done = hot_done;
     if (libra_setup(job, lb, wh, sh[0], d))
@@ -172,25 +172,9 @@ static int libra_init(struct ddl_job *job, struct host **wh, struct host **sh, s
 
 static void libra_fini(struct ddl_job *job)
 {
-    uint32_t G = (uint32_t)job->cfg.groups;
-    for (uint32_t i = 0; job->workers && i < job->nworkers; i++) {
-        struct ddl_worker *w = &job->workers[i];
-        for (uint32_t g = 0; w->push && g < G; g++)
-            msg_conn_destroy(w->push[g]);
-        free(w->push);
-        w->push = NULL;
-    }
-    for (uint32_t s = 0; job->servers && s < job->nservers; s++) {
-        for (uint32_t k = 0; job->servers[s].pull && k < job->nworkers * G; k++)
-            msg_conn_destroy(job->servers[s].pull[k]);
-        free(job->servers[s].pull);
-        free(job->servers[s].recv);
-    }
-    free(job->servers);
-    job->servers = NULL;
+    ddl_ps_fini(job); /* the cold path's connections, one server */
     if (job->libra) {
         libra_teardown(job, job->libra);
-        free(job->libra);
         job->libra = NULL;
     }
 }
@@ -212,8 +196,6 @@ static void libra_json(const struct ddl_job *job, json_t *o)
 }
 
 const struct ddl_arch_ops ddl_arch_libra = {
-    .name = "libra",
-    .bursts = false,
     .servers = DDL_SERVERS_REQUIRED,
     .init = libra_init,
     .fini = libra_fini,

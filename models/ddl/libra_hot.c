@@ -52,11 +52,11 @@ static int hot_path(struct ddl_job *job, struct libra *lb, struct host **wh, str
     uint32_t Hb = (uint32_t)((lb->sp.nhot + rpb - 1) / rpb);
     uint32_t layer = (uint32_t)lb->sp.cfg.layer;
     uint32_t dim = (uint32_t)lb->sp.cfg.dim;
-    struct inc_block *blocks = xcalloc(Hb, sizeof(*blocks));
-    uint64_t *end = xcalloc(job->L, sizeof(*end));
+    struct inc_block *blocks = arena_calloc(&job->arena, Hb, sizeof(*blocks));
+    uint64_t *end = arena_calloc(&job->arena, job->L, sizeof(*end));
     for (uint32_t l = 0; l <= layer; l++)
         end[l] = Hb;
-    lb->inc.idx_of = xcalloc(Hb, sizeof(*lb->inc.idx_of));
+    lb->inc.idx_of = arena_calloc(&job->arena, Hb, sizeof(*lb->inc.idx_of));
     for (uint32_t b = 0; b < Hb; b++) {
         uint64_t rows = MIN((uint64_t)rpb, lb->sp.nhot - (uint64_t)b * rpb);
         blocks[b] = (struct inc_block){layer, (uint32_t)rows * dim, (uint64_t)b * INC_NVALS};
@@ -93,14 +93,14 @@ int libra_setup(struct ddl_job *job, struct libra *lb, struct host **wh, struct 
     char name[300];
     snprintf(name, sizeof(name), "job.%s.libra.sample", job->name);
     sparse_init(&lb->sp, &c, (uint64_t)slots * rpb, sim_rng(job->sim, name));
-    lb->rng = xcalloc(job->nworkers, sizeof(*lb->rng));
+    lb->rng = arena_calloc(&job->arena, job->nworkers, sizeof(*lb->rng));
     for (uint32_t w = 0; w < job->nworkers; w++) {
         snprintf(name, sizeof(name), "job.%s.libra.w%u", job->name, w);
         lb->rng[w] = sim_rng(job->sim, name);
     }
-    lb->cold_bytes = xcalloc(job->nworkers, sizeof(*lb->cold_bytes));
-    lb->emb_left = xcalloc(job->nworkers, sizeof(*lb->emb_left));
-    lb->push_bytes = xcalloc(job->L, sizeof(*lb->push_bytes));
+    lb->cold_bytes = arena_calloc(&job->arena, job->nworkers, sizeof(*lb->cold_bytes));
+    lb->emb_left = arena_calloc(&job->arena, job->nworkers, sizeof(*lb->emb_left));
+    lb->push_bytes = arena_calloc(&job->arena, job->L, sizeof(*lb->push_bytes));
     stats_init(&lb->agg_time, 4);
     lb->have_hot = lb->sp.nhot > 0;
     return lb->have_hot ? hot_path(job, lb, wh, ps, rpb, d) : 0;
@@ -111,12 +111,6 @@ void libra_teardown(struct ddl_job *job, struct libra *lb)
     (void)job;
     if (lb->inc.job)
         inc_teardown(&lb->inc);
-    else
-        free(lb->inc.idx_of);
     sparse_fini(&lb->sp);
     stats_fini(&lb->agg_time);
-    free(lb->rng);
-    free(lb->cold_bytes);
-    free(lb->emb_left);
-    free(lb->push_bytes);
 }

@@ -129,7 +129,7 @@ void ddl_job_json(const struct ddl_job *job, json_t *o)
 {
     double it = stats_mean(&job->iter_time);
     json_object_set_new(o, "name", json_string(job->name));
-    json_object_set_new(o, "arch", json_string(job->arch->name));
+    json_object_set_new(o, "arch", json_string(ddl_arch_name(job)));
     json_object_set_new(o, "model", json_string(job->model->name));
     json_object_set_new(o, "workers", json_integer(job->nworkers));
     json_object_set_new(o, "servers", json_integer(job->nservers));
@@ -183,7 +183,7 @@ void ddl_job_print(const struct ddl_job *job, FILE *out)
     char t[32];
     double it = stats_mean(&job->iter_time);
     fprintf(out, "\njob %s: %s %s, %u workers%s, %lld iterations, %s, %s scheduler%s\n",
-            job->name, job->model->name, job->arch->name, job->nworkers,
+            job->name, job->model->name, ddl_arch_name(job), job->nworkers,
             job->nservers ? "" : "", (long long)job->cfg.iterations, job->tp->type,
             job->cfg.sched == DDL_SCHED_PRIORITY ? "priority" : "fifo",
             job->workers_done == job->nworkers ? "" : "  (NOT COMPLETED)");

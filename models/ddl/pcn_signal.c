@@ -107,7 +107,7 @@ int ddl_pcn_init(struct ddl_job *job, const struct cfg_node *m, struct diag *d)
         diag_error(d, cfg_key_loc(m, "pcn_signal"),
                    "job '%s': pcn_signal needs an architecture whose workers send bursts to "
                    "servers (arch ps), not %s",
-                   job->name, job->arch->name);
+                   job->name, ddl_arch_name(job));
         return 1;
     }
     struct ddl_pcn *pc = xcalloc(1, sizeof(*pc));

@@ -159,22 +159,23 @@ static int ps_init(struct ddl_job *job, struct host **wh, struct host **sh, stru
     if (errors)
         return errors;
     shard(job);
-    job->servers = xcalloc(job->nservers, sizeof(*job->servers));
+    job->servers = arena_calloc(&job->arena, job->nservers, sizeof(*job->servers));
     for (uint32_t s = 0; s < job->nservers; s++) {
         struct ddl_server *sv = &job->servers[s];
         sv->job = job;
         sv->idx = s;
         sv->host = sh[s];
         sv->tx.job = job;
-        sv->recv = xcalloc(job->nchunks_total, sizeof(*sv->recv));
-        sv->pull = xcalloc(job->nworkers * G, sizeof(*sv->pull));
+        sv->recv = arena_calloc(&job->arena, job->nchunks_total, sizeof(*sv->recv));
+        sv->pull = arena_calloc(&job->arena, job->nworkers * G, sizeof(*sv->pull));
         for (uint32_t w = 0; w < job->nworkers; w++) {
             for (uint32_t g = 0; g < G; g++)
                 sv->pull[w * G + g] = ddl_connect(job, "pull", s, w, g, sh[s], wh[w]);
         }
     }
     for (uint32_t w = 0; w < job->nworkers; w++) {
-        job->workers[w].push = xcalloc(job->nservers * G, sizeof(struct msg_conn *));
+        job->workers[w].push =
+            arena_calloc(&job->arena, job->nservers * G, sizeof(struct msg_conn *));
         for (uint32_t s = 0; s < job->nservers; s++) {
             for (uint32_t g = 0; g < G; g++)
                 job->workers[w].push[s * G + g] = ddl_connect(job, "push", w, s, g, wh[w], sh[s]);
@@ -183,32 +184,28 @@ static int ps_init(struct ddl_job *job, struct host **wh, struct host **sh, stru
     return 0;
 }
 
-static void ps_fini(struct ddl_job *job)
+void ddl_ps_fini(struct ddl_job *job)
 {
     uint32_t G = (uint32_t)job->cfg.groups;
     for (uint32_t i = 0; job->workers && i < job->nworkers; i++) {
         struct ddl_worker *w = &job->workers[i];
         for (uint32_t k = 0; w->push && k < job->nservers * G; k++)
             msg_conn_destroy(w->push[k]);
-        free(w->push);
         w->push = NULL;
     }
     for (uint32_t s = 0; job->servers && s < job->nservers; s++) {
-        for (uint32_t k = 0; k < job->nworkers * G; k++)
-            msg_conn_destroy(job->servers[s].pull[k]);
-        free(job->servers[s].pull);
-        free(job->servers[s].recv);
+        struct ddl_server *sv = &job->servers[s];
+        for (uint32_t k = 0; sv->pull && k < job->nworkers * G; k++)
+            msg_conn_destroy(sv->pull[k]);
     }
-    free(job->servers);
-    job->servers = NULL;
+    job->servers = NULL; /* the tables are the job's (job->arena) */
 }
 
 const struct ddl_arch_ops ddl_arch_ps = {
-    .name = "ps",
     .bursts = true,
     .servers = DDL_SERVERS_REQUIRED,
     .init = ps_init,
-    .fini = ps_fini,
+    .fini = ddl_ps_fini,
     .grad_ready = ps_grad_ready,
     .delivered = ps_delivered,
 };

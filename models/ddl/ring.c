@@ -281,10 +281,7 @@ static int ring_init(struct ddl_job *job, struct host **wh, struct host **sh, st
 }
 
 const struct ddl_arch_ops ddl_arch_ring = {
-    .name = "allreduce",
-    .bursts = false,
     .to_successor = true,
-    .servers = DDL_SERVERS_NONE,
     .init = ring_init,
     .fini = ddl_ring_fini,
     .grad_ready = ring_grad_ready,

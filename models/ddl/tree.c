@@ -121,10 +121,6 @@ static int tree_init(struct ddl_job *job, struct host **wh, struct host **sh, st
 }
 
 const struct ddl_arch_ops ddl_arch_tree = {
-    .name = "allreduce",
-    .bursts = false,
-    .to_successor = false,
-    .servers = DDL_SERVERS_NONE,
     .init = tree_init,
     .fini = ddl_ucoll_destroy,
     .grad_ready = ddl_ucoll_grad_ready,

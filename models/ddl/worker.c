@@ -125,13 +125,13 @@ void ddl_worker_init(struct ddl_job *job, struct ddl_worker *w, uint32_t i, stru
     w->host = h;
     w->tx.job = job;
     evq_timer_init(&w->gpu, gpu_done, EVQ_PHASE_DEFAULT);
-    w->params_iter = xcalloc(L, sizeof(*w->params_iter));
-    w->pull_left = xcalloc(L, sizeof(*w->pull_left));
-    w->push_left = xcalloc(L, sizeof(*w->push_left));
-    w->push_ready = xcalloc(L, sizeof(*w->push_ready));
-    w->pull_ready = xcalloc(L, sizeof(*w->pull_ready));
-    w->push_blk = xcalloc(L, sizeof(*w->push_blk));
-    w->pull_blk = xcalloc(L, sizeof(*w->pull_blk));
+    w->params_iter = arena_calloc(&job->arena, L, sizeof(*w->params_iter));
+    w->pull_left = arena_calloc(&job->arena, L, sizeof(*w->pull_left));
+    w->push_left = arena_calloc(&job->arena, L, sizeof(*w->push_left));
+    w->push_ready = arena_calloc(&job->arena, L, sizeof(*w->push_ready));
+    w->pull_ready = arena_calloc(&job->arena, L, sizeof(*w->pull_ready));
+    w->push_blk = arena_calloc(&job->arena, L, sizeof(*w->push_blk));
+    w->pull_blk = arena_calloc(&job->arena, L, sizeof(*w->pull_blk));
     for (uint32_t l = 0; l < L; l++)
         w->pull_left[l] = job->nchunks[l];
 }
@@ -141,11 +141,4 @@ void ddl_worker_fini(struct ddl_job *job, struct ddl_worker *w)
 {
     evq_cancel(&job->sim->evq, &w->gpu);
     ddl_peers_fini(job, w);
-    free(w->params_iter);
-    free(w->pull_left);
-    free(w->push_left);
-    free(w->push_ready);
-    free(w->pull_ready);
-    free(w->push_blk);
-    free(w->pull_blk);
 }

@@ -336,6 +336,16 @@ static struct p4rt_kv *kv_of(const struct param_vec *v)
     return kv;
 }
 
+/* 0 when a control-plane call succeeded (rc >= 0); else reports its error at loc, 1. */
+static int control_error(struct p4switch *ps, int rc, const char *err, struct src_loc loc,
+                         struct diag *d)
+{
+    if (rc >= 0)
+        return 0;
+    diag_error(d, loc, "switch '%s': %s", ps->sw->node.name, err);
+    return 1;
+}
+
 static int apply_entry(struct p4switch *ps, const struct p4switch_entry *e, bool dflt,
                        struct src_loc loc, struct diag *d)
 {
@@ -348,10 +358,7 @@ static int apply_entry(struct p4switch *ps, const struct p4switch_entry *e, bool
                                    (int)e->args.n, (int)e->priority, NULL, err, sizeof(err));
     free(keys);
     free(args);
-    if (rc >= 0)
-        return 0;
-    diag_error(d, loc, "switch '%s': %s", ps->sw->node.name, err);
-    return 1;
+    return control_error(ps, rc, err, loc, d);
 }
 
 static int apply_entries(struct p4switch *ps, const struct param_vec *v, bool dflt,
@@ -370,11 +377,9 @@ static int apply_registers(struct p4switch *ps, const struct param_vec *v, struc
     for (uint32_t i = 0; i < v->n; i++) {
         const struct p4switch_register *r = PARAM_VEC_AT(v, const struct p4switch_register, i);
         char err[512];
-        if (p4rt_register_write(ps->pipe, r->reg, (uint64_t)r->index, (uint64_t)r->value, err,
-                                sizeof(err)) < 0) {
-            diag_error(d, v->locs[i], "switch '%s': %s", ps->sw->node.name, err);
-            errors++;
-        }
+        int rc = p4rt_register_write(ps->pipe, r->reg, (uint64_t)r->index, (uint64_t)r->value,
+                                     err, sizeof(err));
+        errors += control_error(ps, rc, err, v->locs[i], d);
     }
     return errors;
 }
@@ -415,12 +420,11 @@ static int apply_mirror(struct p4switch *ps, const struct param_vec *v, struct d
         char err[512];
         if (!port_ok(ps, m->port, v->locs[i], d)) {
             errors++;
-        } else if (p4rt_mirror_add(ps->pipe, (uint32_t)m->session,
-                                   p4switch_port((uint32_t)m->port), err,
-                                   sizeof(err)) < 0) {
-            diag_error(d, v->locs[i], "switch '%s': %s", ps->sw->node.name, err);
-            errors++;
+            continue;
         }
+        int rc = p4rt_mirror_add(ps->pipe, (uint32_t)m->session,
+                                 p4switch_port((uint32_t)m->port), err, sizeof(err));
+        errors += control_error(ps, rc, err, v->locs[i], d);
     }
     return errors;
 }

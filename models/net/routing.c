@@ -8,15 +8,10 @@
 #include "models/net/node.h"
 #include "sim/util.h"
 
+/* rh and its tables live in one arena (rh->mem, inside its own first block). */
 static void route_hosts_free(struct route_hosts *rh)
 {
-    free(rh->dst);
-    free(rh->port);
-    free(rh->dst_node);
-    free(rh->addr_host);
-    free(rh->addr);
-    free(rh->dst_hosts);
-    free(rh);
+    arena_free(&rh->mem);
 }
 
 void route_set_fini(struct route_set *rs)
@@ -213,12 +208,14 @@ static bool has_hosts(const struct graph *g, uint32_t s)
 /* The destination nodes and where every host is attached; empty route sets sharing it. */
 static struct route_hosts *attach_hosts(const struct graph *g, uint32_t *didx)
 {
-    struct route_hosts *rh = xcalloc(1, sizeof(*rh));
+    struct arena mem = {0};
+    struct route_hosts *rh = arena_calloc(&mem, 1, sizeof(*rh));
+    rh->mem = mem;
     for (uint32_t i = 0; i < g->nn; i++)
         rh->nhosts = (uint32_t)MAX((int64_t)rh->nhosts, g->host_of[i] + 1);
-    rh->dst = xmalloc((rh->nhosts + 1) * sizeof(*rh->dst));
-    rh->port = xcalloc(rh->nhosts + 1, sizeof(*rh->port));
-    rh->dst_node = xmalloc((g->nn + 1) * sizeof(*rh->dst_node));
+    rh->dst = arena_calloc(&rh->mem, rh->nhosts + 1, sizeof(*rh->dst));
+    rh->port = arena_calloc(&rh->mem, rh->nhosts + 1, sizeof(*rh->port));
+    rh->dst_node = arena_calloc(&rh->mem, g->nn + 1, sizeof(*rh->dst_node));
     for (uint32_t h = 0; h < rh->nhosts; h++)
         rh->dst[h] = ROUTE_NONE;
     for (uint32_t s = 0; s < g->nn; s++) {
@@ -253,9 +250,9 @@ static struct route_hosts *attach_hosts(const struct graph *g, uint32_t *didx)
  * bits. */
 static bool hier_addresses(struct route_hosts *rh)
 {
-    uint32_t *addr = xmalloc((rh->nhosts + 1) * sizeof(*addr));
+    uint32_t *addr = arena_calloc(&rh->mem, rh->nhosts + 1, sizeof(*addr));
     uint32_t ngroups = rh->ndsts + 1; /* the last: hosts on no forwarding node */
-    uint32_t *count = xcalloc(ngroups, sizeof(*count));
+    uint32_t *count = arena_calloc(&rh->mem, ngroups, sizeof(*count));
     uint32_t max = 0;
     for (uint32_t h = 0; h < rh->nhosts; h++) {
         uint32_t g = rh->dst[h] == ROUTE_NONE ? rh->ndsts : rh->dst[h];
@@ -265,16 +262,13 @@ static bool hier_addresses(struct route_hosts *rh)
     uint32_t bits = 1;
     while ((1u << bits) <= max)
         bits++;
-    if (((uint64_t)ngroups << bits) > (1u << 24)) {
-        free(addr);
-        free(count);
-        return false;
-    }
+    if (((uint64_t)ngroups << bits) > (1u << 24))
+        return false; /* addr and count stay unused in rh->mem */
     rh->addr = addr;
     rh->dst_hosts = count;
     rh->addr_bits = bits;
     rh->naddr = ngroups << bits;
-    rh->addr_host = xmalloc(rh->naddr * sizeof(*rh->addr_host));
+    rh->addr_host = arena_calloc(&rh->mem, rh->naddr, sizeof(*rh->addr_host));
     for (uint32_t a = 0; a < rh->naddr; a++)
         rh->addr_host[a] = ROUTE_NONE;
     for (uint32_t h = 0; h < rh->nhosts; h++) {

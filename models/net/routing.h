@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "models/net/pkt.h"
+#include "sim/arena.h"
 
 struct node;
 
@@ -28,6 +29,7 @@ struct node;
 
 /* Shared by every route set of a topology (reference counted): where each host is attached. */
 struct route_hosts {
+    struct arena mem; /* this struct and its tables, freed together */
     uint32_t refs;
     uint32_t nhosts;
     uint32_t ndsts;    /* destination nodes: forwarding nodes with hosts */

@@ -25,11 +25,7 @@ struct p4ir_callable *p4ctl_new_callable(struct p4sem *s, enum p4ir_call_kind k,
         q->name = p->name;
         q->dir = p->dir;
         q->type = p4type_resolve(s, p->a);
-        if (!p4type_is_scalar(q->type) && !p4type_is_compound(q->type)) {
-            char b1[64];
-            p4sem_err(s, p->loc, "parameter of type %s is not supported here",
-                      p4type_str(q->type, b1, sizeof(b1)));
-        }
+        p4type_storable(s, q->type, p->loc, "a parameter");
         q->nslots = q->type->nslots;
         q->slot = p4irgen_slots(s, q->nslots);
     }

@@ -26,6 +26,14 @@ void p4parse_add2(struct p4ast *n, struct p4ast *kid)
     P4_PUSH(n->list2, n->nlist2, n->caplist2, kid);
 }
 
+void p4parse_add_to(struct p4ast *n, bool second, struct p4ast *kid)
+{
+    if (second)
+        p4parse_add2(n, kid);
+    else
+        p4parse_add(n, kid);
+}
+
 void p4parse_fini(struct p4parse *p)
 {
     for (int i = 0; i < p->nnodes; i++) {
@@ -259,67 +267,68 @@ struct p4ast *p4parse_type(struct p4parse *p)
     return t;
 }
 
-static struct p4ast *type_ref_inner(struct p4parse *p)
+/* The base types: one keyword each, bit/int/varbit with a <width>. */
+static const struct base_type {
+    enum p4tok_kind tok;
+    enum p4ast_kind ty;
+    bool width;
+} base_types[] = {
+    {P4TOK_KW_BIT, P4AST_TY_BIT, true},       {P4TOK_KW_INT, P4AST_TY_INT, true},
+    {P4TOK_KW_VARBIT, P4AST_TY_VARBIT, true}, {P4TOK_KW_BOOL, P4AST_TY_BOOL, false},
+    {P4TOK_KW_ERROR, P4AST_TY_ERROR, false},  {P4TOK_KW_STRING, P4AST_TY_STRING, false},
+    {P4TOK_KW_VOID, P4AST_TY_VOID, false},    {P4TOK_KW_MATCH_KIND, P4AST_TY_MATCH_KIND, false},
+};
+
+static struct p4ast *base_type(struct p4parse *p)
+{
+    for (size_t i = 0; i < P4_ARRAY_LEN(base_types); i++) {
+        const struct base_type *b = &base_types[i];
+        if (p->tok.kind == b->tok) {
+            struct p4ast *t = p4parse_node(p, b->ty, p->tok.loc);
+            p4parse_advance(p);
+            return b->width ? width_arg(p, t) : t;
+        }
+    }
+    return NULL;
+}
+
+/* [ '<' typeRef { ',' typeRef } '>' ]: each type given to n by add */
+static void type_args(struct p4parse *p, struct p4ast *n,
+                      void (*add)(struct p4ast *n, struct p4ast *kid))
+{
+    if (p->tok.kind != P4TOK_LT)
+        return;
+    struct p4_loc open = p->tok.loc;
+    p4parse_advance(p);
+    do {
+        add(n, p4parse_type(p));
+    } while (p4parse_test(p, P4TOK_COMMA));
+    p4parse_match(p, P4TOK_GT, P4TOK_LT, open);
+}
+
+/* name [ '<' typeArgs '>' ], tuple '<' ... '>' or _ */
+static struct p4ast *named_type(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
-    struct p4ast *t;
-    switch (p->tok.kind) {
-    case P4TOK_KW_BIT:
-        p4parse_advance(p);
-        t = width_arg(p, p4parse_node(p, P4AST_TY_BIT, loc));
-        break;
-    case P4TOK_KW_INT:
-        p4parse_advance(p);
-        t = width_arg(p, p4parse_node(p, P4AST_TY_INT, loc));
-        break;
-    case P4TOK_KW_VARBIT:
-        p4parse_advance(p);
-        t = width_arg(p, p4parse_node(p, P4AST_TY_VARBIT, loc));
-        break;
-    case P4TOK_KW_BOOL:
-        p4parse_advance(p);
-        t = p4parse_node(p, P4AST_TY_BOOL, loc);
-        break;
-    case P4TOK_KW_ERROR:
-        p4parse_advance(p);
-        t = p4parse_node(p, P4AST_TY_ERROR, loc);
-        break;
-    case P4TOK_KW_STRING:
-        p4parse_advance(p);
-        t = p4parse_node(p, P4AST_TY_STRING, loc);
-        break;
-    case P4TOK_KW_VOID:
-        p4parse_advance(p);
-        t = p4parse_node(p, P4AST_TY_VOID, loc);
-        break;
-    case P4TOK_KW_MATCH_KIND:
-        p4parse_advance(p);
-        t = p4parse_node(p, P4AST_TY_MATCH_KIND, loc);
-        break;
-    case P4TOK_KW_TUPLE:
-    case P4TOK_IDENT: {
-        bool tuple = p->tok.kind == P4TOK_KW_TUPLE;
-        if (!tuple && strcmp(p->tok.str, "_") == 0) {
-            p4parse_advance(p);
-            t = p4parse_node(p, P4AST_TY_DONTCARE, loc);
-            break;
-        }
-        t = p4parse_node(p, tuple ? P4AST_TY_TUPLE : P4AST_TY_NAME, loc);
-        t->name = p->tok.str;
-        p4parse_advance(p);
-        if (p->tok.kind == P4TOK_LT) {
-            struct p4_loc open = p->tok.loc;
-            p4parse_advance(p);
-            do {
-                p4parse_add(t, p4parse_type(p));
-            } while (p4parse_test(p, P4TOK_COMMA));
-            p4parse_match(p, P4TOK_GT, P4TOK_LT, open);
-        }
-        break;
-    }
-    default:
+    bool tuple = p->tok.kind == P4TOK_KW_TUPLE;
+    if (!tuple && p->tok.kind != P4TOK_IDENT)
         p4parse_expected(p, "type");
+    if (!tuple && strcmp(p->tok.str, "_") == 0) {
+        p4parse_advance(p);
+        return p4parse_node(p, P4AST_TY_DONTCARE, loc);
     }
+    struct p4ast *t = p4parse_node(p, tuple ? P4AST_TY_TUPLE : P4AST_TY_NAME, loc);
+    t->name = p->tok.str;
+    p4parse_advance(p);
+    type_args(p, t, p4parse_add);
+    return t;
+}
+
+static struct p4ast *type_ref_inner(struct p4parse *p)
+{
+    struct p4ast *t = base_type(p);
+    if (!t)
+        t = named_type(p);
     while (p->tok.kind == P4TOK_LBRACKET) {
         struct p4ast *s = p4parse_node(p, P4AST_TY_STACK, p->tok.loc);
         struct p4_loc open = p->tok.loc;
@@ -367,10 +376,7 @@ void p4parse_params(struct p4parse *p, struct p4ast *owner, bool second)
             prm->name = p4parse_name(p);
             if (p4parse_test(p, P4TOK_ASSIGN))
                 prm->b = p4parse_expr(p);
-            if (second)
-                p4parse_add2(owner, prm);
-            else
-                p4parse_add(owner, prm);
+            p4parse_add_to(owner, second, prm);
         } while (p4parse_test(p, P4TOK_COMMA));
     }
     p4parse_match(p, P4TOK_RPAREN, P4TOK_LPAREN, open);
@@ -514,14 +520,7 @@ static struct p4ast *postfix(struct p4parse *p)
         } else if (p->tok.kind == P4TOK_LPAREN || type_args_follow(p)) {
             struct p4ast *c = p4parse_node(p, P4AST_E_CALL, loc);
             c->a = e;
-            if (p->tok.kind == P4TOK_LT) {
-                struct p4_loc open = p->tok.loc;
-                p4parse_advance(p);
-                do {
-                    p4parse_add2(c, p4parse_type(p));
-                } while (p4parse_test(p, P4TOK_COMMA));
-                p4parse_match(p, P4TOK_GT, P4TOK_LT, open);
-            }
+            type_args(p, c, p4parse_add2);
             p4parse_args(p, c);
             e = c;
         } else {

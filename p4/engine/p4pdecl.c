@@ -194,10 +194,7 @@ static void for_statements(struct p4parse *p, struct p4ast *into, bool second, s
             s = decl_starts(p) ? for_decl(p) : simple_statement(p);
         if (s->kind == P4AST_S_VAR && !s->b && p4parse_test(p, P4TOK_ASSIGN))
             s->b = p4parse_expr(p);
-        if (second)
-            p4parse_add2(into, s);
-        else
-            p4parse_add(into, s);
+        p4parse_add_to(into, second, s);
     } while (p4parse_test(p, P4TOK_COMMA));
 }
 

@@ -10,6 +10,8 @@
 struct p4ast *p4parse_node(struct p4parse *p, enum p4ast_kind k, struct p4_loc loc);
 void p4parse_add(struct p4ast *n, struct p4ast *kid);
 void p4parse_add2(struct p4ast *n, struct p4ast *kid);
+/* p4parse_add2 when `second`, else p4parse_add. */
+void p4parse_add_to(struct p4ast *n, bool second, struct p4ast *kid);
 void p4parse_advance(struct p4parse *p);
 /* k-th token after the current one (k >= 1). */
 const struct p4_token *p4parse_peek(struct p4parse *p, int k);

@@ -56,5 +56,11 @@ struct p4_pipe {
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);
 uint64_t p4pipe_random(struct p4_pipe *pipe);
+/* p4rt.c: p4rt_find_name, or -1 with the reason in err: "unknown WHAT 'q'" (with `table`:
+ * "table 'TABLE' has no WHAT 'q'") or "ambiguous WHAT name 'q'". */
+int p4rt_lookup(const char *const *names, int n, const char *q, const char *what,
+                const char *table, char *err, size_t errlen);
+/* p4rt.c: table t's action of that name (p4rt_lookup). */
+int p4rt_find_action(const struct p4ir_table *t, const char *name, char *err, size_t errlen);
 
 #endif

@@ -181,12 +181,8 @@ static void prepare_instance(struct p4sem *s, struct p4prs_inst *in)
             p4scope_declare(s, p->name, SYM_PACKET, p->loc);
             continue;
         }
-        if (!p4type_is_scalar(t) && !p4type_is_compound(t)) {
-            char b1[64];
-            p4sem_err(s, p->loc, "parser parameter of type %s is not supported",
-                      p4type_str(t, b1, sizeof(b1)));
+        if (!p4type_storable(s, t, p->loc, "a parser parameter"))
             continue;
-        }
         in->ptypes[i] = t;
         in->pslots[i] = p4irgen_slots(s, t->nslots);
         struct p4sym *y = p4scope_declare(s, p->name, SYM_VAR, p->loc);

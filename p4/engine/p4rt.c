@@ -54,6 +54,19 @@ int p4rt_find_name(const char *const *names, int n, const char *q)
     return find_name(names, n, q);
 }
 
+int p4rt_lookup(const char *const *names, int n, const char *q, const char *what,
+                const char *table, char *err, size_t errlen)
+{
+    int i = find_name(names, n, q);
+    if (i == -1 && table)
+        return p4util_errbuf(err, errlen, "table '%s' has no %s '%s'", table, what, q);
+    if (i == -1)
+        return p4util_errbuf(err, errlen, "unknown %s '%s'", what, q);
+    if (i == -2)
+        return p4util_errbuf(err, errlen, "ambiguous %s name '%s'", what, q);
+    return i;
+}
+
 static int find_table(const struct p4_pipe *pipe, const char *name, char *err, size_t errlen)
 {
     const struct p4_prog *prog = pipe->prog;
@@ -61,12 +74,7 @@ static int find_table(const struct p4_pipe *pipe, const char *name, char *err, s
     int n = prog->ntables < 4096 ? prog->ntables : 4096;
     for (int i = 0; i < n; i++)
         names[i] = prog->tables[i]->name;
-    int t = find_name(names, n, name);
-    if (t == -1)
-        return p4util_errbuf(err, errlen, "unknown table '%s'", name);
-    if (t == -2)
-        return p4util_errbuf(err, errlen, "ambiguous table name '%s'", name);
-    return t;
+    return p4rt_lookup(names, n, name, "table", NULL, err, errlen);
 }
 
 int p4rt_table_id(const struct p4_pipe *pipe, const char *table, char *err, size_t errlen)
@@ -94,12 +102,7 @@ static int find_extern(const struct p4_pipe *pipe, const char *name, enum p4ext_
     int n = prog->nexterns < 4096 ? prog->nexterns : 4096;
     for (int i = 0; i < n; i++)
         names[i] = prog->externs[i].kind == kind ? prog->externs[i].name : NULL;
-    int x = find_name(names, n, name);
-    if (x == -1)
-        return p4util_errbuf(err, errlen, "unknown %s '%s'", what, name);
-    if (x == -2)
-        return p4util_errbuf(err, errlen, "ambiguous %s name '%s'", what, name);
-    return x;
+    return p4rt_lookup(names, n, name, what, NULL, err, errlen);
 }
 
 /* Parses a number in STF syntax into w (nw words) for a field of `width` bits. Digits
@@ -328,18 +331,13 @@ static int parse_key(const struct p4ir_key *k, const char *text, uint64_t *v, ui
     return 0;
 }
 
-static int find_action(const struct p4ir_table *t, const char *name, char *err, size_t errlen)
+int p4rt_find_action(const struct p4ir_table *t, const char *name, char *err, size_t errlen)
 {
     const char *names[256];
     int n = t->nactions < 256 ? t->nactions : 256;
     for (int i = 0; i < n; i++)
         names[i] = t->actions[i].call.fn->name;
-    int a = find_name(names, n, name);
-    if (a == -1)
-        return p4util_errbuf(err, errlen, "table '%s' has no action '%s'", t->name, name);
-    if (a == -2)
-        return p4util_errbuf(err, errlen, "ambiguous action name '%s'", name);
-    return a;
+    return p4rt_lookup(names, n, name, "action", t->name, err, errlen);
 }
 
 static int action_args(const struct p4ir_table *t, int a, const struct p4rt_kv *args, int nargs,
@@ -435,7 +433,7 @@ int p4rt_table_add(struct p4_pipe *pipe, const char *table, const struct p4rt_kv
             goto out;
         }
     }
-    int a = find_action(t, action, err, errlen);
+    int a = p4rt_find_action(t, action, err, errlen);
     if (a < 0)
         goto out;
     if (t->actions[a].default_only) {
@@ -487,7 +485,7 @@ int p4rt_table_set_default(struct p4_pipe *pipe, const char *table, const char *
     const struct p4ir_table *t = pipe->prog->tables[ti];
     if (t->const_default)
         return p4util_errbuf(err, errlen, "table '%s' has a const default action", t->name);
-    int a = find_action(t, action, err, errlen);
+    int a = p4rt_find_action(t, action, err, errlen);
     if (a < 0)
         return -1;
     if (t->actions[a].table_only)
@@ -543,7 +541,7 @@ int p4rt_action_param(const struct p4_pipe *pipe, const char *table, const char 
     const struct p4ir_table *t = table_ir(pipe, table);
     if (!t)
         return -1;
-    int a = find_action(t, action, NULL, 0);
+    int a = p4rt_find_action(t, action, NULL, 0);
     if (a < 0)
         return -1;
     const struct p4ir_callable *fn = t->actions[a].call.fn;

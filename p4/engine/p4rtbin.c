@@ -24,12 +24,7 @@ int p4rt_key_id(const struct p4_pipe *pipe, int table, const char *key, char *er
     int n = t->nkeys < 256 ? t->nkeys : 256;
     for (int j = 0; j < n; j++)
         names[j] = t->keys[j].name;
-    int k = p4rt_find_name(names, n, key);
-    if (k == -1)
-        return p4util_errbuf(err, errlen, "table '%s' has no key '%s'", t->name, key);
-    if (k == -2)
-        return p4util_errbuf(err, errlen, "ambiguous key name '%s'", key);
-    return k;
+    return p4rt_lookup(names, n, key, "key", t->name, err, errlen);
 }
 
 int p4rt_entry_init(struct p4rt_entry *e, const struct p4_pipe *pipe, int table,
@@ -43,15 +38,9 @@ int p4rt_entry_init(struct p4rt_entry *e, const struct p4_pipe *pipe, int table,
         return p4util_errbuf(err, errlen, "table '%s' has const entries", t->name);
     if (t->nkeys > 64)
         return p4util_errbuf(err, errlen, "table '%s' has more than 64 keys", t->name);
-    const char *names[256];
-    int n = t->nactions < 256 ? t->nactions : 256;
-    for (int i = 0; i < n; i++)
-        names[i] = t->actions[i].call.fn->name;
-    int a = p4rt_find_name(names, n, action);
-    if (a == -1)
-        return p4util_errbuf(err, errlen, "table '%s' has no action '%s'", t->name, action);
-    if (a == -2)
-        return p4util_errbuf(err, errlen, "ambiguous action name '%s'", action);
+    int a = p4rt_find_action(t, action, err, errlen);
+    if (a < 0)
+        return a;
     if (t->actions[a].default_only)
         return p4util_errbuf(err, errlen, "action '%s' is @defaultonly", t->actions[a].call.fn->name);
     int kw = t->key_words;

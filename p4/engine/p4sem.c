@@ -225,6 +225,27 @@ static void builtin_types(struct p4sem *s)
     s->t_bad->name = "<error>";
 }
 
+/* The symbol of a declaration the scope keeps as written (its AST): externs, parsers,
+ * controls and package types (parser and control types are package-like templates). */
+static enum p4sym_kind decl_sym(enum p4ast_kind k)
+{
+    static const struct {
+        enum p4ast_kind ast;
+        enum p4sym_kind sym;
+    } syms[] = {
+        {P4AST_D_EXTERN_TYPE, SYM_EXTERN_TYPE},  {P4AST_D_EXTERN_FUNC, SYM_EXTERN_FUNC},
+        {P4AST_D_PARSER_TYPE, SYM_PACKAGE},      {P4AST_D_CONTROL_TYPE, SYM_PACKAGE},
+        {P4AST_D_PACKAGE, SYM_PACKAGE},          {P4AST_D_PARSER, SYM_PARSER_DECL},
+        {P4AST_D_CONTROL, SYM_CONTROL_DECL},
+    };
+    for (size_t i = 0; i < P4_ARRAY_LEN(syms); i++) {
+        if (syms[i].ast == k)
+            return syms[i].sym;
+    }
+    P4_ASSERT(!"not a kept declaration");
+    return SYM_PACKAGE;
+}
+
 /* A top-level declaration: types and externs are declared now; actions, functions and
  * instances wait until the packet slots are laid out; the V1Switch instance is kept. */
 static void declare_top(struct p4sem *s, const struct p4ast *d, const struct p4ast **main_inst)
@@ -260,25 +281,13 @@ static void declare_top(struct p4sem *s, const struct p4ast *d, const struct p4a
     case P4AST_D_MATCH_KIND:
         break;
     case P4AST_D_EXTERN_TYPE:
-        y = p4scope_declare(s, d->name, SYM_EXTERN_TYPE, d->loc);
-        y->decl = d;
-        break;
     case P4AST_D_EXTERN_FUNC:
-        y = p4scope_declare(s, d->name, SYM_EXTERN_FUNC, d->loc);
-        y->decl = d;
-        break;
     case P4AST_D_PARSER_TYPE:
     case P4AST_D_CONTROL_TYPE:
     case P4AST_D_PACKAGE:
-        y = p4scope_declare(s, d->name, SYM_PACKAGE, d->loc);
-        y->decl = d;
-        break;
     case P4AST_D_PARSER:
-        y = p4scope_declare(s, d->name, SYM_PARSER_DECL, d->loc);
-        y->decl = d;
-        break;
     case P4AST_D_CONTROL:
-        y = p4scope_declare(s, d->name, SYM_CONTROL_DECL, d->loc);
+        y = p4scope_declare(s, d->name, decl_sym(d->kind), d->loc);
         y->decl = d;
         break;
     case P4AST_D_ACTION:

@@ -68,15 +68,17 @@ struct stf {
     struct stf_job *jobs;
     int njobs;
     int capjobs;
-    int *ids;        /* `= ID` of add lines */
-    int *id_handles; /* ... and the handle each one got */
+    struct stf_id {
+        int id;     /* `= ID` of an add line */
+        int handle; /* ... and the handle its entry got */
+    } *ids;
     int nids;
     int capids;
     int errors;   /* bad input */
     int failures; /* failed expectations */
     int checks;   /* assertions evaluated */
     int packets;
-    uint8_t *obuf;
+    uint8_t obuf[STF_BUF]; /* the pipeline's output packet */
     char kstore[STF_MAX_KV][2][256]; /* key:value text of the current add line */
     /* current line */
     int line;
@@ -565,11 +567,9 @@ static void cmd_add(struct stf *s, const char *p)
     if (id >= 0) {
         if (s->nids >= s->capids) {
             s->capids = s->capids ? 2 * s->capids : 8;
-            s->ids = p4util_realloc(s->ids, (size_t)s->capids * sizeof(int));
-            s->id_handles = p4util_realloc(s->id_handles, (size_t)s->capids * sizeof(int));
+            s->ids = p4util_realloc(s->ids, (size_t)s->capids * sizeof(*s->ids));
         }
-        s->ids[s->nids] = id;
-        s->id_handles[s->nids++] = handle;
+        s->ids[s->nids++] = (struct stf_id){id, handle};
     }
 out:
     free(ac);
@@ -782,10 +782,11 @@ static void cmd_mc_node_create(struct stf *s, const char *p)
 static void cmd_value_set_add(struct stf *s, const char *p)
 {
     char err[512];
-    size_t n;
-    const char *t = token(&p, &n);
     char name[256];
-    snprintf(name, sizeof(name), "%.*s", (int)n, t);
+    const char *t;
+    if (!name_arg(s, &p, "value set", name, &t))
+        return;
+    size_t n;
     const char *vt = token(&p, &n);
     char val[256];
     snprintf(val, sizeof(val), "%.*s", (int)(n < 255 ? n : 255), vt);
@@ -799,10 +800,10 @@ static void cmd_value_set_add(struct stf *s, const char *p)
 static void cmd_meter_set(struct stf *s, const char *p)
 {
     char err[512];
-    size_t n;
-    const char *t = token(&p, &n);
     char name[256];
-    snprintf(name, sizeof(name), "%.*s", (int)n, t);
+    const char *t;
+    if (!name_arg(s, &p, "meter", name, &t))
+        return;
     uint64_t v[5];
     for (int i = 0; i < 5; i++) {
         if (!need_u64(s, &p, i == 0 ? "index" : "rate or burst", &v[i]))
@@ -853,16 +854,14 @@ static void cmd_remove(struct stf *s, const char *p)
 {
     char err[512];
     uint64_t a;
-    size_t n;
-    const char *t = token(&p, &n);
     char table[256];
-    snprintf(table, sizeof(table), "%.*s", (int)n, t);
-    if (!need_num(s, &p, "entry id", INT32_MAX, &a))
+    const char *t;
+    if (!name_arg(s, &p, "table", table, &t) || !need_num(s, &p, "entry id", INT32_MAX, &a))
         return;
     int handle = (int)a;
     for (int i = 0; i < s->nids; i++) {
-        if (s->ids[i] == (int)a)
-            handle = s->id_handles[i];
+        if (s->ids[i].id == (int)a)
+            handle = s->ids[i].handle;
     }
     if (p4rt_table_remove(s->pipe, table, handle, err, sizeof(err)))
         stf_error(s, t, "%s", err);
@@ -1075,7 +1074,6 @@ int p4stf_run(const struct p4_prog *prog, const char *stf_path, FILE *out, FILE 
     struct p4_host host = {s, stf_now, stf_log, false, 0, stf_fault};
     s->pipe = p4_pipe_create(prog, &host);
     s->state_bytes = p4_prog_state_bytes(prog);
-    s->obuf = p4util_malloc(STF_BUF);
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -1115,8 +1113,6 @@ int p4stf_run(const struct p4_prog *prog, const char *stf_path, FILE *out, FILE 
     free(s->exps);
     free(s->jobs);
     free(s->ids);
-    free(s->id_handles);
-    free(s->obuf);
     p4_pipe_destroy(s->pipe);
     free(s);
     return rc;

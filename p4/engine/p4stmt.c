@@ -87,12 +87,8 @@ void p4stmt_var_decl(struct p4sem *s, const struct p4ast *a, struct p4ir_block *
     struct p4_type *t = list ? list_var_type(s, a) : p4type_resolve(s, a->a);
     if (t == s->t_bad)
         return;
-    if (!p4type_is_scalar(t) && !p4type_is_compound(t)) {
-        char b1[64];
-        p4sem_err(s, a->loc, "variables of type %s are not supported",
-                  p4type_str(t, b1, sizeof(b1)));
+    if (!p4type_storable(s, t, a->loc, "a variable"))
         return;
-    }
     int slot = p4irgen_slots(s, t->nslots);
     struct p4ir_expr *dst = p4irgen_expr(s, P4OP_LOAD, t, a->loc);
     dst->slot = slot;

@@ -45,6 +45,16 @@ bool p4type_is_compound(const struct p4_type *t)
            t->kind == P4T_VARBIT || t->kind == P4T_UNION;
 }
 
+bool p4type_storable(struct p4sem *s, const struct p4_type *t, struct p4_loc loc,
+                     const char *what)
+{
+    if (p4type_is_scalar(t) || p4type_is_compound(t))
+        return true;
+    char b1[64];
+    p4sem_err(s, loc, "%s of type %s is not supported", what, p4type_str(t, b1, sizeof(b1)));
+    return false;
+}
+
 const char *p4type_str(const struct p4_type *t, char *buf, size_t n)
 {
     switch (t->kind) {

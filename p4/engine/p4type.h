@@ -24,6 +24,10 @@ bool p4type_is_bits(const struct p4_type *t);
 bool p4type_is_compound(const struct p4_type *t);
 /* Name of t for messages (bit<8>, int<4>, the declared name). */
 const char *p4type_str(const struct p4_type *t, char *buf, size_t n);
+/* Whether values of t can be kept in slots (scalars and compound types); else reports
+ * "WHAT of type T is not supported" at loc. */
+bool p4type_storable(struct p4sem *s, const struct p4_type *t, struct p4_loc loc,
+                     const char *what);
 /* The type a type reference names (errors reported; a stand-in type after an error). */
 struct p4_type *p4type_resolve(struct p4sem *s, const struct p4ast *t);
 /* Lays out the fields of a header, struct or union declaration. */

@@ -174,7 +174,7 @@ void build_nodes(struct builder *b)
         const struct node_ops *ops = registry_node_kinds[k].ops;
         sc->kind_shared[k] = ops->shared_create ? ops->shared_create() : NULL;
     }
-    sc->nodes = xcalloc(b->topo.nnodes + 1, sizeof(*sc->nodes));
+    sc->nodes = arena_calloc(&sc->mem, b->topo.nnodes + 1, sizeof(*sc->nodes));
     b->kind_of = xcalloc(b->topo.nnodes + 1, sizeof(*b->kind_of));
     b->where = xcalloc(b->topo.nnodes + 1, sizeof(*b->where));
     /* nodes[] is indexed by declaration: a declaration with errors leaves a NULL hole, and

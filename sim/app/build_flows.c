@@ -241,7 +241,7 @@ void build_flows(struct builder *b)
     const struct cfg_node *seq = list_of(b, sc->cfg.flows, "flows");
     if (!seq)
         return;
-    sc->flows = xcalloc(seq->n + 1, sizeof(*sc->flows));
+    sc->flows = arena_calloc(&sc->mem, seq->n + 1, sizeof(*sc->flows));
     struct strmap fnames;
     strmap_init(&fnames, seq->n);
     bool only_check = b->errors > 0;
@@ -268,7 +268,7 @@ void build_jobs(struct builder *b)
         build_error(b, seq->loc, "at most 255 jobs");
         return;
     }
-    sc->jobs = xcalloc(seq->n + 1, sizeof(*sc->jobs));
+    sc->jobs = arena_calloc(&sc->mem, seq->n + 1, sizeof(*sc->jobs));
     for (size_t i = 0; i < seq->n; i++) {
         struct ddl_job *j = ddl_job_create(sc->sim, seq->items[i], sc->doc->file, (int64_t)i,
                                            job_host, b, b->d);

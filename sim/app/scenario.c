@@ -75,7 +75,9 @@ static void build_all(struct builder *b)
 
 static struct scenario *build(struct cfg_doc *doc, const struct scenario_opts *o, struct diag *d)
 {
-    struct scenario *sc = xcalloc(1, sizeof(*sc));
+    struct arena mem = {0};
+    struct scenario *sc = arena_calloc(&mem, 1, sizeof(*sc));
+    sc->mem = mem;
     sc->doc = doc;
     sc->diag = d;
     sc->p4_cache = o ? o->p4_cache : NULL;
@@ -157,7 +159,6 @@ void scenario_destroy(struct scenario *sc)
         return;
     for (uint32_t i = 0; i < sc->njobs; i++)
         ddl_job_destroy(sc->jobs[i]);
-    free(sc->jobs);
     for (uint32_t i = 0; i < sc->nflows; i++)
         sc->flows[i]->ops->destroy(sc->sim, sc->flows[i]);
     for (uint32_t i = 0; i < sc->nnodes; i++) {
@@ -170,13 +171,11 @@ void scenario_destroy(struct scenario *sc)
         if (sc->kind_shared[k])
             registry_node_kinds[k].ops->shared_destroy(sc->kind_shared[k]);
     }
-    free(sc->flows);
-    free(sc->nodes);
     free(sc->probes);
     free(sc->pcap_ports);
     sim_destroy(sc->sim);
     cfg_free(sc->doc);
-    free(sc);
+    arena_free(&sc->mem); /* sc itself and its node, flow and job tables */
 }
 
 struct node *scenario_node(const struct scenario *sc, const char *name)

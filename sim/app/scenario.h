@@ -15,6 +15,7 @@
 #include "models/ddl/job.h"
 #include "models/net/node.h"
 #include "models/transport/flow.h"
+#include "sim/arena.h"
 #include "sim/cfg.h"
 #include "sim/sim.h"
 
@@ -47,6 +48,7 @@ struct queue_probe {
 };
 
 struct scenario {
+    struct arena mem; /* this struct and its node, flow and job tables */
     struct sim *sim;
     struct diag *diag;
     struct cfg_doc *doc;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "sim/app/scenario.h"
+#include "sim/arena.h"
 #include "sim/cfg.h"
 #include "sim/diag.h"
 #include "sim/sha256.h"
@@ -68,6 +69,7 @@ struct sweep_metric {
 extern const char *const sweep_sources[];
 
 struct sweep {
+    struct arena mem;    /* this struct, its tables and strings (not `columns`), freed together */
     struct cfg_doc *doc; /* the sweep file (owns every node below) */
     char *file;          /* its path */
     const char *name;

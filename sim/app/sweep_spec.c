@@ -79,7 +79,7 @@ static bool is_scalar_list(const struct cfg_node *v)
 static void add_column(struct sweep *sw, const char *name)
 {
     sw->columns = xrealloc(sw->columns, (sw->ncolumns + 1) * sizeof(*sw->columns));
-    sw->columns[sw->ncolumns++] = xstrdup(name);
+    sw->columns[sw->ncolumns++] = arena_printf(&sw->mem, "%s", name);
 }
 
 /* {set: PATH, values: [...], name: COLUMN} or {name: COLUMN, values: [...]} */
@@ -172,7 +172,7 @@ static int parse_dim(struct sweep *sw, struct diag *d, const struct cfg_node *a,
             diag_error(d, zip->loc, "'zip' must be a non-empty list of {set, values}");
             return 1;
         }
-        dim->lists = xcalloc(n, sizeof(*dim->lists));
+        dim->lists = arena_calloc(&sw->mem, n, sizeof(*dim->lists));
         dim->nlists = n;
         for (size_t i = 0; i < n; i++) {
             const struct cfg_node *m = zip ? zip->items[i] : a;
@@ -200,13 +200,14 @@ static int parse_dim(struct sweep *sw, struct diag *d, const struct cfg_node *a,
     return e;
 }
 
-static int parse_where(struct diag *d, const struct cfg_node *w, struct sweep_metric *m)
+static int parse_where(struct sweep *sw, struct diag *d, const struct cfg_node *w,
+                       struct sweep_metric *m)
 {
     static const char *const ops[] = {"==", "!=", "<=", ">=", "<", ">"};
     static const int codes[] = {SWEEP_OP_EQ, SWEEP_OP_NE, SWEEP_OP_LE,
                                 SWEEP_OP_GE, SWEEP_OP_LT, SWEEP_OP_GT};
     size_t n = w->kind == CFG_SEQ ? w->n : 1;
-    m->where = xcalloc(n, sizeof(*m->where));
+    m->where = arena_calloc(&sw->mem, n, sizeof(*m->where));
     for (size_t i = 0; i < n; i++) {
         const struct cfg_node *c = w->kind == CFG_SEQ ? w->items[i] : w;
         const char *s = c->kind == CFG_SCALAR ? c->str : "";
@@ -219,7 +220,7 @@ static int parse_where(struct diag *d, const struct cfg_node *w, struct sweep_me
             return 1;
         }
         k--;
-        char *col = xasprintf("%.*s", (int)(at - s), s);
+        char *col = arena_printf(&sw->mem, "%.*s", (int)(at - s), s);
         char *end = col + strlen(col);
         while (end > col && end[-1] == ' ')
             *--end = '\0';
@@ -241,7 +242,7 @@ static int parse_metrics(struct sweep *sw, struct diag *d, const struct cfg_node
         return 1;
     }
     int e = 0;
-    sw->metrics = xcalloc(ms->n, sizeof(*sw->metrics));
+    sw->metrics = arena_calloc(&sw->mem, ms->n, sizeof(*sw->metrics));
     for (size_t i = 0; i < ms->n; i++) {
         struct mspec s;
         char what[64];
@@ -267,7 +268,7 @@ static int parse_metrics(struct sweep *sw, struct diag *d, const struct cfg_node
             e++;
         }
         if (s.where)
-            e += parse_where(d, s.where, m);
+            e += parse_where(sw, d, s.where, m);
         for (size_t k = 0; k + 1 < sw->nmetrics; k++) {
             if (strcmp(sw->metrics[k].name, m->name) == 0) {
                 diag_error(d, m->loc, "duplicate metric name '%s'", m->name);
@@ -286,7 +287,7 @@ static int parse_seeds(struct sweep *sw, struct diag *d, const struct spec *s)
     }
     if (s->repeat) {
         sw->nseeds = (size_t)s->repeat;
-        sw->seeds = xcalloc(sw->nseeds, sizeof(*sw->seeds));
+        sw->seeds = arena_calloc(&sw->mem, sw->nseeds, sizeof(*sw->seeds));
         for (size_t i = 0; i < sw->nseeds; i++)
             sw->seeds[i] = i + 1;
         return 0;
@@ -298,7 +299,7 @@ static int parse_seeds(struct sweep *sw, struct diag *d, const struct spec *s)
         return 1;
     }
     sw->nseeds = s->seeds->n;
-    sw->seeds = xcalloc(sw->nseeds, sizeof(*sw->seeds));
+    sw->seeds = arena_calloc(&sw->mem, sw->nseeds, sizeof(*sw->seeds));
     for (size_t i = 0; i < sw->nseeds; i++) {
         const struct cfg_node *v = s->seeds->items[i];
         char *end = NULL;
@@ -380,9 +381,10 @@ static int resolve_scenario(struct sweep *sw, struct diag *d, const struct cfg_n
     }
     const char *slash = strrchr(sw->file, '/');
     if (sc->str[0] == '/' || !slash)
-        sw->scenario_path = xstrdup(sc->str);
+        sw->scenario_path = arena_printf(&sw->mem, "%s", sc->str);
     else
-        sw->scenario_path = xasprintf("%.*s/%s", (int)(slash - sw->file), sw->file, sc->str);
+        sw->scenario_path =
+            arena_printf(&sw->mem, "%.*s/%s", (int)(slash - sw->file), sw->file, sc->str);
     return 0;
 }
 
@@ -404,7 +406,7 @@ static int parse(struct sweep *sw, struct diag *d)
         diag_error(d, s.axes->loc, "'axes' is a list of dimensions");
         e++;
     } else if (s.axes) {
-        sw->dims = xcalloc(s.axes->n, sizeof(*sw->dims));
+        sw->dims = arena_calloc(&sw->mem, s.axes->n, sizeof(*sw->dims));
         for (size_t i = 0; i < s.axes->n; i++)
             e += parse_dim(sw, d, s.axes->items[i], &sw->dims[sw->ndims++]);
     }
@@ -429,6 +431,17 @@ static int parse(struct sweep *sw, struct diag *d)
         e++;
     }
     return e;
+}
+
+/* The sweep of `doc` (read from `file`), in an arena of its own (sw->mem). */
+static struct sweep *sweep_new(struct cfg_doc *doc, const char *file)
+{
+    struct arena mem = {0};
+    struct sweep *sw = arena_calloc(&mem, 1, sizeof(*sw));
+    sw->mem = mem;
+    sw->doc = doc;
+    sw->file = arena_printf(&sw->mem, "%s", file);
+    return sw;
 }
 
 static struct sweep *finish_load(struct sweep *sw, const struct cfg_node *quick, struct diag *d)
@@ -462,42 +475,22 @@ struct sweep *sweep_load(const char *path, const struct cfg_node *quick, struct 
     struct cfg_doc *doc = cfg_load_file(path, d);
     if (!doc)
         return NULL;
-    struct sweep *sw = xcalloc(1, sizeof(*sw));
-    sw->doc = doc;
-    sw->file = xstrdup(path);
-    return finish_load(sw, quick, d);
+    return finish_load(sweep_new(doc, path), quick, d);
 }
 
 struct sweep *sweep_load_node(const char *file, const struct cfg_node *root,
                               const struct cfg_node *quick, struct diag *d)
 {
-    struct sweep *sw = xcalloc(1, sizeof(*sw));
-    sw->doc = cfg_doc_from(file, root);
-    sw->file = xstrdup(file);
-    return finish_load(sw, quick, d);
+    return finish_load(sweep_new(cfg_doc_from(file, root), file), quick, d);
 }
 
 void sweep_free(struct sweep *sw)
 {
     if (!sw)
         return;
-    for (size_t i = 0; i < sw->ndims; i++)
-        free(sw->dims[i].lists);
-    free(sw->dims);
-    for (size_t i = 0; i < sw->nmetrics; i++) {
-        for (size_t k = 0; k < sw->metrics[i].nwhere; k++)
-            free((char *)sw->metrics[i].where[k].column);
-        free(sw->metrics[i].where);
-    }
-    free(sw->metrics);
-    for (size_t i = 0; i < sw->ncolumns; i++)
-        free(sw->columns[i]);
     free(sw->columns);
-    free(sw->seeds);
-    free(sw->scenario_path);
-    free(sw->file);
     cfg_free(sw->doc);
-    free(sw);
+    arena_free(&sw->mem); /* sw itself and the rest of its tables */
 }
 
 static void push_assign(struct sweep_point *p, const char *path, const struct cfg_node *v)
