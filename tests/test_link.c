@@ -2,7 +2,7 @@
  * sends frames to a receiver over one link; the same run is made with the sender telling the
  * link when it is idle (folds allowed) and without (every end is an event). Expected times and
  * fold counts are derived here from the frame time, the gaps and the delay. */
-#include "tests/testutil.h"
+#include "tests/testscenario.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -221,5 +221,69 @@ static void test_link_frame_time(void **state)
     }
 }
 
-TEST_MAIN(cmocka_unit_test(test_link_fold_called_back), cmocka_unit_test(test_link_fold_passed),
+/* Near the horizon: a frame whose arrival would be past it is not folded, so the run stops where
+ * it stops without folds, at the end of its transmission (the end schedules the arrival, and the
+ * run loop sees the horizon passed), with and without keyed arrivals. */
+static void test_link_fold_horizon(void **state)
+{
+    for (int keyed = 0; keyed < 2; keyed++) {
+        sim_time_t stop[2];
+        for (int folding = 0; folding < 2; folding++) {
+            struct sim *sim = sim_create(1, NULL);
+            struct end a = {0}, b = {0};
+            node_init(&a.node, sim, folding ? &folding_ops : &plain_ops, "a", 0);
+            node_init(&b.node, sim, &plain_ops, "b", 1);
+            struct link_cfg cfg = {
+                .rate_bps = RATE_BPS, .delay_ps = SIM_US(10), .framing = LINK_FRAMING_ETHERNET};
+            link_cfg_finish(&cfg, false);
+            node_connect(&a.node, &b.node, &cfg);
+            if (keyed)
+                link_key_arrivals(&a.node.ports[0]->tx);
+            struct send s = {.from = &a};
+            evq_timer_init(&s.t, send_fire, EVQ_PHASE_DEFAULT);
+            sim_at(sim, &s.t, SIM_TIME_HORIZON - SIM_US(5));
+            sim_run(sim, SIM_TIME_NEVER);
+            assert_true(sim->evq.past_horizon > SIM_TIME_HORIZON);
+            assert_int_equal(sim->evq.folded, 0);
+            stop[folding] = sim->now;
+            node_fini(&a.node);
+            node_fini(&b.node);
+            sim_destroy(sim);
+        }
+        assert_int_equal(stop[0], SIM_TIME_HORIZON - SIM_US(5) + FRAME_PS);
+        assert_int_equal(stop[1], stop[0]);
+    }
+}
+
+/* The builder keys arrivals only when every link has one delay d > 0 and every switch pipeline
+ * is shorter than d (link.h): the default star (1 us links, no pipeline), a pipeline of 999 ns
+ * yes; a pipeline of 1 us, zero delays, or two delays no. Every port of every node agrees. */
+static void test_link_keyed_when(void **state)
+{
+    static const struct {
+        const char *yaml;
+        bool keyed;
+    } cases[] = {
+        {"topology: {kind: star, hosts: 2}\n", true},
+        {"topology: {kind: star, hosts: 2, switch: {latency: 999ns}}\n", true},
+        {"topology: {kind: star, hosts: 2, switch: {latency: 1us}}\n", false},
+        {"topology: {kind: star, hosts: 2, link: {delay: 0s}}\n", false},
+        {"switches: [{name: s0}]\nhosts: [{name: a}, {name: b}]\n"
+         "links: [{a: a, b: s0, delay: 1us}, {a: b, b: s0, delay: 2us}]\n",
+         false},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        struct scenario *sc = load(cases[i].yaml);
+        uint32_t ports = 0;
+        for (uint32_t n = 0; n < sc->nnodes; n++) {
+            for (uint32_t k = 0; k < sc->nodes[n]->nports; k++, ports++)
+                assert_int_equal(sc->nodes[n]->ports[k]->tx.keyed, cases[i].keyed);
+        }
+        assert_int_equal(ports, 4);
+        scenario_destroy(sc);
+    }
+}
+
+TEST_MAIN(cmocka_unit_test(test_link_keyed_when), cmocka_unit_test(test_link_fold_horizon),
+          cmocka_unit_test(test_link_fold_called_back), cmocka_unit_test(test_link_fold_passed),
           cmocka_unit_test(test_link_fold_keyed), cmocka_unit_test(test_link_frame_time))

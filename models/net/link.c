@@ -69,14 +69,16 @@ bool link_settle(struct sim *sim, struct link *l)
     return true;
 }
 
-/* Whether the end of a transmission ending at `end` can be folded: no control frame and the node
- * idle (nothing to pull), and either the wire's last frame arrives after `end` (the end would do
- * nothing; at `end` itself that arrival runs first), or arrivals are keyed (the end would
- * schedule this frame's arrival, into the end's own place: that can be done now). */
+/* Whether the end of a transmission ending at `end` can be folded: no control frame, the node
+ * idle (nothing to pull), the frame's arrival within the horizon, and either the wire's last frame
+ * arrives after `end` (the end would do nothing; at `end` itself that arrival runs first), or
+ * arrivals are keyed (the end would schedule this frame's arrival, into the end's own place: that
+ * can be done now). */
 static bool can_fold(const struct link *l, sim_time_t end)
 {
     const struct node *n = l->port->node;
-    if (l->ctrl.head || !n->ops->idle)
+    /* past the horizon the run stops where the end or the arrival would be scheduled */
+    if (l->ctrl.head || !n->ops->idle || end > SIM_TIME_HORIZON - l->cfg.delay_ps)
         return false;
     bool behind = l->on_wire.tail && l->on_wire.tail->t_enq > end;
     return (behind || l->keyed) && n->ops->idle(n, l->port);
