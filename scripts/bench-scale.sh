@@ -13,7 +13,9 @@
 #   BENCH_SCALE_MEM    address-space limit of each run (ulimit -v, default 16 GiB), so a run that
 #                      does not fit fails with "out of memory" instead of pressing the machine
 #   BENCH_SCALE_LONG=1 also the 128-worker ring all-reduce iteration (1 GB model on a k = 8 fat
-#                      tree at 25 Gbps, TCP) and k = 64 (100us permutation, and check)
+#                      tree at 25 Gbps, TCP, 1500-byte MTU: MSS 1460), the same with 9000-byte
+#                      jumbo frames (MSS 8960; row ring_128_1GB_mtu9000) and k = 64 (100us
+#                      permutation, and check)
 #   BENCH_SCALE_CACHE="8 16" fat-tree sizes also run under cachegrind's cache simulation
 #                      (valgrind --tool=cachegrind --cache-sim=yes, about 50x slower): instructions,
 #                      D1 and LL data misses, and per event, into $OUT/bench-scale-cache.csv
@@ -43,15 +45,17 @@ fat_tree_yaml() { # k stop program
     }'
 }
 
-# one iteration of ring all-reduce of a 1 GB model (one 1 GB layer, no compute) by 128 workers
+# one iteration of ring all-reduce of a 1 GB model (one 1 GB layer, no compute) by 128 workers;
+# $1: TCP MSS (default 1460 B, a 1500-byte MTU)
 ring_yaml() {
-    awk 'BEGIN {
+    awk -v mss="${1:-1460}" 'BEGIN {
         printf "name: ring-128\ntopology: {kind: fat_tree, k: 8, link: {rate: 25Gbps, delay: 1us}"
         printf ", switch: {program: none, buffer: 4MB}}\n"
         printf "jobs:\n  - name: ring\n    arch: allreduce\n    iterations: 1\n    chunk: 4MB\n"
         printf "    model: {name: one-gb, layers: [{name: all, bytes: 1GB, "
         printf "forward: 0s, backward: 0s}]}\n"
-        printf "    transport: tcp\n    transport_params: {rto_min: 1ms, rto_init: 10ms}\n"
+        printf "    transport: tcp\n    transport_params: {rto_min: 1ms, rto_init: 10ms, "
+        printf "mss: %dB}\n", mss
         printf "    workers: ["
         for (i = 0; i < 128; i++)
             printf "%sh%d", i ? ", " : "", i
@@ -108,6 +112,8 @@ fi
 if [ "${BENCH_SCALE_LONG:-0}" = 1 ]; then
     ring_yaml >"$tmp/ring.yaml"
     measure ring_128_1GB 128 run "$tmp/ring.yaml"
+    ring_yaml 8960 >"$tmp/ring9000.yaml"
+    measure ring_128_1GB_mtu9000 128 run "$tmp/ring9000.yaml"
     fat_tree_yaml 64 100us none >"$tmp/ft64.yaml"
     measure fat_tree_k64_check 65536 check "$tmp/ft64.yaml"
     measure fat_tree_k64_100us 65536 run "$tmp/ft64.yaml"

@@ -55,6 +55,8 @@ struct evq {
     void *heap_mem;  /* the heap's allocation (the heap starts 3 entries in: evq.c) */
     uint64_t counter; /* insertion counter, low 56 bits of the key */
     uint64_t fired;   /* events executed, for statistics */
+    uint64_t folded;  /* events that did nothing, run without an entry (evq_note_folded) */
+    struct evq_entry cur; /* the event running now, or {until, max} after a run up to until */
     sim_time_t past_horizon; /* first time asked for beyond SIM_TIME_HORIZON, or 0 */
 };
 
@@ -83,6 +85,24 @@ static inline sim_time_t evq_next_time(const struct evq *q)
 
 /* Removes and returns the earliest timer (its time in *at), or NULL when empty. */
 struct evq_timer *evq_pop(struct evq *q, sim_time_t *at);
+
+/* Reserved places. An owner whose event may turn out to do nothing (a link's end of
+ * transmission when nothing waits to be sent) takes the event's place in the order when it
+ * would schedule it (evq_reserve: the insertion number it would get), and schedules it into that
+ * place only when it is needed (evq_schedule_reserved); if it never is, the owner calls
+ * evq_note_folded once the place has passed (evq_passed). Every other event keeps its order, so
+ * a run with folded events is the same run as without. */
+uint64_t evq_reserve(struct evq *q);
+void evq_schedule_reserved(struct evq *q, struct evq_timer *t, sim_time_t at, uint64_t seq);
+/* Whether an event at `at` of `phase` with reserved number `seq` is ordered before the event
+ * running now (or before the point where the last run stopped): it would have run already. */
+bool evq_passed(const struct evq *q, sim_time_t at, enum evq_phase phase, uint64_t seq);
+static inline void evq_note_folded(struct evq *q)
+{
+    q->folded++;
+}
+/* The run stopped at `until`: every event up to it has run (sim_run calls it). */
+void evq_mark_until(struct evq *q, sim_time_t until);
 
 static inline uint32_t evq_len(const struct evq *q)
 {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/hugepage.h"
 #include "sim/util.h"
 
 void pool_init(struct pool *p, size_t obj_size, size_t per_slab)
@@ -27,15 +28,26 @@ static void grow(struct pool *p)
         p->cap_slabs = p->cap_slabs ? 2 * p->cap_slabs : 16;
         p->slabs = xrealloc(p->slabs, p->cap_slabs * sizeof(*p->slabs));
     }
-    /* 64-byte aligned: objects whose size is a multiple of 64 start on a cache line */
-    char *slab = xaligned(64, p->obj_size * p->per_slab);
+    /* Each slab twice the last up to a huge page, then huge pages: a pool that holds a few
+     * objects stays small, one that holds many (packets in flight at scale) sits on few TLB
+     * entries. 64-byte aligned: objects whose size is a multiple of 64 start on a cache line. */
+    size_t n = p->per_slab;
+    char *slab;
+    if (p->obj_size <= HUGEPAGE_BYTES && n * p->obj_size >= HUGEPAGE_BYTES) {
+        n = HUGEPAGE_BYTES / p->obj_size;
+        slab = hugepage_alloc(HUGEPAGE_BYTES);
+    } else {
+        slab = xaligned(64, n * p->obj_size);
+        if (n * p->obj_size < HUGEPAGE_BYTES)
+            p->per_slab = 2 * n;
+    }
     p->slabs[p->nslabs++] = slab;
-    for (size_t i = p->per_slab; i-- > 0;) {
+    for (size_t i = n; i-- > 0;) {
         struct pool_free *f = (struct pool_free *)(slab + i * p->obj_size);
         f->next = p->free;
         p->free = f;
     }
-    p->total += (int64_t)p->per_slab;
+    p->total += (int64_t)n;
 }
 
 void *pool_get(struct pool *p)

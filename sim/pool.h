@@ -13,7 +13,7 @@ struct pool_free {
 
 struct pool {
     size_t obj_size;
-    size_t per_slab;
+    size_t per_slab;   /* objects in the next slab (doubles up to a huge page) */
     struct pool_free *free;
     void **slabs;
     size_t nslabs;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/hugepage.h"
 #include "sim/util.h"
 
 struct sim *sim_create(uint64_t seed, struct diag *diag)
@@ -12,6 +13,7 @@ struct sim *sim_create(uint64_t seed, struct diag *diag)
     sim->seed = seed;
     sim->diag = diag;
     spool_init(&sim->spool);
+    sim->heap_mark = hugepage_heap_end();
     return sim;
 }
 
@@ -55,8 +57,15 @@ uint64_t sim_run(struct sim *sim, sim_time_t until)
     uint64_t n = 0;
     uint64_t budget = sim->hook.fn ? sim->hook.every : UINT64_MAX;
     sim->stopping = false;
+    if (!sim->heap_huge) {
+        /* the model built since sim_create (nodes, ports, queues, routes, flows): the state
+         * the events touch, at random, for the whole run */
+        hugepage_collapse(sim->heap_mark, hugepage_heap_end());
+        sim->heap_huge = true;
+    }
     while (!sim->stopping && !sim->evq.past_horizon) {
         if (evq_next_time(&sim->evq) > until) {
+            evq_mark_until(&sim->evq, until);
             if (until != SIM_TIME_NEVER && evq_len(&sim->evq) > 0)
                 sim->now = until;
             break;

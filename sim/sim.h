@@ -43,6 +43,8 @@ struct sim {
     bool stopping;        /* set by sim_stop: the run loop returns after the current event */
     struct sim_hook hook;
     struct spool spool;   /* samples taken during the run, on their way to the outputs */
+    void *heap_mark;      /* the malloc heap's end at creation (hugepage.h) */
+    bool heap_huge;       /* what the model allocated before the first run is on huge pages */
 };
 
 struct sim *sim_create(uint64_t seed, struct diag *diag);

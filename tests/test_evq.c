@@ -202,6 +202,53 @@ static void test_evq_layout_and_slots(void **state)
     evq_fini(&q);
 }
 
-TEST_MAIN(cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_phases),
+struct probe {
+    struct evq_timer t;
+    uint64_t seq; /* the reserved place asked about */
+    bool passed;
+};
+
+static void probe_fire(struct sim *sim, struct evq_timer *t)
+{
+    struct probe *p = container_of(t, struct probe, t);
+    p->passed = evq_passed(&sim->evq, 10, EVQ_PHASE_DEFAULT, p->seq);
+}
+
+/* A timer scheduled into a reserved place runs where it would have run had it been scheduled
+ * when the place was reserved: after r0 (scheduled before), before r2 (scheduled after), at the
+ * same instant and phase. evq_passed says whether the place is behind the running event: not
+ * during the probe scheduled before the reservation, yes during the one scheduled after it, and
+ * after a run up to `until`, every place up to until is behind. */
+static void test_evq_reserved_place(void **state)
+{
+    struct sim *sim = sim_create(1, NULL);
+    int log[8];
+    int nlog = 0;
+    struct rec r[3];
+    struct probe before = {0}, after = {0};
+    evq_timer_init(&before.t, probe_fire, EVQ_PHASE_DEFAULT);
+    evq_timer_init(&after.t, probe_fire, EVQ_PHASE_DEFAULT);
+    rec_at(sim, &r[0], 0, log, &nlog, EVQ_PHASE_DEFAULT, 10);
+    sim_at(sim, &before.t, 10);
+    uint64_t seq = evq_reserve(&sim->evq);
+    before.seq = after.seq = seq;
+    sim_at(sim, &after.t, 10);
+    rec_at(sim, &r[2], 2, log, &nlog, EVQ_PHASE_DEFAULT, 10);
+    r[1] = (struct rec){.id = 1, .log = log, .nlog = &nlog};
+    evq_timer_init(&r[1].t, rec_fire, EVQ_PHASE_DEFAULT);
+    evq_schedule_reserved(&sim->evq, &r[1].t, 10, seq);
+    assert_int_equal(sim_run(sim, 10), 5);
+    assert_int_equal(nlog, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(log[i], i);
+    assert_false(before.passed);
+    assert_true(after.passed);
+    /* the run stopped at 10: a place at 10 of any phase is behind, one at 11 is not */
+    assert_true(evq_passed(&sim->evq, 10, EVQ_PHASE_DEPART, evq_reserve(&sim->evq)));
+    assert_false(evq_passed(&sim->evq, 11, EVQ_PHASE_ARRIVAL, 0));
+    sim_destroy(sim);
+}
+
+TEST_MAIN(cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_reserved_place), cmocka_unit_test(test_evq_phases),
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
           cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_layout_and_slots))

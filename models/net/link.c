@@ -37,6 +37,11 @@ static void link_arrive(struct sim *sim, struct evq_timer *t);
 void link_init(struct link *l, struct port *port, const struct link_cfg *cfg)
 {
     *l = (struct link){.cfg = *cfg, .port = port};
+    /* the product stays below 2^63: wire bytes < 2^33 (a 32-bit size + overhead <= 1 KB) */
+    const uint64_t ps_per_bit = 1000000000000u;
+    if (cfg->rate_bps && 8 * ps_per_bit % cfg->rate_bps == 0 &&
+        8 * ps_per_bit / cfg->rate_bps < (1u << 30))
+        l->byte_ps = (sim_time_t)(8 * ps_per_bit / cfg->rate_bps);
     evq_timer_init(&l->tx_done, link_tx_done, EVQ_PHASE_DEPART);
     evq_timer_init(&l->arrive, link_arrive, EVQ_PHASE_ARRIVAL);
 }
@@ -52,11 +57,94 @@ void link_fini(struct sim *sim, struct link *l)
     pkt_fifo_free(sim, &l->on_wire);
 }
 
+bool link_settle(struct sim *sim, struct link *l)
+{
+    if (!l->folded)
+        return true;
+    if (!evq_passed(&sim->evq, l->free_at, EVQ_PHASE_DEPART, l->tx_seq))
+        return false;
+    l->folded = false;
+    l->busy = false;
+    evq_note_folded(&sim->evq);
+    return true;
+}
+
+/* Whether the end of a transmission ending at `end` can be folded: no control frame and the node
+ * idle (nothing to pull), and either the wire's last frame arrives after `end` (the end would do
+ * nothing; at `end` itself that arrival runs first), or arrivals are keyed (the end would
+ * schedule this frame's arrival, into the end's own place: that can be done now). */
+static bool can_fold(const struct link *l, sim_time_t end)
+{
+    const struct node *n = l->port->node;
+    if (l->ctrl.head || !n->ops->idle)
+        return false;
+    bool behind = l->on_wire.tail && l->on_wire.tail->t_enq > end;
+    return (behind || l->keyed) && n->ops->idle(n, l->port);
+}
+
+/* Schedules the arrival of the wire's head, which the end of transmission `seq` put there: into
+ * that end's place when arrivals are keyed. */
+static void schedule_arrival(struct sim *sim, struct link *l, uint64_t seq)
+{
+    if (l->keyed)
+        evq_schedule_reserved(&sim->evq, &l->arrive, l->on_wire.head->t_enq, seq);
+    else
+        evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+}
+
+/* A folded frame goes onto the wire at its start; with keyed arrivals, its arrival is scheduled
+ * as its end would have: now if the wire is empty, else when the frame ahead of it arrives. */
+static void fold(struct sim *sim, struct link *l, struct pkt *p)
+{
+    p->t_enq = l->free_at + l->cfg.delay_ps;
+    bool ahead = l->on_wire.tail && l->on_wire.tail->t_enq > l->free_at;
+    pkt_fifo_push(&l->on_wire, p);
+    l->folded = true;
+    if (ahead)
+        return; /* the arrival ahead schedules p's arrival, as it would have */
+    if (!evq_timer_pending(&l->arrive))
+        schedule_arrival(sim, l, l->tx_seq);
+    else
+        l->keyed_pkt = p;
+}
+
+static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
+{
+    sim_time_t tx = link_tx_ps(l, p->size_bytes);
+    sim_time_t end = simtime_add(sim->now, tx);
+    l->busy = true;
+    l->busy_ps += tx;
+    l->tx_pkts++;
+    l->tx_bytes += link_dev_bytes(&l->cfg, p->size_bytes);
+    if (l->tap) /* the frame with its Ethernet header, padded on an Ethernet link */
+        pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
+                   l->cfg.framing == LINK_FRAMING_ETHERNET ? link_dev_bytes(&l->cfg, p->size_bytes)
+                                                           : p->size_bytes);
+    l->tx_seq = evq_reserve(&sim->evq);
+    l->free_at = end;
+    if (can_fold(l, end)) {
+        fold(sim, l, p);
+        return;
+    }
+    l->serializing = p;
+    evq_schedule_reserved(&sim->evq, &l->tx_done, end, l->tx_seq);
+}
+
 void link_kick(struct sim *sim, struct link *l)
 {
+    if (l->busy) {
+        if (!l->folded)
+            return;
+        if (!link_settle(sim, l)) {
+            /* something to send before the folded end: the end runs in its place and pulls it */
+            l->folded = false;
+            evq_schedule_reserved(&sim->evq, &l->tx_done, l->free_at, l->tx_seq);
+            return;
+        }
+    }
     /* a pull may send on this same link (a switch's PFC resume frame): the frame queues and goes
      * after the packet being pulled */
-    if (l->busy || l->in_pull)
+    if (l->in_pull)
         return;
     struct pkt *p = NULL;
     if (!l->ctrl.head) {
@@ -70,17 +158,7 @@ void link_kick(struct sim *sim, struct link *l)
         if (!p)
             return;
     }
-    sim_time_t tx = link_tx_ps(l, p->size_bytes);
-    l->busy = true;
-    l->serializing = p;
-    l->busy_ps += tx;
-    l->tx_pkts++;
-    l->tx_bytes += link_dev_bytes(&l->cfg, p->size_bytes);
-    if (l->tap) /* the frame with its Ethernet header, padded on an Ethernet link */
-        pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
-                   l->cfg.framing == LINK_FRAMING_ETHERNET ? link_dev_bytes(&l->cfg, p->size_bytes)
-                                                           : p->size_bytes);
-    evq_schedule(&sim->evq, &l->tx_done, simtime_add(sim->now, tx));
+    start_tx(sim, l, p);
 }
 
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)
@@ -93,12 +171,14 @@ static void link_tx_done(struct sim *sim, struct evq_timer *t)
 {
     struct link *l = container_of(t, struct link, tx_done);
     struct pkt *p = l->serializing;
-    l->serializing = NULL;
     l->busy = false;
-    p->t_enq = sim->now + l->cfg.delay_ps;
-    pkt_fifo_push(&l->on_wire, p);
-    if (!evq_timer_pending(&l->arrive))
-        evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+    if (p) { /* else a folded end called back: its frame is on the wire already */
+        l->serializing = NULL;
+        p->t_enq = sim->now + l->cfg.delay_ps;
+        pkt_fifo_push(&l->on_wire, p);
+        if (!evq_timer_pending(&l->arrive))
+            schedule_arrival(sim, l, l->tx_seq);
+    }
     link_kick(sim, l);
 }
 
@@ -106,8 +186,13 @@ static void link_arrive(struct sim *sim, struct evq_timer *t)
 {
     struct link *l = container_of(t, struct link, arrive);
     struct pkt *p = pkt_fifo_pop(&l->on_wire);
-    if (l->on_wire.head)
+    if (l->on_wire.head && l->on_wire.head == l->keyed_pkt) {
+        /* a folded frame the wire was not to hold yet: its end would schedule this */
+        l->keyed_pkt = NULL;
+        schedule_arrival(sim, l, l->tx_seq);
+    } else if (l->on_wire.head) {
         evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+    }
     struct port *peer = l->port->peer;
     peer->node->ops->receive(peer->node, peer, p);
 }

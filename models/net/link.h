@@ -11,7 +11,15 @@
  * device bytes + overhead_bytes.
  *
  * Timing: device bytes + overhead_bytes take ceil(bits * 1e12 / rate) ps to serialize; the last
- * bit arrives delay_ps later and the receiver gets it then (store and forward). */
+ * bit arrives delay_ps later and the receiver gets it then (store and forward).
+ *
+ * Folded ends of transmission: when a frame starts and its node has nothing else to send on the
+ * port (node_ops.idle) while the wire still holds an earlier frame that arrives after this one's
+ * end, the end of transmission would do nothing but put the frame on the wire. The frame goes
+ * onto the wire at once and the end takes no event: its place in the event order is reserved
+ * (evq_reserve) and used only if a packet or control frame comes before the end (the kick
+ * schedules the end into its place, and the end pulls it as it would have). So the run is the
+ * same event by event; the folded ends are counted as events (evq_note_folded, link_settle). */
 #ifndef SIM_MODELS_NET_LINK_H
 #define SIM_MODELS_NET_LINK_H
 
@@ -77,17 +85,23 @@ static inline uint64_t link_wire_bytes(const struct link_cfg *c, uint32_t size_b
 
 struct link {
     struct link_cfg cfg;
+    sim_time_t byte_ps; /* wire time of one byte when 8e12 / rate is a whole number, else 0 */
     struct port *port; /* the sending port */
     bool busy;
-    bool in_pull; /* asking the node for its next packet: a kick from inside waits */
+    bool in_pull;            /* asking the node for its next packet: a kick from inside waits */
     struct pkt_fifo on_wire; /* frames propagating, in arrival order; t_enq = arrival time */
     struct evq_timer tx_done;
     struct evq_timer arrive;
-    struct pkt *serializing;
-    struct pkt_fifo ctrl; /* MAC control frames (PFC): sent before anything queued */
-    sim_time_t busy_ps; /* total serialization time */
+    struct pkt *serializing; /* NULL while the end is folded: the frame is on the wire */
+    bool folded;             /* the current transmission's end is folded (not in the queue) */
+    sim_time_t free_at;      /* the end of the current transmission */
+    uint64_t tx_seq;         /* the end's reserved place in the event order */
+    bool keyed;              /* arrivals keyed by their end's place (link_key_arrivals) */
+    struct pkt *keyed_pkt;   /* a folded frame whose arrival the frame ahead schedules */
+    struct pkt_fifo ctrl;    /* MAC control frames (PFC): sent before anything queued */
+    sim_time_t busy_ps;      /* total serialization time */
     uint64_t tx_pkts;
-    uint64_t tx_bytes; /* device bytes (link_dev_bytes), without overhead */
+    uint64_t tx_bytes;       /* device bytes (link_dev_bytes), without overhead */
     struct pcap_writer *tap; /* optional trace of frames as they start on the wire */
 };
 
@@ -96,12 +110,32 @@ void link_init(struct link *l, struct port *port, const struct link_cfg *cfg);
 void link_fini(struct sim *sim, struct link *l);
 /* Asks the sending node for a packet if the link is idle. Call after queueing a packet. */
 void link_kick(struct sim *sim, struct link *l);
+/* Counts a folded end of transmission that has passed (the link is then idle). Returns false
+ * while the link's folded end is still ahead; true otherwise. Call at the end of a run. */
+bool link_settle(struct sim *sim, struct link *l);
+/* Keyed arrivals. The arrival a transmission's end schedules normally takes its place in the
+ * order when the end runs; keyed, it takes the end's own reserved place. Among arrivals at one
+ * instant that is the same order when every link has the same delay d > 0 and nothing else
+ * schedules arrivals between a transmission's start and its end for the instant its frame
+ * arrives (a switch pipeline latency shorter than d keeps to that): the ends at t - d run in the
+ * order of their places, and an arrival a previous arrival schedules is scheduled after t - d.
+ * Keyed, an end that only schedules its frame's arrival can be folded too. The builder keys
+ * every link's arrivals when those conditions hold. */
+static inline void link_key_arrivals(struct link *l)
+{
+    l->keyed = true;
+}
 /* Sends a MAC control frame ahead of every queue (after the frame on the wire). */
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p);
 
+/* simtime_tx_ps of the frame's wire bytes; a multiplication when the rate divides 8e12 (10, 25,
+ * 40, 100 Gbps...), the same value as the 128-bit division. */
 static inline sim_time_t link_tx_ps(const struct link *l, uint32_t size_bytes)
 {
-    return simtime_tx_ps(link_wire_bytes(&l->cfg, size_bytes), l->cfg.rate_bps);
+    uint64_t bytes = link_wire_bytes(&l->cfg, size_bytes);
+    if (l->byte_ps)
+        return (sim_time_t)bytes * l->byte_ps;
+    return simtime_tx_ps(bytes, l->cfg.rate_bps);
 }
 
 #endif

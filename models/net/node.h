@@ -69,6 +69,10 @@ struct node_ops {
     /* The link of `out` is idle: return the next packet to send on it (ownership passes to the
      * link), or NULL when there is none. */
     struct pkt *(*pull)(struct node *n, struct port *out);
+    /* Whether pull on `out` would return NULL without any effect until the port's link is
+     * kicked again (nothing queued for it, no source to ask). Optional: the link folds the end
+     * of a transmission (link.h) only when the node says so. */
+    bool (*idle)(const struct node *n, const struct port *out);
     /* Frees everything the node owns, including packets still queued. */
     void (*destroy)(struct node *n);
 

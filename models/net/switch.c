@@ -236,6 +236,12 @@ static struct pkt *switch_pull(struct node *n, struct port *out)
     }
 }
 
+static bool switch_idle(const struct node *n, const struct port *out)
+{
+    const struct sw *sw = container_of(n, struct sw, node);
+    return sw->tm.ports[out->index].q.pkts == 0;
+}
+
 static void switch_destroy(struct node *n)
 {
     struct sw *sw = sw_of(n);
@@ -341,6 +347,7 @@ const struct node_ops switch_node_ops = {
     .routes = switch_routes,
     .receive = switch_receive,
     .pull = switch_pull,
+    .idle = switch_idle,
     .destroy = switch_destroy,
     .stats_json = switch_stats_json,
     .drops = switch_drops,

@@ -277,8 +277,11 @@ static void run_parser(struct p4_pipe *pipe)
         p4vm_run_parser(&pipe->vm);
 }
 
+/* A block with no statements changes nothing (the flow is normal before and after each). */
 static void run_control(struct p4_pipe *pipe, enum p4cc_block which, const struct p4ir_callable *c)
 {
+    if (!c->body.n)
+        return;
     if (pipe->cc)
         p4cc_run_control(pipe->cc, &pipe->vm, which, c);
     else

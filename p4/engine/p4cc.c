@@ -224,12 +224,24 @@ static const struct ccall *ccall_make(struct p4cc *cc, const struct p4ir_call *c
     struct ccall *k = NEW(cc, struct ccall);
     k->ir = c;
     k->simple = c->fn->kind != P4CALL_EXTERN;
-    k->args = NEWN(cc, const struct cx *, c->nargs);
+    const struct cx **in = NEWN(cc, const struct cx *, c->nargs);
+    int32_t *in_slot = NEWN(cc, int32_t, c->nargs);
+    int32_t *data_slot = NEWN(cc, int32_t, c->nargs);
     for (int i = 0; i < c->nargs; i++) {
-        k->simple &= simple_arg(&c->fn->params[i], c->args[i]);
-        if (c->args[i] && c->args[i]->nw == 1)
-            k->args[i] = cexpr(cc, c->args[i]);
+        const struct p4ir_param *p = &c->fn->params[i];
+        k->simple &= simple_arg(p, c->args[i]);
+        if (c->args[i] && c->args[i]->nw == 1) {
+            in_slot[k->nin] = p->slot;
+            in[k->nin++] = cexpr(cc, c->args[i]);
+        }
+        if (p->dir == P4_DIR_NONE && k->ndata >= 0)
+            k->ndata = p->nslots == 1 ? k->ndata + 1 : -1;
+        if (p->dir == P4_DIR_NONE && k->ndata > 0)
+            data_slot[k->ndata - 1] = p->slot;
     }
+    k->in = in;
+    k->in_slot = in_slot;
+    k->data_slot = data_slot;
     if (k->simple)
         k->fn = cfn_of(cc, c->fn);
     return k;
@@ -240,8 +252,14 @@ static const struct ctab *ctab_make(struct p4cc *cc, const struct p4ir_table *t)
     struct ctab *ct = NEW(cc, struct ctab);
     ct->ir = t;
     ct->keys = NEWN(cc, const struct cx *, t->nkeys);
-    for (int i = 0; i < t->nkeys; i++)
+    int32_t *kslot = NEWN(cc, int32_t, t->nkeys);
+    bool loads = true;
+    for (int i = 0; i < t->nkeys; i++) {
         ct->keys[i] = t->keys[i].nw == 1 ? cexpr(cc, t->keys[i].e) : NULL;
+        loads &= ct->keys[i] && ct->keys[i]->fn == cx_load;
+        kslot[i] = loads ? ct->keys[i]->slot : 0;
+    }
+    ct->kslot = loads ? kslot : NULL;
     ct->acts = NEWN(cc, struct ccall, t->nactions);
     for (int i = 0; i < t->nactions; i++)
         ct->acts[i] = *ccall_make(cc, &t->actions[i].call);
@@ -498,6 +516,9 @@ static void cbuiltin(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
             if (st->aux2 != P4HASH_CSUM16 || st->flag || s->pack.shadow < 0)
                 mark_pack(cc, &s->pack); /* read from slots even while a shadow holds */
             s->fn = st->aux == P4B_UPDATE_CKSUM ? cs_update_cksum : cs_verify_cksum;
+            if (s->fn == cs_update_cksum && st->aux2 == P4HASH_CSUM16 && !st->flag &&
+                s->pack.shadow >= 0 && s->slot2 >= 0 && s->a->fn == cx_load)
+                s->fn = cs_update_cksum_shadow;
         }
         return;
     case P4B_REG_READ: /* (dst, index) */
@@ -551,6 +572,8 @@ static void cpacket(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
             const struct cshadow *sh = load ? shadow_of(cc, ref->slot) : NULL;
             s->slot2 = sh ? sh->at : -1;
             s->sh = sh;
+            if (sh)
+                s->fn = cs_extract_shadow;
         }
         return;
     }
@@ -673,6 +696,55 @@ static void cstmt(struct p4cc *cc, const struct p4ir_stmt *st, struct cs *s)
     }
 }
 
+/* A compiled assignment as a move (p4cci.h, cmove), false if it is none: its value a slot,
+ * a constant, or a slot plus or minus a constant. */
+static bool as_move(const struct cs *s, struct cmove *m)
+{
+    if (s->fn != cs_assign && s->fn != cs_assign_load && s->fn != cs_assign_const &&
+        s->fn != cs_assign_wt)
+        return false;
+    const struct cx *b = s->b;
+    *m = (struct cmove){s->slot, 0, 0, 0, s->k, s->wt};
+    if (b->fn == cx_const) {
+        m->k = b->k;
+    } else if (b->fn == cx_load || b->fn == cx_add_sk || b->fn == cx_sub_sk) {
+        m->src = b->slot;
+        m->smask = ~(uint64_t)0;
+        m->k = b->fn == cx_add_sk ? b->k : b->fn == cx_sub_sk ? (uint64_t)0 - b->k : 0;
+        if (b->fn != cx_load)
+            m->mask &= b->p.mask;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* Fuses each run of two or more moves in s[0..n) into one record; the new count. */
+static int fuse_moves(struct p4cc *cc, struct cs *s, int n)
+{
+    struct cmove m;
+    int out = 0;
+    for (int i = 0; i < n;) {
+        int j = i;
+        while (j < n && as_move(&s[j], &m))
+            j++;
+        if (j - i < 2) {
+            s[out++] = s[i++];
+            continue;
+        }
+        struct cmove *mv = NEWN(cc, struct cmove, j - i);
+        for (int k = i; k < j; k++)
+            as_move(&s[k], &mv[k - i]);
+        struct cs f = s[i];
+        f.fn = cs_moves;
+        f.mv = mv;
+        f.nmv = j - i;
+        s[out++] = f;
+        i = j;
+    }
+    return out;
+}
+
 static struct cb cblock(struct p4cc *cc, const struct p4ir_block *b)
 {
     struct cs *s = NEWN(cc, struct cs, b->n);
@@ -681,10 +753,41 @@ static struct cb cblock(struct p4cc *cc, const struct p4ir_block *b)
         s[i].st = b->s[i];
         cstmt(cc, b->s[i], &s[i]);
     }
-    return (struct cb){s, b->n};
+    return (struct cb){s, fuse_moves(cc, s, b->n)};
 }
 
 /* ---- programs ---- */
+
+/* A parser state; its select specialised when it has one key of at most 64 bits that cannot
+ * change the flow and cases of values and a default (p4cci.h, cstate). */
+static void cstate(struct p4cc *cc, const struct p4ir_state *s, struct cstate *c)
+{
+    const struct cx **keys = NEWN(cc, const struct cx *, s->nkeys);
+    for (int k = 0; k < s->nkeys; k++)
+        keys[k] = cexpr(cc, s->keys[k]);
+    c->body = cblock(cc, &s->body);
+    c->keys = keys;
+    c->nvals = -1;
+    bool fast = s->nkeys == 1 && (keys[0]->fn == cx_load || keys[0]->fn == cx_const);
+    for (int i = 0; fast && i < s->ncases; i++)
+        fast = s->cases[i].kind[0] == P4SEL_VALUE || s->cases[i].kind[0] == P4SEL_DEFAULT;
+    if (!fast)
+        return;
+    uint64_t *vals = NEWN(cc, uint64_t, s->ncases);
+    int *next = NEWN(cc, int, s->ncases);
+    c->dflt = -3;
+    c->nvals = 0;
+    for (int i = 0; i < s->ncases && c->dflt == -3; i++) {
+        if (s->cases[i].kind[0] == P4SEL_DEFAULT) {
+            c->dflt = s->cases[i].next;
+        } else {
+            vals[c->nvals] = s->cases[i].v[0];
+            next[c->nvals++] = s->cases[i].next;
+        }
+    }
+    c->vals = vals;
+    c->next = next;
+}
 
 struct p4cc *p4cc_compile(const struct p4_prog *prog)
 {
@@ -703,13 +806,8 @@ struct p4cc *p4cc_compile(const struct p4_prog *prog)
     }
     cc->parser_init = cblock(cc, &prog->parser_init);
     cc->states = NEWN(cc, struct cstate, prog->nstates);
-    for (int i = 0; i < prog->nstates; i++) {
-        const struct p4ir_state *s = &prog->states[i];
-        cc->states[i].body = cblock(cc, &s->body);
-        cc->states[i].keys = NEWN(cc, const struct cx *, s->nkeys);
-        for (int k = 0; k < s->nkeys; k++)
-            cc->states[i].keys[k] = cexpr(cc, s->keys[k]);
-    }
+    for (int i = 0; i < prog->nstates; i++)
+        cstate(cc, &prog->states[i], &cc->states[i]);
     split_shadows(cc);
     return cc;
 }

@@ -45,15 +45,21 @@ struct cfn {
 struct ccall {
     const struct p4ir_call *ir;
     const struct cfn *fn;
-    const struct cx **args; /* per parameter; NULL: action data */
+    const struct cx **in;   /* simple: the arguments that are no action data, in order */
+    const int32_t *in_slot; /* their parameters' slots */
+    int nin;
+    const int32_t *data_slot; /* the action data parameters' slots (each one slot) */
+    int ndata;                /* -1: some action data parameter takes several slots */
     bool simple;
 };
 
-/* A table apply: compiled keys (NULL: a wide key the interpreter evaluates) and actions. */
+/* A table apply: compiled keys (NULL: a wide key the interpreter evaluates) and actions;
+ * when every key is a slot read, the slots (kslot, else NULL). */
 struct ctab {
     const struct p4ir_table *ir;
     const struct cx **keys;
     struct ccall *acts;
+    const int32_t *kslot; /* every key a slot of at most 64 bits: key word k->woff gets it */
 };
 
 /* A field of at most 64 bits (1..64) at a fixed bit position of a flat layout: its slot
@@ -127,6 +133,19 @@ struct cpatch {
     uint64_t mask;
 };
 
+/* One of a run of simple assignments fused into one record (cs_moves): slot dst gets
+ * ((slot src & smask) + k) & mask, written through to a shadow when wt is set. A copy has
+ * smask all ones and k 0, a constant smask 0, h.f - c adds -c (widths are at most 64 bits, so
+ * the sum modulo 2^64 masked is the narrow result). */
+struct cmove {
+    int32_t dst;
+    int32_t src;
+    uint64_t smask;
+    uint64_t k;
+    uint64_t mask;
+    const struct cpatch *wt;
+};
+
 struct cs {
     cs_fn *fn;
     const struct p4ir_stmt *st;
@@ -146,11 +165,20 @@ struct cs {
     struct cpack pack;
     const struct cpatch *wt;  /* a write to a shadowed header's field */
     const struct cshadow *sh; /* extract: the header's shadow */
+    const struct cmove *mv;   /* moves: nmv assignments */
+    int nmv;
 };
 
+/* A parser state: with nvals >= 0 its select has one key (of at most 64 bits, compiled to a
+ * node that cannot change the flow) and cases that are values or default: the case for value
+ * vals[i] goes to next[i], no match to dflt (-3: no case). */
 struct cstate {
     struct cb body;
     const struct cx **keys;
+    const uint64_t *vals;
+    const int *next;
+    int nvals;
+    int dflt;
 };
 
 struct p4cc {
@@ -172,14 +200,14 @@ struct p4cc {
 };
 
 /* ---- runners (p4ccrun.c) ---- */
-cx_fn cx_const, cx_load, cx_interp, cx_land, cx_lor, cx_cond, cx_add, cx_sub, cx_and, cx_or,
-    cx_xor, cx_eq, cx_ne, cx_ult, cx_ule, cx_ugt, cx_uge, cx_binop, cx_unop, cx_call, cx_hit,
-    cx_add_sk, cx_sub_sk, cx_eq_sk, cx_ne_sk, cx_loadx;
+cx_fn cx_const, cx_load, cx_interp, cx_land, cx_lor, cx_cond, cx_add, cx_sub, cx_and, cx_or, cx_xor,
+    cx_eq, cx_ne, cx_ult, cx_ule, cx_ugt, cx_uge, cx_binop, cx_unop, cx_call, cx_hit, cx_add_sk,
+    cx_sub_sk, cx_eq_sk, cx_ne_sk, cx_loadx;
 cs_fn cs_interp, cs_assign, cs_assign_load, cs_assign_const, cs_assign_wt, cs_reg_read_wt,
     cs_emit_shadow, cs_if_slot, cs_block, cs_if, cs_setvalid, cs_apply, cs_switch, cs_switchv,
     cs_call, cs_exit, cs_return, cs_extract, cs_emit, cs_update_cksum, cs_verify_cksum, cs_hash,
     cs_drop, cs_reg_read, cs_reg_write, cs_loop, cs_break, cs_continue, cs_assign_x,
-    cs_extract_next, cs_emit_stack;
+    cs_extract_next, cs_emit_stack, cs_moves, cs_extract_shadow, cs_update_cksum_shadow;
 
 /* The same as p4vm's, on compiled records. */
 void p4cc_run_call(struct p4vm *vm, const struct ccall *c);
@@ -187,8 +215,7 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *t, bool *hit);
 
 static inline void p4cc_block(struct p4vm *vm, const struct cb *b)
 {
-    for (int i = 0; i < b->n; i++) {
-        const struct cs *s = &b->s[i];
+    for (const struct cs *s = b->s, *end = b->s + b->n; s < end; s++) {
         s->fn(vm, s);
         if (vm->flow)
             return;

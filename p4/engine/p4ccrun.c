@@ -121,16 +121,16 @@ uint64_t cx_cond(struct p4vm *vm, const struct cx *x)
 }
 
 /* Operands left to right (P4_16 8.1), as the interpreter. */
-#define CX_BINARY(name, expr)                                                                  \
-    uint64_t name(struct p4vm *vm, const struct cx *x)                                        \
-    {                                                                                          \
-        uint64_t a = RUN(x->a);                                                                \
-        uint64_t b = RUN(x->b);                                                                \
-        return (expr);                                                                         \
+#define CX_BINARY(name, expr)                                                                      \
+    uint64_t name(struct p4vm *vm, const struct cx *x)                                             \
+    {                                                                                              \
+        uint64_t a = RUN(x->a);                                                                    \
+        uint64_t b = RUN(x->b);                                                                    \
+        return (expr);                                                                             \
     }
 CX_BINARY(cx_add, (a + b) & x->p.mask)
 CX_BINARY(cx_sub, (a - b) & x->p.mask)
-CX_BINARY(cx_and, a & b)
+CX_BINARY(cx_and, a &b)
 CX_BINARY(cx_or, a | b)
 CX_BINARY(cx_xor, a ^ b)
 CX_BINARY(cx_eq, a == b)
@@ -201,11 +201,8 @@ void p4cc_run_call(struct p4vm *vm, const struct ccall *c)
         p4vm_call(vm, c->ir);
         return;
     }
-    const struct p4ir_callable *fn = c->ir->fn;
-    for (int i = 0; i < c->ir->nargs; i++) {
-        if (c->args[i])
-            vm->slots[fn->params[i].slot] = RUN(c->args[i]);
-    }
+    for (int i = 0; i < c->nin; i++)
+        vm->slots[c->in_slot[i]] = RUN(c->in[i]);
     p4cc_block(vm, &c->fn->body);
     if (vm->flow == P4VM_RETURN)
         vm->flow = P4VM_NORMAL;
@@ -215,7 +212,9 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
 {
     const struct p4ir_table *t = ct->ir;
     uint64_t *key = vm->pipe->keybuf;
-    for (int i = 0; i < t->nkeys; i++) {
+    for (int i = 0; ct->kslot && i < t->nkeys; i++)
+        key[t->keys[i].woff] = vm->slots[ct->kslot[i]];
+    for (int i = 0; !ct->kslot && i < t->nkeys; i++) {
         const struct p4ir_key *k = &t->keys[i];
         if (ct->keys[i]) {
             key[k->woff] = RUN(ct->keys[i]);
@@ -224,9 +223,16 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
             p4vm_evalw(vm, k->e, key + k->woff);
         }
     }
-    int action = p4vm_table_lookup(vm, t, hit);
-    if (action >= 0)
-        p4cc_run_call(vm, &ct->acts[action]);
+    const uint64_t *data;
+    int action = p4vm_table_match(vm, t, hit, &data);
+    if (action < 0)
+        return -1;
+    const struct ccall *c = &ct->acts[action];
+    if (c->ndata < 0)
+        p4vm_action_data(vm, c->ir->fn, data);
+    for (int i = 0; i < c->ndata; i++)
+        vm->slots[c->data_slot[i]] = data[i];
+    p4cc_run_call(vm, c);
     return action;
 }
 
@@ -274,6 +280,18 @@ void cs_assign_wt(struct p4vm *vm, const struct cs *s)
     if (!vm->flow) {
         vm->slots[s->slot] = v;
         write_through(vm, s->wt, v);
+    }
+}
+
+/* A run of simple assignments (p4cci.h, cmove): no flow change is possible */
+void cs_moves(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t *sl = vm->slots;
+    for (const struct cmove *m = s->mv, *end = s->mv + s->nmv; m < end; m++) {
+        uint64_t v = ((sl[m->src] & m->smask) + m->k) & m->mask;
+        sl[m->dst] = v;
+        if (m->wt)
+            write_through(vm, m->wt, v);
     }
 }
 
@@ -445,6 +463,49 @@ void cs_extract(struct p4vm *vm, const struct cs *s)
             vm->slots[s->slot2] = 0;
     }
     vm->in_bitpos += total;
+}
+
+/* n (at most CFIELDS_MAX_WORDS) 64-bit words from p to d, unrolled */
+static inline void copy_words(uint64_t *d, const uint8_t *p, int n)
+{
+    switch (n) {
+    case 8:
+        memcpy(d + 7, p + 56, 8); /* fall through */
+    case 7:
+        memcpy(d + 6, p + 48, 8); /* fall through */
+    case 6:
+        memcpy(d + 5, p + 40, 8); /* fall through */
+    case 5:
+        memcpy(d + 4, p + 32, 8); /* fall through */
+    case 4:
+        memcpy(d + 3, p + 24, 8); /* fall through */
+    case 3:
+        memcpy(d + 2, p + 16, 8); /* fall through */
+    case 2:
+        memcpy(d + 1, p + 8, 8); /* fall through */
+    case 1:
+        memcpy(d, p, 8); /* fall through */
+    default:
+        break;
+    }
+}
+
+/* A shadowed header at a byte position with all its words in the packet: its bytes copied
+ * word by word into the shadow, the fields compiled nodes read decoded (else cs_extract). */
+void cs_extract_shadow(struct p4vm *vm, const struct cs *s)
+{
+    uint32_t bitpos = vm->in_bitpos;
+    uint32_t from = bitpos >> 3;
+    int nwords = s->fields.nwords;
+    if ((bitpos & 7) || (uint64_t)from + (uint64_t)nwords * 8 > vm->in_len) {
+        cs_extract(vm, s);
+        return;
+    }
+    copy_words(vm->slots + s->slot2 + 1, vm->in + from, nwords);
+    vm->slots[s->slot2] = 1;
+    shadow_decode(vm, s->sh, &s->sh->dec);
+    vm->slots[s->slot] = 1;
+    vm->in_bitpos = bitpos + (uint32_t)s->k;
 }
 
 /* extract(s.next): beyond the stack the parser stops with StackOutOfBounds (P4_16 8.18) */
@@ -653,6 +714,26 @@ void cs_update_cksum(struct p4vm *vm, const struct cs *s)
     }
 }
 
+/* update_checksum(h.isValid(), {h's fields}, h.csum, csum16) on a shadowed h (p4cci.h, cpack):
+ * while the shadow holds, the sum of its masked words (else cs_update_cksum). */
+void cs_update_cksum_shadow(struct p4vm *vm, const struct cs *s)
+{
+    uint64_t *sl = vm->slots;
+    const struct cpack *p = &s->pack;
+    if (!sl[s->a->slot] || !sl[p->shadow] || !sl[p->hslot0]) {
+        cs_update_cksum(vm, s);
+        return;
+    }
+    const uint8_t *b = shadow_bytes(vm, p->shadow);
+    unsigned __int128 sum = 0;
+    for (int i = 0; i < p->snwords; i++)
+        sum += load_be64(b + 8 * i) & p->smask[i];
+    uint64_t c = csum16_fold(sum) & s->mask2;
+    sl[s->slot2] = c;
+    if (s->wt)
+        write_through(vm, s->wt, c);
+}
+
 void cs_verify_cksum(struct p4vm *vm, const struct cs *s)
 {
     if (!RUN(s->a))
@@ -726,16 +807,30 @@ static void parse_body(struct p4vm *vm, const void *ctx, int st)
     p4cc_block(vm, &cc->states[st].body);
 }
 
-static void parse_keys(struct p4vm *vm, const void *ctx, int st, uint64_t *keys, int nk)
+/* A select on one key with constant cases compares it with each in turn (p4cci.h, cstate). */
+static int parse_select(struct p4vm *vm, const void *ctx, int st)
 {
     const struct p4cc *cc = ctx;
+    const struct cstate *cs = &cc->states[st];
+    const struct p4ir_state *s = &vm->prog->states[st];
+    if (cs->nvals >= 0) {
+        uint64_t v = RUN(cs->keys[0]);
+        for (int i = 0; i < cs->nvals; i++) {
+            if (v == cs->vals[i])
+                return cs->next[i];
+        }
+        return cs->dflt;
+    }
+    uint64_t k[16];
+    int nk = s->nkeys < 16 ? s->nkeys : 16;
     for (int i = 0; i < nk; i++)
-        keys[i] = RUN(cc->states[st].keys[i]);
+        k[i] = RUN(cs->keys[i]);
+    return vm->flow ? -3 : p4vm_select(vm, s, k, nk);
 }
 
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
 {
-    p4vm_parse(vm, parse_init, parse_body, parse_keys, cc);
+    p4vm_parse(vm, parse_init, parse_body, parse_select, cc);
 }
 
 void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,

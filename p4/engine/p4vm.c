@@ -472,7 +472,6 @@ static void parser_fail(struct p4vm *vm, int err)
     vm->flow = P4VM_EXIT;
 }
 
-
 /* Extraction of a header with a varbit field of vlen bits (the slow path). */
 __attribute__((noinline)) static void extract_varbit(struct bitr *r, const struct p4_type *t,
                                                      uint64_t *h, uint64_t vlen)
@@ -910,36 +909,8 @@ static void call(struct p4vm *vm, const struct p4ir_call *c)
     }
 }
 
-int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
+void p4vm_action_data(struct p4vm *vm, const struct p4ir_callable *fn, const uint64_t *data)
 {
-    struct p4table *rt = &vm->pipe->tables[t->id];
-    struct p4table_entry *en = p4table_lookup(rt, vm->pipe->keybuf);
-    int action;
-    const uint64_t *data;
-    if (en) {
-        *hit = true;
-        action = en->action;
-        data = p4table_data(rt, en);
-        if (t->direct_counter >= 0) {
-            p4table_direct(rt, en)->packets++;
-            p4table_direct(rt, en)->bytes += vm->packet_length;
-        }
-        if (t->direct_meter >= 0) {
-            const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
-            vm->dmeter_color[t->direct_meter & 63] = (uint8_t)p4table_meter(
-                &p4table_direct(rt, en)->meter, x->ctype == 0 ? 1 : vm->packet_length,
-                p4pipe_now_ps(vm->pipe));
-        }
-    } else {
-        *hit = false;
-        action = rt->default_action;
-        data = rt->default_data;
-        if (t->direct_meter >= 0)
-            vm->dmeter_color[t->direct_meter & 63] = P4_GREEN;
-    }
-    if (action < 0)
-        return -1;
-    const struct p4ir_callable *fn = t->actions[action].call.fn;
     int w = 0;
     for (int i = 0; i < fn->nparams; i++) {
         const struct p4ir_param *p = &fn->params[i];
@@ -951,6 +922,14 @@ int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
             memcpy(vm->slots + p->slot, data + w, (size_t)p->nslots * 8);
         w += p->nslots;
     }
+}
+
+int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit)
+{
+    const uint64_t *data;
+    int action = p4vm_table_match(vm, t, hit, &data);
+    if (action >= 0)
+        p4vm_action_data(vm, t->actions[action].call.fn, data);
     return action;
 }
 
@@ -1017,16 +996,20 @@ static void parse_body(struct p4vm *vm, const void *ctx, int st)
     exec_block(vm, &vm->prog->states[st].body);
 }
 
-static void parse_keys(struct p4vm *vm, const void *ctx, int st, uint64_t *keys, int nk)
+static int parse_select(struct p4vm *vm, const void *ctx, int st)
 {
     (void)ctx;
+    const struct p4ir_state *s = &vm->prog->states[st];
+    uint64_t k[16];
+    int nk = s->nkeys < 16 ? s->nkeys : 16;
     for (int i = 0; i < nk; i++)
-        keys[i] = eval(vm, vm->prog->states[st].keys[i]);
+        k[i] = eval(vm, s->keys[i]);
+    return vm->flow ? -3 : p4vm_select(vm, s, k, nk);
 }
 
 void p4vm_run_parser(struct p4vm *vm)
 {
-    p4vm_parse(vm, parse_init, parse_body, parse_keys, NULL);
+    p4vm_parse(vm, parse_init, parse_body, parse_select, NULL);
 }
 
 void p4vm_run_control(struct p4vm *vm, const struct p4ir_callable *c)

@@ -4,6 +4,7 @@
 #ifndef SIM_P4_P4VMI_H
 #define SIM_P4_P4VMI_H
 
+#include "p4/engine/p4pipe.h"
 #include "p4/engine/p4vm.h"
 
 /* error values declared first in core.p4 */
@@ -27,8 +28,37 @@ void p4vm_call(struct p4vm *vm, const struct p4ir_call *c);
 /* Applies a table: the action index run (-1 none), *hit. */
 int p4vm_apply_table(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
 /* Looks table t up with the key in pipe->keybuf: the action to run (the entry's, else the
- * default; -1 none) with its data in the action's parameters, *hit, direct counter and meter
- * updated (the caller runs the action). */
+ * default; -1 none) and its action data (*data), *hit, direct counter and meter updated. */
+static inline int p4vm_table_match(struct p4vm *vm, const struct p4ir_table *t, bool *hit,
+                                   const uint64_t **data)
+{
+    struct p4table *rt = &vm->pipe->tables[t->id];
+    struct p4table_entry *en = p4table_lookup(rt, vm->pipe->keybuf);
+    if (!en) {
+        *hit = false;
+        *data = rt->default_data;
+        if (t->direct_meter >= 0)
+            vm->dmeter_color[t->direct_meter & 63] = P4_GREEN;
+        return rt->default_action;
+    }
+    *hit = true;
+    *data = p4table_data(rt, en);
+    if (t->direct_counter >= 0) {
+        p4table_direct(rt, en)->packets++;
+        p4table_direct(rt, en)->bytes += vm->packet_length;
+    }
+    if (t->direct_meter >= 0) {
+        const struct p4ir_extern *x = &vm->prog->externs[t->direct_meter];
+        vm->dmeter_color[t->direct_meter & 63] =
+            (uint8_t)p4table_meter(&p4table_direct(rt, en)->meter,
+                                   x->ctype == 0 ? 1 : vm->packet_length, p4pipe_now_ps(vm->pipe));
+    }
+    return en->action;
+}
+/* Copies action data (words in parameter order) into the action's parameters. */
+void p4vm_action_data(struct p4vm *vm, const struct p4ir_callable *fn, const uint64_t *data);
+/* As p4vm_table_match, with the data copied into the action's parameters (the caller runs
+ * the action). */
 int p4vm_table_lookup(struct p4vm *vm, const struct p4ir_table *t, bool *hit);
 void p4vm_extract(struct p4vm *vm, const struct p4ir_stmt *st);
 void p4vm_emit(struct p4vm *vm, const struct p4ir_stmt *st);
@@ -54,14 +84,14 @@ static inline bool p4vm_loop_continues(struct p4vm *vm)
 /* The select of state s over keys: the next state, or -3 when no case matches. */
 int p4vm_select(struct p4vm *vm, const struct p4ir_state *s, const uint64_t *keys, int nk);
 
-/* The parser loop of both engines (steps limit, select, parser_error, payload offset): init
- * runs the parser's local initialisation, body state st's statements, keys its select keys.
- * Inline, so each engine's loop calls its own functions directly. */
+/* The parser loop of both engines (steps limit, parser_error, payload offset): init runs the
+ * parser's local initialisation, body state st's statements, select (for a state with select
+ * keys) its select: the next state, or -3 when no case matches. Inline, so each engine's loop
+ * calls its own functions directly. */
 static inline __attribute__((always_inline)) void
 p4vm_parse(struct p4vm *vm, void (*init)(struct p4vm *vm, const void *ctx),
            void (*body)(struct p4vm *vm, const void *ctx, int st),
-           void (*keys)(struct p4vm *vm, const void *ctx, int st, uint64_t *keys, int nk),
-           const void *ctx)
+           int (*select)(struct p4vm *vm, const void *ctx, int st), const void *ctx)
 {
     const struct p4_prog *prog = vm->prog;
     vm->flow = P4VM_NORMAL;
@@ -70,7 +100,6 @@ p4vm_parse(struct p4vm *vm, void (*init)(struct p4vm *vm, const void *ctx),
     init(vm, ctx);
     int st = prog->start_state;
     int steps = 0;
-    uint64_t k[16];
     while (st >= 0 && vm->flow == P4VM_NORMAL) {
         if (++steps > 100000) {
             vm->parser_error = ERR_PARSER_TIMEOUT;
@@ -84,11 +113,9 @@ p4vm_parse(struct p4vm *vm, void (*init)(struct p4vm *vm, const void *ctx),
             st = s->next;
             continue;
         }
-        int nk = s->nkeys < 16 ? s->nkeys : 16;
-        keys(vm, ctx, st, k, nk);
+        int next = select(vm, ctx, st);
         if (vm->flow)
             break;
-        int next = p4vm_select(vm, s, k, nk);
         if (next == -3) {
             vm->parser_error = ERR_NO_MATCH;
             break;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/net/routing.h"
+#include "models/net/switch.h"
 #include "sim/app/registry.h"
 #include "sim/util.h"
 
@@ -233,9 +234,35 @@ static void each_node(struct builder *b, bool finish)
     }
 }
 
+/* Keys every link's arrivals (link.h) when that keeps the order of events: one delay d > 0 on
+ * every link and every switch pipeline shorter than d. */
+static void key_arrivals(struct scenario *sc)
+{
+    sim_time_t d = -1;
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        struct node *n = sc->nodes[i];
+        for (uint32_t k = 0; n && k < n->nports; k++) {
+            sim_time_t dk = n->ports[k]->tx.cfg.delay_ps;
+            if ((d >= 0 && dk != d) || dk == 0)
+                return;
+            d = dk;
+        }
+    }
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        const struct sw *sw = sc->nodes[i] ? switch_of(sc->nodes[i]) : NULL;
+        if (sw && sw->pipe.delay_ps >= d)
+            return;
+    }
+    for (uint32_t i = 0; i < sc->nnodes; i++) {
+        for (uint32_t k = 0; sc->nodes[i] && k < sc->nodes[i]->nports; k++)
+            link_key_arrivals(&sc->nodes[i]->ports[k]->tx);
+    }
+}
+
 void build_connected(struct builder *b)
 {
     each_node(b, false);
+    key_arrivals(b->sc);
 }
 
 void build_routes(struct builder *b)

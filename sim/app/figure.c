@@ -73,6 +73,7 @@ struct plot_cfg {
     const struct cfg_node *titles;
     bool logx;
     bool logy;
+    double ymin;
     int key;
 };
 
@@ -90,6 +91,9 @@ static const struct param_def plot_params[] = {
      "legend text per y column"},
     {"logx", PARAM_BOOL, PO(logx), "false", NULL, NULL, NULL, "logarithmic x axis"},
     {"logy", PARAM_BOOL, PO(logy), "false", NULL, NULL, NULL, "logarithmic y axis"},
+    {"ymin", PARAM_DOUBLE, PO(ymin), "0", "0", NULL, NULL,
+     "lower end of the y axis, after yscale (0: automatic; on a log axis, set it below the "
+     "smallest value so that no bar or line falls off the bottom)"},
     {"key", PARAM_ENUM, PO(key), "top-left", NULL, NULL, key_names,
      "where the legend goes (below: under the plot, for many lines)"},
 };
@@ -324,13 +328,18 @@ static int draw(const struct figure *f, const struct table *t, const char *base)
     char *head = xasprintf("set datafile separator \",\"\nset title %s\nset xlabel %s\n"
                            "set ylabel %s\nset key %s box opaque\nset grid\n%s%s%s",
                            title, xl, yl, key_gnuplot[f->plot.key], f->plot.logx ? "set logscale x\n" : "",
-                           f->plot.logy ? "set logscale y\n" : "",
+                           f->plot.logy ? "set logscale y\nset format y \"%g\"\n" : "",
                            f->plot.style == 1 ? "set style data histograms\n"
                                                 "set style histogram clustered gap 1\n"
                                                 "set style fill solid 0.8 border -1\n"
                                                 "set yrange [0:*]\n"
                                               : "");
     append(&cmd, head);
+    if (f->plot.ymin > 0) {
+        char *r = xasprintf("set yrange [%.12g:*]\n", f->plot.ymin);
+        append(&cmd, r);
+        free(r);
+    }
     if (f->plot.key == KEY_BELOW) {
         /* gnuplot lays a key below the plot over the x label: room for the label and one row
          * per line at most */

@@ -450,10 +450,13 @@ void report_print(const struct scenario *sc, FILE *out, double wall_s)
     char t1[32];
     char t2[32];
     sim_time_fmt(sc->sim->now, t1, sizeof(t1));
-    fprintf(out, "scenario %s: seed %lld, simulated %s, %llu events in %.3f s (%.2f M events/s)\n",
+    fprintf(out,
+            "scenario %s: seed %lld, simulated %s, %llu events in %.3f s (%.2f M events/s, "
+            "%.1f%% folded)\n",
             sc->cfg.name ? sc->cfg.name : "(unnamed)", (long long)sc->cfg.seed, t1,
             (unsigned long long)sc->events, wall_s,
-            wall_s > 0 ? (double)sc->events / wall_s / 1e6 : 0.0);
+            wall_s > 0 ? (double)sc->events / wall_s / 1e6 : 0.0,
+            sc->events ? 100.0 * (double)sc->folded / (double)sc->events : 0.0);
     if (sc->nflows) {
         fprintf(out, "\n%-12s %-14s %-5s %12s %12s %7s %7s %12s %12s %12s\n", "flow", "path",
                 "type", "sent B", "recv B", "lost", "retx", "done at", "FCT", "goodput");

@@ -66,6 +66,7 @@ struct scenario {
     const char **pcap_ports; /* "node:port" specs to trace, resolved at output setup */
     uint32_t npcap_ports;
     uint64_t events;
+    uint64_t folded; /* of the events, those run without a queue entry (link.h) */
     struct p4_cache *p4_cache; /* scenario_opts.p4_cache (the caller's) */
 };
 
