@@ -57,6 +57,17 @@ const char *param_suggest(const char *key, const char *const *names, size_t n)
     return bestd <= limit ? best : NULL;
 }
 
+/* After strtoll/strtod of s stopped at end: 0 when it read all of s without error and the value
+ * is `ok`; else "expected WHAT, got 's'" in err, -1. */
+static int parsed_whole(const char *s, const char *end, bool ok, const char *what, char *err,
+                        size_t errn)
+{
+    if (!errno && end != s && !*end && ok)
+        return 0;
+    snprintf(err, errn, "expected %s, got '%s'", what, s);
+    return -1;
+}
+
 /* Parses text of a numeric type into a 128-bit comparable value (doubles separately). */
 static int parse_scalar(const struct param_def *def, const char *s, int64_t *iv, double *dv,
                         char *err, size_t errn)
@@ -86,24 +97,14 @@ static int parse_scalar(const struct param_def *def, const char *s, int64_t *iv,
     case PARAM_INT: {
         char *end;
         errno = 0;
-        long long v = strtoll(s, &end, 0);
-        if (errno || end == s || *end) {
-            snprintf(err, errn, "expected an integer, got '%s'", s);
-            return -1;
-        }
-        *iv = v;
-        return 0;
+        *iv = strtoll(s, &end, 0);
+        return parsed_whole(s, end, true, "an integer", err, errn);
     }
     case PARAM_DOUBLE: {
         char *end;
         errno = 0;
-        double v = strtod(s, &end);
-        if (errno || end == s || *end || !isfinite(v)) {
-            snprintf(err, errn, "expected a number, got '%s'", s);
-            return -1;
-        }
-        *dv = v;
-        return 0;
+        *dv = strtod(s, &end);
+        return parsed_whole(s, end, isfinite(*dv), "a number", err, errn);
     }
     default:
         SIM_ASSERT(0);

@@ -59,6 +59,17 @@ static int last_ack_blocks(struct tcp_flow *f, uint64_t out[][2])
     return s->nsack;
 }
 
+/* The next ACK carries exactly the n blocks `want` (offsets), in that order. */
+static void ack_blocks_are(struct tcp_flow *f, const uint64_t want[][2], int n)
+{
+    uint64_t b[4][2];
+    assert_int_equal(last_ack_blocks(f, b), n);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(b[i][0], want[i][0]);
+        assert_int_equal(b[i][1], want[i][1]);
+    }
+}
+
 /* RFC 2018 §4: the first block holds the segment that triggered the ACK; the others repeat the
  * most recently reported ones, then the lowest others; at most 4; a block the cumulative ACK
  * passed is dropped. */
@@ -66,41 +77,36 @@ static void test_sack_receiver_blocks(void **state)
 {
     struct scenario *sc = load_pair("sack: true");
     struct tcp_flow *f = tcp_of(sc, "f0");
-    uint64_t b[4][2];
+    /* every segment is 1000 bytes: a block [off, off + 1000) unless it joined a neighbour */
     inject_data(f, 2000, 1000, PKT_ECN_NOT_ECT, 0);
-    assert_int_equal(last_ack_blocks(f, b), 1);
-    assert_int_equal(b[0][0], 2000);
-    assert_int_equal(b[0][1], 3000);
+    ack_blocks_are(f, (const uint64_t[][2]){{2000, 3000}}, 1);
     inject_data(f, 6000, 1000, PKT_ECN_NOT_ECT, 0);
     inject_data(f, 4000, 1000, PKT_ECN_NOT_ECT, 0);
-    assert_int_equal(last_ack_blocks(f, b), 3);
-    assert_int_equal(b[0][0], 4000); /* the newest first, then 6000 (reported last), 2000 */
-    assert_int_equal(b[1][0], 6000);
-    assert_int_equal(b[2][0], 2000);
+    /* the newest first, then 6000 (reported last), 2000 */
+    ack_blocks_are(f, (const uint64_t[][2]){{4000, 5000}, {6000, 7000}, {2000, 3000}}, 3);
     inject_data(f, 3000, 1000, PKT_ECN_NOT_ECT, 0); /* joins 2000 and 4000 */
-    assert_int_equal(last_ack_blocks(f, b), 2);
-    assert_int_equal(b[0][0], 2000);
-    assert_int_equal(b[0][1], 5000);
-    assert_int_equal(b[1][0], 6000);
+    ack_blocks_are(f, (const uint64_t[][2]){{2000, 5000}, {6000, 7000}}, 2);
     for (uint64_t off = 8000; off <= 14000; off += 2000)
         inject_data(f, off, 1000, PKT_ECN_NOT_ECT, 0);
-    assert_int_equal(last_ack_blocks(f, b), 4); /* five ranges held, four reported */
-    assert_int_equal(b[0][0], 14000);
-    assert_int_equal(b[1][0], 12000);
-    assert_int_equal(b[2][0], 10000);
-    assert_int_equal(b[3][0], 8000);
+    /* six ranges held, four reported: the newest, then the most recently reported */
+    assert_int_equal(f->ooo_max_ranges, 6);
+    ack_blocks_are(f,
+                   (const uint64_t[][2]){{14000, 15000}, {12000, 13000}, {10000, 11000},
+                                         {8000, 9000}},
+                   4);
     inject_data(f, 0, 2000, PKT_ECN_NOT_ECT, 0); /* in order up to 5000 */
     assert_int_equal(f->rcv_nxt, 5000);
-    assert_int_equal(last_ack_blocks(f, b), 4);
-    assert_int_equal(b[0][0], 14000); /* 2000-5000 is acknowledged: not a block any more */
-    assert_int_equal(b[3][0], 8000);
+    /* 2000-5000 is acknowledged: not a block any more */
+    ack_blocks_are(f,
+                   (const uint64_t[][2]){{14000, 15000}, {12000, 13000}, {10000, 11000},
+                                         {8000, 9000}},
+                   4);
     inject_data(f, 9000, 1000, PKT_ECN_NOT_ECT, 0); /* joins 8000 and 10000 */
-    assert_int_equal(last_ack_blocks(f, b), 4);
-    assert_int_equal(b[0][0], 8000);
-    assert_int_equal(b[0][1], 11000);
-    assert_int_equal(b[1][0], 14000);
-    assert_int_equal(b[2][0], 12000);
-    assert_int_equal(b[3][0], 6000); /* the recent list is short: the lowest other range */
+    /* the recent list is short: the lowest other range (6000) comes last */
+    ack_blocks_are(f,
+                   (const uint64_t[][2]){{8000, 11000}, {14000, 15000}, {12000, 13000},
+                                         {6000, 7000}},
+                   4);
     scenario_destroy(sc);
 }
 

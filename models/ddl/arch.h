@@ -1,5 +1,5 @@
 /* The architectures a DDL job can use (`arch:`), each a struct ddl_arch_ops. Adding one = its
- * file with the ops table, a line here and a name in job.c's arch table. */
+ * file with the ops table, a line here, and a name and its properties in job.c's arch table. */
 #ifndef SIM_MODELS_DDL_ARCH_H
 #define SIM_MODELS_DDL_ARCH_H
 

@@ -384,7 +384,6 @@ static void dense_json(const struct ddl_job *job, json_t *o)
 }
 
 const struct ddl_arch_ops ddl_arch_inc = {
-    .servers = DDL_SERVERS_REQUIRED,
     .init = dense_init,
     .fini = dense_fini,
     .grad_ready = dense_grad_ready,

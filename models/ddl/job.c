@@ -108,17 +108,45 @@ const struct param_def ddl_job_params[] = {
 };
 const size_t ddl_job_nparams = ARRAY_LEN(ddl_job_params);
 
+/* The `arch:` values, by enum ddl_arch (names: arch_names): the ops (allreduce: its
+ * collective's, below), whether the job lists parameter servers, and whether a worker's pushes
+ * of an iteration form a PCN burst (bursts.csv). */
+static const struct arch_kind {
+    const struct ddl_arch_ops *ops;
+    bool servers;
+    bool bursts;
+} archs[] = {
+    [DDL_ARCH_PS] = {&ddl_arch_ps, true, true},
+    [DDL_ARCH_ALLREDUCE] = {&ddl_arch_ring, false, false},
+    [DDL_ARCH_INC] = {&ddl_arch_inc, true, false},
+    [DDL_ARCH_LIBRA] = {&ddl_arch_libra, true, false},
+};
+
 const char *ddl_arch_name(const struct ddl_job *job)
 {
     return arch_names[job->cfg.arch];
 }
 
-/* by enum ddl_arch */
-static const struct ddl_arch_ops *const archs[] = {&ddl_arch_ps, &ddl_arch_ring, &ddl_arch_inc,
-                                                   &ddl_arch_libra};
-/* arch allreduce, by enum ddl_collective */
-static const struct ddl_arch_ops *const colls[] = {&ddl_arch_ring, &ddl_arch_tree,
-                                                   &ddl_arch_hier};
+bool ddl_arch_bursts(const struct ddl_job *job)
+{
+    return archs[job->cfg.arch].bursts;
+}
+
+/* arch allreduce's `collective:` values, by enum ddl_collective (names: coll_names): the ops,
+ * and whether a chunk from worker w is for worker w + 1. */
+static const struct coll_kind {
+    const struct ddl_arch_ops *ops;
+    bool to_successor;
+} colls[] = {
+    [DDL_COLL_RING] = {&ddl_arch_ring, true},
+    [DDL_COLL_TREE] = {&ddl_arch_tree, false},
+    [DDL_COLL_HIERARCHICAL] = {&ddl_arch_hier, false},
+};
+
+bool ddl_to_successor(const struct ddl_job *job)
+{
+    return job->cfg.arch == DDL_ARCH_ALLREDUCE && colls[job->cfg.collective].to_successor;
+}
 
 static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char *what,
                          struct host *(*find)(void *, const char *), void *ud, struct host ***out,
@@ -216,7 +244,7 @@ static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag 
     msg_cost_resolve(&c->cost, (enum msg_preset)c->preset, m);
     struct msg_cost tmp;
     const char *t = c->transport ? c->transport : msg_preset((enum msg_preset)c->preset, &tmp);
-    job->arch = c->arch == DDL_ARCH_ALLREDUCE ? colls[c->collective] : archs[c->arch];
+    job->arch = c->arch == DDL_ARCH_ALLREDUCE ? colls[c->collective].ops : archs[c->arch].ops;
     if (c->arch != DDL_ARCH_ALLREDUCE && (c->gpus > 1 || c->collective != DDL_COLL_RING)) {
         diag_error(d, cfg_key_loc(m, c->gpus > 1 ? "gpus_per_host" : "collective"),
                    "job '%s': %s needs arch allreduce", job->name,
@@ -242,11 +270,11 @@ static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag 
                    (long long)c->groups, (long long)c->levels);
         return 1;
     }
-    if (job->arch->servers == DDL_SERVERS_REQUIRED && !c->servers) {
+    if (archs[c->arch].servers && !c->servers) {
         diag_error(d, m->loc, "job '%s': arch %s needs 'servers'", job->name, ddl_arch_name(job));
         return 1;
     }
-    if (job->arch->servers == DDL_SERVERS_NONE && c->servers) {
+    if (!archs[c->arch].servers && c->servers) {
         diag_error(d, cfg_key_loc(m, "servers"), "job '%s': arch %s has no servers", job->name,
                    ddl_arch_name(job));
         return 1;

@@ -129,17 +129,10 @@ struct ddl_ucoll;
 
 /* An architecture: how gradients become parameters (parameter servers, ring all-reduce, ...).
  * A plug-in table; the job calls only these. */
-enum ddl_servers {
-    DDL_SERVERS_NONE = 0,     /* `servers:` is an error */
-    DDL_SERVERS_REQUIRED = 1,
-    DDL_SERVERS_OPTIONAL = 2,
-};
-
 struct ddl_arch_ops {
-    /* Properties (unset: false / none); the name is the job's `arch:` (ddl_arch_name). */
-    bool bursts;            /* a worker's pushes of an iteration form a PCN burst (bursts.csv) */
-    bool to_successor;      /* a chunk from worker w is for worker w + 1 (ring) */
-    enum ddl_servers servers; /* whether the job lists parameter servers */
+    /* Hooks only: the name, servers, PCN bursts and where a chunk goes are properties of the
+     * job's `arch:` and `collective:` (job.c's tables: ddl_arch_name, ddl_arch_bursts,
+     * ddl_to_successor). */
     /* Connections and the architecture's state, once the hosts are known (servers: NULL when
      * the architecture has none). Returns the number of errors. */
     int (*init)(struct ddl_job *job, struct host **workers, struct host **servers,
@@ -316,6 +309,10 @@ struct ddl_job *ddl_job_create(struct sim *sim, const struct cfg_node *m, const 
 void ddl_job_destroy(struct ddl_job *job);
 /* The job's `arch:` as written ("ps", "allreduce", "inc", "libra"). */
 const char *ddl_arch_name(const struct ddl_job *job);
+/* Whether a worker's pushes of an iteration form a PCN burst (arch ps). */
+bool ddl_arch_bursts(const struct ddl_job *job);
+/* Whether a chunk from worker w is for worker w + 1 (collective ring), else for w. */
+bool ddl_to_successor(const struct ddl_job *job);
 /* Adds the job's results to a summary.json object (metrics.c). */
 void ddl_job_json(const struct ddl_job *job, json_t *o);
 /* Prints a short human summary (metrics.c). */

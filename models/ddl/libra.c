@@ -196,7 +196,6 @@ static void libra_json(const struct ddl_job *job, json_t *o)
 }
 
 const struct ddl_arch_ops ddl_arch_libra = {
-    .servers = DDL_SERVERS_REQUIRED,
     .init = libra_init,
     .fini = libra_fini,
     .grad_ready = libra_grad_ready,

@@ -103,7 +103,7 @@ int ddl_pcn_init(struct ddl_job *job, const struct cfg_node *m, struct diag *d)
 {
     if (!job->cfg.pcn.signal)
         return 0;
-    if (!job->arch->bursts || job->nservers == 0) {
+    if (!ddl_arch_bursts(job) || job->nservers == 0) {
         diag_error(d, cfg_key_loc(m, "pcn_signal"),
                    "job '%s': pcn_signal needs an architecture whose workers send bursts to "
                    "servers (arch ps), not %s",

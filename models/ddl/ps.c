@@ -202,8 +202,6 @@ void ddl_ps_fini(struct ddl_job *job)
 }
 
 const struct ddl_arch_ops ddl_arch_ps = {
-    .bursts = true,
-    .servers = DDL_SERVERS_REQUIRED,
     .init = ps_init,
     .fini = ddl_ps_fini,
     .grad_ready = ps_grad_ready,

@@ -281,7 +281,6 @@ static int ring_init(struct ddl_job *job, struct host **wh, struct host **sh, st
 }
 
 const struct ddl_arch_ops ddl_arch_ring = {
-    .to_successor = true,
     .init = ring_init,
     .fini = ddl_ring_fini,
     .grad_ready = ring_grad_ready,

@@ -40,7 +40,7 @@ void ddl_sender_release(struct ddl_sender *s)
         s->head = it->next;
         it->next = NULL;
         s->inflight += it->bytes;
-        if (!it->pull && job->arch->bursts) {
+        if (!it->pull && ddl_arch_bursts(job)) {
             struct ddl_worker *w = &job->workers[it->worker];
             if (!w->burst_started || w->burst_iter != it->iter) {
                 w->burst_started = true;
