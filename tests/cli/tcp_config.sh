@@ -6,7 +6,7 @@ set -euo pipefail
 
 desc=$("$bin" describe tcp)
 for key in cc mss init_cwnd rcv_wnd rto_min rto_max delayed_ack delack_timeout dctcp_g; do
-    echo "$desc" | grep -q "^  $key " || fail "describe tcp lacks $key"
+    grep -q "^  $key " <<<"$desc" || fail "describe tcp lacks $key"
 done
 
 cat >"$tmp/bad.yaml" <<'YAML'
