@@ -462,15 +462,10 @@ void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
     copy_field_list(pipe, d, s, fl);
 }
 
-void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in *in,
-                    struct p4_egress_out *out)
+/* The egress standard metadata (the traffic manager's fields). */
+static void set_egress_std(struct p4_pipe *pipe, const struct p4_egress_in *in)
 {
     const struct p4_prog *prog = pipe->prog;
-    struct p4vm *vm = &pipe->vm;
-    bind_state(pipe, state);
-    /* scratch starts zeroed in every block run, as after the parser */
-    memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
-    reset_requests(vm);
     int64_t now = p4pipe_now_ps(pipe);
     set_std(pipe, prog->std.egress_port, in->egress_port & 0x1ff);
     set_std(pipe, prog->std.egress_rid, in->egress_rid & 0xffff);
@@ -484,24 +479,14 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     set_std(pipe, prog->std.deq_timedelta, timestamp(pipe, in->deq_timedelta_ps) & 0xffffffffu);
     set_std(pipe, prog->std.egress_global_timestamp, timestamp(pipe, now) & 0xffffffffffffULL);
     set_std(pipe, prog->std.qid, get_std(pipe, prog->std.priority) & 0x1f);
-    vm->in = in->bytes;
-    vm->in_len = in->len;
-    vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    run_control(pipe, P4CC_EGRESS, prog->egress);
-    memset(out, 0, sizeof(*out));
-    out->clone_session = -1;
-    out->clone_fl = -1;
-    out->recirc_fl = -1;
-    if (vm->clone_session >= 0 && vm->clone_e2e) {
-        out->clone_session = vm->clone_session;
-        out->clone_fl = vm->clone_fl;
-    }
-    /* state holds the headers as egress left them (E2E clones copy them; recirculation keeps
-     * the metadata) */
-    if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
-        out->drop = true;
-        return;
-    }
+}
+
+/* Runs the checksum update and the deparser, then appends the payload. */
+static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in,
+                    struct p4_egress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
     run_control(pipe, P4CC_COMPUTE, prog->compute);
     vm->out = in->out;
     vm->out_cap = in->out_cap;
@@ -523,9 +508,45 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
         vm->out_len = trunc;
     out->out_len = vm->out_len;
     out->overflow = vm->out_overflow;
+    vm->out = NULL;
+}
+
+/* An empty egress control reads nothing and requests nothing: its standard metadata is not
+ * set (no later block can read it: the checksum and deparser controls have no
+ * standard_metadata, and clones and recirculation are requested only by egress). */
+void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in *in,
+                    struct p4_egress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
+    bind_state(pipe, state);
+    /* scratch starts zeroed in every block run, as after the parser */
+    memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
+    memset(out, 0, sizeof(*out));
+    out->clone_session = -1;
+    out->clone_fl = -1;
+    out->recirc_fl = -1;
+    vm->in = in->bytes;
+    vm->in_len = in->len;
+    vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
+    reset_requests(vm);
+    if (prog->egress->body.n) {
+        set_egress_std(pipe, in);
+        run_control(pipe, P4CC_EGRESS, prog->egress);
+        if (vm->clone_session >= 0 && vm->clone_e2e) {
+            out->clone_session = vm->clone_session;
+            out->clone_fl = vm->clone_fl;
+        }
+        /* state holds the headers as egress left them (E2E clones copy them; recirculation
+         * keeps the metadata) */
+        if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
+            out->drop = true;
+            return;
+        }
+    }
+    deparse(pipe, in, out);
     out->recirculate = vm->recirculate;
     out->recirc_fl = vm->recirc_fl;
-    vm->out = NULL;
 }
 
 int p4_pipe_mcast_members(const struct p4_pipe *pipe, uint32_t grp,
