@@ -109,6 +109,10 @@ static void test_p4parse_semantic_errors(void **state)
     expect_sem_error("    apply { hdr.h.a = 8w1 ++ 8w2; }",
                      "t.p4:11:27: error: type mismatch in assignment: expected bit<8>, got "
                      "bit<16> near '++'\n");
+    /* a local variable must be storable: an extern object is declared by instantiation */
+    expect_sem_error("    apply { packet_out q; }",
+                     "t.p4:11:24: error: a variable of type packet_out is not supported near "
+                     "'q'\n");
 }
 
 static void test_p4parse_accepts_valid(void **state)

@@ -131,6 +131,8 @@ static void test_p4stf_bad_input(void **state)
            "missing parameter 'dstAddr'");
     expect(run("frobnicate 1\n"), 2, NULL, ":1:1: error: unknown command 'frobnicate'");
     expect(run("add ipv4_lpm dstAddr:0x0a0*0100 drop()\n"), 2, NULL, "must be at the end");
+    /* a command that names a table without the name */
+    expect(run("add\n"), 2, NULL, ":1:4: error: expected table name");
 }
 
 static void test_p4stf_suffix_names(void **state)
