@@ -115,6 +115,49 @@ static void test_p4parse_semantic_errors(void **state)
                      "'q'\n");
 }
 
+/* A parser whose start state selects on `nkeys` copies of hdr.h.a. */
+static char *select_program(int nkeys)
+{
+    char keys[512] = "";
+    for (int i = 0; i < nkeys; i++)
+        strcat(keys, i ? ", hdr.h.a" : "hdr.h.a");
+    char *p = malloc(2048);
+    snprintf(p, 2048,
+             "#include <core.p4>\n#include <v1model.p4>\n"
+             "header h_t { bit<8> a; }\nstruct headers { h_t h; }\nstruct meta_t { }\n"
+             "parser P(packet_in pkt, out headers hdr, inout meta_t m, "
+             "inout standard_metadata_t sm) {\n"
+             "    state start { pkt.extract(hdr.h); transition select(%s) { default: accept; } }\n"
+             "}\n"
+             "control VC(inout headers hdr, inout meta_t m) { apply { } }\n"
+             "control I(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) "
+             "{ apply { } }\n"
+             "control E(inout headers hdr, inout meta_t m, inout standard_metadata_t sm) "
+             "{ apply { } }\n"
+             "control CC(inout headers hdr, inout meta_t m) { apply { } }\n"
+             "control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }\n"
+             "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n",
+             keys);
+    return p;
+}
+
+/* Both engines evaluate a select's keys into a buffer of P4_SELECT_KEYS_MAX (16): 16 keys load,
+ * 17 are refused at the select (they were once cut to 16 without a word). */
+static void test_p4parse_select_key_limit(void **state)
+{
+    char *p = select_program(16);
+    bool ok;
+    char *got = load(p, true, &ok);
+    assert_true(ok);
+    free(got);
+    free(p);
+    p = select_program(17);
+    /* column 50: 4 spaces, "state start { " (14), "pkt.extract(hdr.h); " (20), "transition " (11) */
+    expect_error(p, true, "t.p4:7:50: error: select has 17 keys; at most 16 are supported near "
+                          "'select'\n");
+    free(p);
+}
+
 static void test_p4parse_accepts_valid(void **state)
 {
     char *p = program("    register<bit<32>>(4) r;\n"
@@ -130,4 +173,5 @@ static void test_p4parse_accepts_valid(void **state)
 TEST_MAIN(cmocka_unit_test(test_p4parse_expected_token), cmocka_unit_test(test_p4parse_unclosed),
           cmocka_unit_test(test_p4parse_lexical_error_location),
           cmocka_unit_test(test_p4parse_semantic_errors),
+          cmocka_unit_test(test_p4parse_select_key_limit),
           cmocka_unit_test(test_p4parse_accepts_valid))

@@ -799,11 +799,10 @@ static int parse_select(struct p4vm *vm, const void *ctx, int st)
         }
         return cs->dflt;
     }
-    uint64_t k[16];
-    int nk = s->nkeys < 16 ? s->nkeys : 16;
-    for (int i = 0; i < nk; i++)
+    uint64_t k[P4_SELECT_KEYS_MAX];
+    for (int i = 0; i < s->nkeys; i++)
         k[i] = RUN(cs->keys[i]);
-    return vm->flow ? -3 : p4vm_select(vm, s, k, nk);
+    return vm->flow ? -3 : p4vm_select(vm, s, k, s->nkeys);
 }
 
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)

@@ -274,6 +274,8 @@ struct p4ir_case {
     int next;
 };
 
+/* keys of one select expression, at most (the front end refuses more) */
+#define P4_SELECT_KEYS_MAX 16
 #define P4_STATE_ACCEPT (-1)
 #define P4_STATE_REJECT (-2)
 

@@ -137,6 +137,11 @@ static void lower_transition(struct p4sem *s, const struct frame *fr, int cur,
         return;
     }
     const struct p4ast *sel = a->a;
+    if (sel->nlist2 > P4_SELECT_KEYS_MAX) {
+        p4sem_err(s, sel->loc, "select has %d keys; at most %d are supported", sel->nlist2,
+                  P4_SELECT_KEYS_MAX);
+        return;
+    }
     st->nkeys = sel->nlist2;
     st->keys = NEWN(s, struct p4ir_expr *, sel->nlist2);
     for (int k = 0; k < sel->nlist2; k++) {

@@ -1000,11 +1000,10 @@ static int parse_select(struct p4vm *vm, const void *ctx, int st)
 {
     (void)ctx;
     const struct p4ir_state *s = &vm->prog->states[st];
-    uint64_t k[16];
-    int nk = s->nkeys < 16 ? s->nkeys : 16;
-    for (int i = 0; i < nk; i++)
+    uint64_t k[P4_SELECT_KEYS_MAX];
+    for (int i = 0; i < s->nkeys; i++)
         k[i] = eval(vm, s->keys[i]);
-    return vm->flow ? -3 : p4vm_select(vm, s, k, nk);
+    return vm->flow ? -3 : p4vm_select(vm, s, k, s->nkeys);
 }
 
 void p4vm_run_parser(struct p4vm *vm)
