@@ -130,7 +130,7 @@ uint64_t cx_cond(struct p4vm *vm, const struct cx *x)
     }
 CX_BINARY(cx_add, (a + b) & x->p.mask)
 CX_BINARY(cx_sub, (a - b) & x->p.mask)
-CX_BINARY(cx_and, a &b)
+CX_BINARY(cx_and, (a & b))
 CX_BINARY(cx_or, a | b)
 CX_BINARY(cx_xor, a ^ b)
 CX_BINARY(cx_eq, a == b)
@@ -212,15 +212,18 @@ int p4cc_apply(struct p4vm *vm, const struct ctab *ct, bool *hit)
 {
     const struct p4ir_table *t = ct->ir;
     uint64_t *key = vm->pipe->keybuf;
-    for (int i = 0; ct->kslot && i < t->nkeys; i++)
-        key[t->keys[i].woff] = vm->slots[ct->kslot[i]];
-    for (int i = 0; !ct->kslot && i < t->nkeys; i++) {
-        const struct p4ir_key *k = &t->keys[i];
-        if (ct->keys[i]) {
-            key[k->woff] = RUN(ct->keys[i]);
-        } else {
-            shadows_drop(vm);
-            p4vm_evalw(vm, k->e, key + k->woff);
+    if (ct->kslot) { /* every key a slot read */
+        for (int i = 0; i < t->nkeys; i++)
+            key[t->keys[i].woff] = vm->slots[ct->kslot[i]];
+    } else {
+        for (int i = 0; i < t->nkeys; i++) {
+            const struct p4ir_key *k = &t->keys[i];
+            if (ct->keys[i]) {
+                key[k->woff] = RUN(ct->keys[i]);
+            } else {
+                shadows_drop(vm);
+                p4vm_evalw(vm, k->e, key + k->woff);
+            }
         }
     }
     const uint64_t *data;
