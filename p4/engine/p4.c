@@ -3,6 +3,7 @@
 #include "p4/engine/p4.h"
 #include "p4/engine/p4cc.h"
 #include "p4/engine/p4cpp.h"
+#include "p4/engine/p4native.h"
 #include "p4/engine/p4pipe.h"
 #include "p4/engine/p4sem.h"
 
@@ -147,6 +148,8 @@ int p4_exec_parse(const char *s, enum p4_exec *out)
         *out = P4_EXEC_COMPILED;
     else if (strcmp(s, "interp") == 0)
         *out = P4_EXEC_INTERP;
+    else if (strcmp(s, "native") == 0)
+        *out = P4_EXEC_NATIVE;
     else
         return -1;
     return 0;
@@ -231,6 +234,8 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
     if (exec == P4_EXEC_DEFAULT)
         exec = P4_EXEC_BUILTIN_DEFAULT;
     pipe->cc = exec == P4_EXEC_COMPILED ? prog->cc : NULL;
+    if (exec == P4_EXEC_NATIVE)
+        pipe->cc = p4native_twin(prog->cc, stderr);
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;

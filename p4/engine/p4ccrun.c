@@ -789,9 +789,8 @@ static void parse_body(struct p4vm *vm, const void *ctx, int st)
 }
 
 /* A select on one key with constant cases compares it with each in turn (p4cci.h, cstate). */
-static int parse_select(struct p4vm *vm, const void *ctx, int st)
+int p4cc_select(struct p4vm *vm, const struct p4cc *cc, int st)
 {
-    const struct p4cc *cc = ctx;
     const struct cstate *cs = &cc->states[st];
     const struct p4ir_state *s = &vm->prog->states[st];
     if (cs->nvals >= 0) {
@@ -808,8 +807,22 @@ static int parse_select(struct p4vm *vm, const void *ctx, int st)
     return vm->flow ? -3 : p4vm_select(vm, s, k, s->nkeys);
 }
 
+static int parse_select(struct p4vm *vm, const void *ctx, int st)
+{
+    return p4cc_select(vm, ctx, st);
+}
+
+int p4cc_match(struct p4vm *vm, const struct p4ir_table *t, bool *hit, const uint64_t **data)
+{
+    return p4vm_table_match(vm, t, hit, data);
+}
+
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
 {
+    if (cc->nparser) {
+        cc->nparser(vm, cc->nrec);
+        return;
+    }
     p4vm_parse(vm, parse_init, parse_body, parse_select, cc);
 }
 
@@ -818,7 +831,9 @@ void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block wh
 {
     const struct cfn *f = cc->ctl[which];
     vm->flow = P4VM_NORMAL;
-    if (f && f->ir == c) {
+    if (f && f->ir == c && cc->nctl[which]) {
+        cc->nctl[which](vm, cc->nrec);
+    } else if (f && f->ir == c) {
         p4cc_block(vm, &f->body);
     } else {
         shadows_drop(vm);
