@@ -817,27 +817,40 @@ int p4cc_match(struct p4vm *vm, const struct p4ir_table *t, bool *hit, const uin
     return p4vm_table_match(vm, t, hit, data);
 }
 
-void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
+/* The records' parser and controls, out of line so that the native ones are reached
+ * through a jump without the records' set-up. */
+static __attribute__((noinline)) void parse_records(const struct p4cc *cc, struct p4vm *vm)
 {
-    if (cc->nparser) {
-        cc->nparser(vm, cc->nrec);
-        return;
-    }
     p4vm_parse(vm, parse_init, parse_body, parse_select, cc);
 }
 
-void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
-                      const struct p4ir_callable *c)
+static __attribute__((noinline)) void control_records(struct p4vm *vm, const struct cfn *f,
+                                                      const struct p4ir_callable *c)
 {
-    const struct cfn *f = cc->ctl[which];
     vm->flow = P4VM_NORMAL;
-    if (f && f->ir == c && cc->nctl[which]) {
-        cc->nctl[which](vm, cc->nrec);
-    } else if (f && f->ir == c) {
+    if (f && f->ir == c) {
         p4cc_block(vm, &f->body);
     } else {
         shadows_drop(vm);
         p4vm_run_control(vm, c);
     }
     vm->flow = P4VM_NORMAL;
+}
+
+void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
+{
+    if (cc->nparser)
+        cc->nparser(vm, cc->nrec);
+    else
+        parse_records(cc, vm);
+}
+
+void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
+                      const struct p4ir_callable *c)
+{
+    const struct cfn *f = cc->ctl[which];
+    if (cc->nctl[which] && f->ir == c)
+        cc->nctl[which](vm, cc->nrec); /* sets the flow normal before and after */
+    else
+        control_records(vm, f, c);
 }

@@ -222,18 +222,17 @@ static bool extract_shadow(struct em *m, const struct cs *s, const char *out, bo
     return clean;
 }
 
-/* A shadowed header's bytes while its shadow holds (cs_emit_shadow), else the record. */
+/* A shadowed header's bytes while its shadow holds and its words fit in the output
+ * (cs_emit_shadow), else the record. */
 static bool emit_shadow(struct em *m, const struct cs *s, bool clean)
 {
-    int bytes = s->fields.bytes;
-    int nw8 = s->fields.nwords * 8;
-    PUT(m,
-        "if (!S[%d] || !S[%d]) { CS(%d); }\n"
-        "else { uint32_t ol = OUT_LEN; if (ol + %d > OUT_CAP) OUT_OVF = 1; else {\n"
-        "if (ol + %d <= OUT_CAP) memcpy(OUT + ol, S + %d, %d);\n"
-        "else memcpy(OUT + ol, S + %d, %d);\nOUT_LEN = ol + %d; } }\n",
-        s->slot2, s->slot, rec(m, s), bytes, nw8, s->slot2 + 1, nw8, s->slot2 + 1, bytes,
-        bytes);
+    int nw = s->fields.nwords;
+    PUT(m, "{ uint32_t ol = OUT_LEN;\nif (!S[%d] || !S[%d] || ol + %d > OUT_CAP) { CS(%d); }\n"
+           "else { uint8_t *o = OUT + ol;\n",
+        s->slot2, s->slot, nw * 8, rec(m, s));
+    for (int i = 0; i < nw; i++)
+        PUT(m, "memcpy(o + %d, S + %d, 8);\n", 8 * i, s->slot2 + 1 + i);
+    PUT(m, "OUT_LEN = ol + %d; } }\n", s->fields.bytes);
     return clean; /* emit_fields never changes the flow */
 }
 
@@ -279,6 +278,28 @@ static void call(struct em *m, const struct ccall *c, bool clean)
     m->depth--;
 }
 
+/* The lookup of the key in KEYBUF into a<l> (the action, -1 none) and d (its data): in a
+ * table without direct counters or meters, p4table_lookup and the entry's or the default
+ * action read directly (p4vm_table_match without its direct state), else p4cc_match. */
+static void match(struct em *m, const struct p4ir_table *t, int l)
+{
+    if (t->direct_counter >= 0 || t->direct_meter >= 0) {
+        PUT(m, "int a%d = ((match_fn *)R[%d])(V, R[%d], &h, &d);\n(void)h;\n", l, P4N_MATCH,
+            rec(m, t));
+        return;
+    }
+    PUT(m,
+        "(void)h; const char *rt = *(char **)(*(char **)(V + %zu) + %zu) + %zu;\n"
+        "const char *en = ((lookup_fn *)R[%d])(rt, K);\nint a%d;\n"
+        "if (!en) { a%d = *(const int *)(rt + %zu); d = *(uint64_t *const *)(rt + %zu); }\n"
+        "else { a%d = *(const int *)(en + %zu); d = (const uint64_t *)(en + "
+        "*(const size_t *)(rt + %zu)); }\n",
+        offsetof(struct p4vm, pipe), offsetof(struct p4_pipe, tables),
+        (size_t)t->id * sizeof(struct p4table), P4N_LOOKUP, l, l,
+        offsetof(struct p4table, default_action), offsetof(struct p4table, default_data), l,
+        offsetof(struct p4table_entry, action), offsetof(struct p4table, data_off));
+}
+
 /* cs_apply, cs_switch on a table whose keys are slots: keys copied, the lookup, the action's
  * data and body per action index; a switch's cases after. Others through the record. */
 static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
@@ -290,8 +311,8 @@ static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
     PUT(m, "{ const uint64_t *d; _Bool h; uint64_t *K = KEYBUF;\n");
     for (int i = 0; i < t->ir->nkeys; i++)
         PUT(m, "K[%d] = S[%d];\n", t->ir->keys[i].woff, t->kslot[i]);
-    PUT(m, "int a%d = ((match_fn *)R[%d])(V, R[%d], &h, &d);\n(void)h;\nswitch (a%d) {\n", l,
-        P4N_MATCH, rec(m, t->ir), l);
+    match(m, t->ir, l);
+    PUT(m, "switch (a%d) {\n", l);
     for (int i = 0; i < t->ir->nactions; i++) {
         const struct ccall *c = &t->acts[i];
         PUT(m, "case %d: {\n", i);
@@ -320,6 +341,34 @@ static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
     }
     PUT(m, "}\n");
     return false;
+}
+
+/* register.read(dst, index) and register.write(index, value) on elements of at most 64 bits
+ * with pure operands (cs_reg_read, cs_reg_read_wt, cs_reg_write), else the record. */
+static bool reg(struct em *m, const struct cs *s, bool clean)
+{
+    int x = s->st->aux2;
+    if (!pure(s->a) || (s->fn == cs_reg_write && !pure(s->b)))
+        return by_record(m, s);
+    PUT(m, "{ uint64_t *rv = *(uint64_t **)(*(char **)(*(char **)(V + %zu) + %zu) + %zu);\n"
+           "uint64_t idx = ", offsetof(struct p4vm, pipe), offsetof(struct p4_pipe, ext),
+        (size_t)x * sizeof(struct p4_ext_state) + offsetof(struct p4_ext_state, vals));
+    expr(m, s->a);
+    PUT(m, ";\n");
+    long long size = m->cc->prog->externs[x].size;
+    if (s->fn == cs_reg_write) {
+        PUT(m, "uint64_t v = ");
+        expr(m, s->b);
+        PUT(m, " & 0x%llxULL;\nif (idx < %lldULL) rv[idx] = v; }\n", (unsigned long long)s->k,
+            size);
+        return clean;
+    }
+    PUT(m, "S[%d] = idx < %lldULL ? rv[idx] : 0;\n", s->slot, size);
+    char v[32];
+    snprintf(v, sizeof(v), "S[%d]", s->slot);
+    write_through(m, s->wt, v);
+    PUT(m, "}\n");
+    return clean;
 }
 
 /* One statement; whether the flow is known to be normal after it. */
@@ -365,6 +414,8 @@ static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
         return cksum_shadow(m, s, out, clean);
     if (s->fn == cs_apply || s->fn == cs_switch)
         return table(m, s, out, clean);
+    if (s->fn == cs_reg_read || s->fn == cs_reg_read_wt || s->fn == cs_reg_write)
+        return reg(m, s, clean);
     return by_record(m, s);
 }
 
@@ -437,9 +488,39 @@ static void transition(struct em *m, int st)
     PUT(m, "default: goto done; } }\n");
 }
 
+/* Whether a path from state st can come back to a state on it (color: 0 new, 1 on the path,
+ * 2 done). Recursion is as deep as the longest path of states. */
+static bool cycle_from(const struct p4_prog *prog, int st, uint8_t *color)
+{
+    if (st < 0 || color[st] == 2)
+        return false;
+    if (color[st] == 1)
+        return true;
+    color[st] = 1;
+    const struct p4ir_state *s = &prog->states[st];
+    bool cyc = !s->nkeys && cycle_from(prog, s->next, color);
+    for (int i = 0; !cyc && s->nkeys && i < s->ncases; i++)
+        cyc = cycle_from(prog, s->cases[i].next, color);
+    color[st] = 2;
+    return cyc;
+}
+
+/* A parser whose states form no cycle visits each at most once: it cannot reach the limit of
+ * state transitions, and its code needs no count. */
+static bool parser_bounded(const struct p4_prog *prog)
+{
+    if (prog->nstates > 4096) /* (the recursion's depth; the limit is 100000 transitions) */
+        return false;
+    uint8_t *color = p4util_calloc((size_t)prog->nstates + 1, 1);
+    bool cyc = cycle_from(prog, prog->start_state, color);
+    free(color);
+    return !cyc;
+}
+
 static void parser(struct em *m)
 {
     const struct p4_prog *prog = m->cc->prog;
+    bool bounded = parser_bounded(prog);
     PUT(m,
         "void p4n_parser(void *vm, const void *const *R)\n{\nchar *V = vm; uint64_t *S = SLOTS;\n"
         "int steps = 0;\nFLOW = 0; PERR = 0; IN_PARSER = 1;\n");
@@ -448,8 +529,9 @@ static void parser(struct em *m)
     PUT(m, "if (FLOW) goto done;\n");
     go_state(m, prog->start_state);
     for (int st = 0; st < prog->nstates; st++) {
-        PUT(m, "st%d:\nif (++steps > 100000) { PERR = %d; goto done; }\n", st,
-            ERR_PARSER_TIMEOUT);
+        PUT(m, "st%d:\n", st);
+        if (!bounded)
+            PUT(m, "if (++steps > 100000) { PERR = %d; goto done; }\n", ERR_PARSER_TIMEOUT);
         block(m, &m->cc->states[st].body, "done", true);
         transition(m, st);
     }
@@ -471,6 +553,7 @@ static void prelude(struct em *m)
         "typedef int match_fn(void *, const void *, _Bool *, const uint64_t **);\n"
         "typedef void data_fn(void *, const void *, const uint64_t *);\n"
         "typedef void call_fn(void *, const void *);\n"
+        "typedef const char *lookup_fn(const void *, const uint64_t *);\n"
         "#define SLOTS (*(uint64_t **)(V + %zu))\n#define IN (*(const uint8_t **)(V + %zu))\n"
         "#define IN_LEN (*(uint32_t *)(V + %zu))\n#define BITPOS (*(uint32_t *)(V + %zu))\n"
         "#define PERR (*(int *)(V + %zu))\n#define OUT (*(uint8_t **)(V + %zu))\n"
@@ -502,18 +585,18 @@ void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
 {
     memset(out, 0, sizeof(*out));
     struct em m = {out, cc, 0, 0};
-    const void *fixed[P4N_FIXED] = {(const void *)p4cc_select, (const void *)p4cc_match,
-                                    (const void *)p4vm_action_data,
-                                    (const void *)p4cc_run_call, cc};
+    const void *fixed[P4N_FIXED] = {(const void *)p4cc_select,    (const void *)p4cc_match,
+                                    (const void *)p4vm_action_data, (const void *)p4cc_run_call,
+                                    cc,                             (const void *)p4table_lookup};
     for (int i = 0; i < P4N_FIXED; i++)
         rec(&m, fixed[i]);
     prelude(&m);
     parser(&m);
     for (int i = 0; i < 5; i++) {
         PUT(&m, "void p4n_ctl%d(void *vm, const void *const *R)\n{\nchar *V = vm; "
-                "uint64_t *S = SLOTS;\n", i);
+                "uint64_t *S = SLOTS;\nFLOW = 0;\n", i);
         if (cc->ctl[i])
             block(&m, &cc->ctl[i]->body, "out", true);
-        PUT(&m, "goto out;\nout:;\n(void)S; (void)R;\n}\n\n");
+        PUT(&m, "goto out;\nout:\nFLOW = 0;\n(void)S; (void)R;\n}\n\n");
     }
 }
