@@ -162,8 +162,9 @@ size_t p4_prog_state_bytes(const struct p4_prog *prog)
 
 /* ---- pipeline instance ---- */
 
-/* The engine when neither the host nor the program chooses. */
-#define P4_EXEC_BUILTIN_DEFAULT P4_EXEC_COMPILED
+/* The engine when neither the host nor the program chooses (the compiled records where no
+ * native code can be had). */
+#define P4_EXEC_BUILTIN_DEFAULT P4_EXEC_NATIVE
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe)
 {

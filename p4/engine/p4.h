@@ -34,9 +34,10 @@ enum p4_instance {
     P4_INSTANCE_RESUBMIT = 6,
 };
 
-/* The engine a pipeline runs packets with: the compiled form (p4cc.h), the tree-walking
- * interpreter kept as the reference (p4vm.h), or the compiled form turned into machine code
- * (p4native.h; the compiled form where that is not available). Their results are identical. */
+/* The engine a pipeline runs packets with: the compiled form turned into machine code
+ * (p4native.h; the default, and the compiled form where that is not available), the compiled
+ * form run as records (p4cc.h), or the tree-walking interpreter kept as the reference
+ * (p4vm.h). Their results are identical. */
 enum p4_exec { P4_EXEC_DEFAULT, P4_EXEC_COMPILED, P4_EXEC_INTERP, P4_EXEC_NATIVE };
 
 /* "compiled", "interp" or "native" -> *out; -1 for anything else. */

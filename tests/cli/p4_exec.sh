@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The P4 engines give byte-identical outputs on whole scenarios: configs/demo.yaml (a
 # TensorExpress program: strict priorities, a class table) and a short DCTCP run through
-# basic.p4, each on the compiled engine (the default, and --p4-exec=compiled), on the native
-# engine (--p4-exec=native, and p4_exec: native in YAML) and on the reference interpreter
+# basic.p4, each on the native engine (the default, --p4-exec=native, and p4_exec: native in
+# YAML), on the compiled engine (--p4-exec=compiled) and on the reference interpreter
 # (--p4-exec=interp, and p4_exec: interp in YAML), with a trace; a bad --p4-exec value is
 # refused with exit 2.
 set -eu
