@@ -236,6 +236,33 @@ static bool emit_shadow(struct em *m, const struct cs *s, bool clean)
     return clean; /* emit_fields never changes the flow */
 }
 
+/* A fixed-layout header built as big-endian words (cs_emit with a `words` layout) while its
+ * words fit in the output, else the record. */
+static bool emit_words(struct em *m, const struct cs *s, bool clean)
+{
+    const struct cfields *f = &s->fields;
+    if (!f->words)
+        return by_record(m, s);
+    PUT(m, "if (S[%d]) { uint32_t ol = OUT_LEN;\nif (ol + %d > OUT_CAP) { CS(%d); }\nelse {\n",
+        s->slot, f->nwords * 8, rec(m, s));
+    for (int i = 0; i <= f->nwords; i++)
+        PUT(m, "uint64_t w%d = 0;\n", i);
+    for (int i = 0; i < f->n; i++) {
+        const struct cfield *fd = &f->f[i];
+        PUT(m, "{ uint64_t v = S[%d] & 0x%llxULL; ", s->slot + fd->off,
+            (unsigned long long)fd->mask);
+        if (!fd->spill)
+            PUT(m, "w%d |= v << %d; }\n", fd->wi, fd->ls);
+        else
+            PUT(m, "w%d |= v >> %d; w%d |= v << %d; }\n", fd->wi, fd->ls, fd->wi + 1,
+                64 - fd->ls);
+    }
+    for (int i = 0; i < f->nwords; i++)
+        PUT(m, "ST64(OUT + ol + %d, w%d);\n", 8 * i, i);
+    PUT(m, "OUT_LEN = ol + %d; } }\n", f->bytes);
+    return clean; /* emit_fields never changes the flow */
+}
+
 /* update_checksum of a shadowed header while it holds (cs_update_cksum_shadow). */
 static bool cksum_shadow(struct em *m, const struct cs *s, const char *out, bool clean)
 {
@@ -410,6 +437,12 @@ static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
         return extract_shadow(m, s, out, clean);
     if (s->fn == cs_emit_shadow)
         return emit_shadow(m, s, clean);
+    if (s->fn == cs_emit)
+        return emit_words(m, s, clean);
+    if (s->fn == cs_call) {
+        call(m, s->call, clean);
+        return false;
+    }
     if (s->fn == cs_update_cksum_shadow)
         return cksum_shadow(m, s, out, clean);
     if (s->fn == cs_apply || s->fn == cs_switch)
