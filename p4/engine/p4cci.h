@@ -222,6 +222,8 @@ void p4cc_run_call(struct p4vm *vm, const struct ccall *c);
 int p4cc_apply(struct p4vm *vm, const struct ctab *t, bool *hit);
 /* The select of parser state st (its keys evaluated): the next state, -3 no case matches. */
 int p4cc_select(struct p4vm *vm, const struct p4cc *cc, int st);
+/* The fault of loop s stopped after P4VM_LOOP_MAX iterations. */
+void p4cc_loop_fault(struct p4vm *vm, const struct cs *s);
 /* p4vm_table_match, not inline (native code calls it through a pointer). */
 int p4cc_match(struct p4vm *vm, const struct p4ir_table *t, bool *hit, const uint64_t **data);
 

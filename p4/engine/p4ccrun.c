@@ -356,6 +356,11 @@ void cs_switchv(struct p4vm *vm, const struct cs *s)
     p4cc_block(vm, &s->els);
 }
 
+void p4cc_loop_fault(struct p4vm *vm, const struct cs *s)
+{
+    p4vm_fault(vm, s->st->loc, "loop stopped after 1048576 iterations");
+}
+
 /* while (b or true) { body; els (the update) }, stopped after P4VM_LOOP_MAX iterations */
 void cs_loop(struct p4vm *vm, const struct cs *s)
 {
@@ -363,7 +368,7 @@ void cs_loop(struct p4vm *vm, const struct cs *s)
         if (vm->flow)
             return;
         if (n == P4VM_LOOP_MAX) {
-            p4vm_fault(vm, s->st->loc, "loop stopped after 1048576 iterations");
+            p4cc_loop_fault(vm, s);
             return;
         }
         p4cc_block(vm, &s->body);

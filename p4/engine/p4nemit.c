@@ -398,6 +398,32 @@ static bool reg(struct em *m, const struct cs *s, bool clean)
     return clean;
 }
 
+/* A loop (cs_loop): the condition, the flow, the iteration limit, the body (break and continue
+ * end it as p4vm_loop_continues does), the update; anything else that sets the flow ends
+ * the loop and reaches the enclosing block's check. */
+static bool loop(struct em *m, const struct cs *s)
+{
+    int l = m->nlab++;
+    char body[32];
+    char upd[32];
+    snprintf(body, sizeof(body), "lb%d", l);
+    snprintf(upd, sizeof(upd), "lu%d", l);
+    PUT(m, "for (uint32_t n%d = 0;; n%d++) {\n", l, l);
+    if (s->b) {
+        PUT(m, "if (!(");
+        value(m, s->b);
+        PUT(m, ")) break;\n");
+    }
+    PUT(m, "if (FLOW) break;\nif (n%d == %uu) { ((loopf_fn *)R[%d])(V, R[%d]); break; }\n{\n", l,
+        P4VM_LOOP_MAX, P4N_LOOP_FAULT, rec(m, s));
+    block(m, &s->body, body, true);
+    PUT(m, "}\n%s:\nif (FLOW == %d) { FLOW = 0; break; }\nif (FLOW == %d) FLOW = 0;\n"
+           "if (FLOW) break;\n{\n", body, P4VM_BREAK, P4VM_CONTINUE);
+    block(m, &s->els, upd, true);
+    PUT(m, "}\n%s:\nif (FLOW) break;\n}\n", upd);
+    return false;
+}
+
 /* One statement; whether the flow is known to be normal after it. */
 static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
 {
@@ -423,10 +449,16 @@ static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
         PUT(m, "}\n");
         return c;
     }
-    if (s->fn == cs_exit || s->fn == cs_return) {
-        PUT(m, "FLOW = %d; goto %s;\n", s->fn == cs_exit ? P4VM_EXIT : P4VM_RETURN, out);
+    if (s->fn == cs_exit || s->fn == cs_return || s->fn == cs_break || s->fn == cs_continue) {
+        int f = s->fn == cs_exit     ? P4VM_EXIT
+                : s->fn == cs_return ? P4VM_RETURN
+                : s->fn == cs_break  ? P4VM_BREAK
+                                     : P4VM_CONTINUE;
+        PUT(m, "FLOW = %d; goto %s;\n", f, out);
         return true; /* not reached */
     }
+    if (s->fn == cs_loop)
+        return loop(m, s);
     if (s->fn == cs_drop) {
         PUT(m, "S[%d] = 511;\n", std->egress_spec);
         if (std->mcast_grp >= 0)
@@ -587,6 +619,7 @@ static void prelude(struct em *m)
         "typedef void data_fn(void *, const void *, const uint64_t *);\n"
         "typedef void call_fn(void *, const void *);\n"
         "typedef const char *lookup_fn(const void *, const uint64_t *);\n"
+        "typedef void loopf_fn(void *, const void *);\n"
         "#define SLOTS (*(uint64_t **)(V + %zu))\n#define IN (*(const uint8_t **)(V + %zu))\n"
         "#define IN_LEN (*(uint32_t *)(V + %zu))\n#define BITPOS (*(uint32_t *)(V + %zu))\n"
         "#define PERR (*(int *)(V + %zu))\n#define OUT (*(uint8_t **)(V + %zu))\n"
@@ -620,7 +653,8 @@ void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
     struct em m = {out, cc, 0, 0};
     const void *fixed[P4N_FIXED] = {(const void *)p4cc_select,    (const void *)p4cc_match,
                                     (const void *)p4vm_action_data, (const void *)p4cc_run_call,
-                                    cc,                             (const void *)p4table_lookup};
+                                    cc,                             (const void *)p4table_lookup,
+                                    (const void *)p4cc_loop_fault};
     for (int i = 0; i < P4N_FIXED; i++)
         rec(&m, fixed[i]);
     prelude(&m);

@@ -14,7 +14,16 @@
 struct p4cc;
 
 /* Fixed entries of the table the generated functions receive; records follow. */
-enum { P4N_SELECT, P4N_MATCH, P4N_ACTION_DATA, P4N_RUN_CALL, P4N_CC, P4N_LOOKUP, P4N_FIXED };
+enum {
+    P4N_SELECT,
+    P4N_MATCH,
+    P4N_ACTION_DATA,
+    P4N_RUN_CALL,
+    P4N_CC,
+    P4N_LOOKUP,
+    P4N_LOOP_FAULT,
+    P4N_FIXED
+};
 
 struct p4nsrc {
     char *text; /* NUL-terminated */
