@@ -5,6 +5,7 @@
 #include "p4/engine/p4cpp.h"
 #include "p4/engine/p4pipe.h"
 #include "p4/engine/p4sem.h"
+#include "p4/engine/p4use.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ static struct p4_prog *load_source(const char *name, const char *src, size_t len
         prog->strings = p4lex_take_pool(&lx, &prog->nstrings);
         prog->cc_slot = prog->nslots;
         if (!diag.nerrors) {
+            p4use_analyse(prog);
             prog->cc = p4cc_compile(prog);
             prog->nslots += p4cc_slots(prog->cc);
         }
@@ -190,6 +192,18 @@ static void add_const_entries(struct p4_pipe *pipe, const struct p4ir_table *t)
     }
 }
 
+/* No request made: a program without clone, resubmit or recirculate keeps these for good. */
+static void reset_requests(struct p4vm *vm)
+{
+    vm->clone_session = -1;
+    vm->clone_fl = -1;
+    vm->clone_e2e = false;
+    vm->resubmit = false;
+    vm->resubmit_fl = -1;
+    vm->recirculate = false;
+    vm->recirc_fl = -1;
+}
+
 struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host)
 {
     struct p4_pipe *pipe = p4util_calloc(1, sizeof(*pipe));
@@ -234,6 +248,7 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
+    reset_requests(&pipe->vm);
     return pipe;
 }
 
@@ -334,30 +349,19 @@ static inline void copy_field_list(const struct p4_pipe *pipe, uint64_t *dst, co
     }
 }
 
-static void reset_requests(struct p4vm *vm)
-{
-    vm->clone_session = -1;
-    vm->clone_fl = -1;
-    vm->clone_e2e = false;
-    vm->resubmit = false;
-    vm->resubmit_fl = -1;
-    vm->recirculate = false;
-    vm->recirc_fl = -1;
-    vm->flow = P4VM_NORMAL;
-}
-
 /* Runs the packet in place in state (every slot, scratch included). */
 static void bind_state(struct p4_pipe *pipe, void *state)
 {
     pipe->vm.slots = state;
 }
 
-/* Zeroes the state, copies preserved fields, sets the ingress standard metadata and runs the
- * parser. */
+/* Zeroes the state, copies preserved fields, sets the ingress standard metadata the program
+ * refers to (p4use.h) and runs the parser. */
 static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
                          const void *from, int fl)
 {
     const struct p4_prog *prog = pipe->prog;
+    const struct p4ir_std *used = &prog->use.std;
     struct p4vm *vm = &pipe->vm;
     if (from == state && fl >= 0) { /* preserving from the buffer being reset */
         copy_packet(prog, pipe->slots, from);
@@ -367,12 +371,14 @@ static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingr
     memset(state, 0, (size_t)prog->nslots * 8);
     copy_field_list(pipe, state, from, fl);
     uint32_t plen = in->packet_length ? in->packet_length : in->len;
-    set_std(pipe, prog->std.ingress_port, in->ingress_port & 0x1ff);
-    set_std(pipe, prog->std.instance_type, in->instance_type);
-    set_std(pipe, prog->std.packet_length, plen);
-    set_std(pipe, prog->std.ingress_global_timestamp,
-            timestamp(pipe, p4pipe_now_ps(pipe)) & 0xffffffffffffULL);
-    reset_requests(vm);
+    set_std(pipe, used->ingress_port, in->ingress_port & 0x1ff);
+    set_std(pipe, used->instance_type, in->instance_type);
+    set_std(pipe, prog->std.packet_length, plen); /* read again at egress */
+    if (used->ingress_global_timestamp >= 0)
+        set_std(pipe, used->ingress_global_timestamp,
+                timestamp(pipe, p4pipe_now_ps(pipe)) & 0xffffffffffffULL);
+    if (prog->use.requests)
+        reset_requests(vm);
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->in_bitpos = 0;
@@ -392,7 +398,7 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
     out->clone_session = -1;
     out->clone_fl = -1;
     out->resubmit_fl = -1;
-    if (vm->clone_session >= 0 && !vm->clone_e2e) {
+    if (vm->clone_session >= 0 && !vm->clone_e2e) { /* requests stay unset without use.requests */
         out->clone_session = vm->clone_session;
         out->clone_fl = vm->clone_fl;
     }
@@ -462,23 +468,27 @@ void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
     copy_field_list(pipe, d, s, fl);
 }
 
-/* The egress standard metadata (the traffic manager's fields). */
+/* The egress standard metadata (the traffic manager's fields) the program refers to. */
 static void set_egress_std(struct p4_pipe *pipe, const struct p4_egress_in *in)
 {
     const struct p4_prog *prog = pipe->prog;
-    int64_t now = p4pipe_now_ps(pipe);
-    set_std(pipe, prog->std.egress_port, in->egress_port & 0x1ff);
-    set_std(pipe, prog->std.egress_rid, in->egress_rid & 0xffff);
+    const struct p4ir_std *used = &prog->use.std;
+    set_std(pipe, used->egress_port, in->egress_port & 0x1ff);
+    set_std(pipe, used->egress_rid, in->egress_rid & 0xffff);
     /* bmv2 sets egress_spec to a non-drop value before egress: only egress's own
      * mark_to_drop drops here */
     set_std(pipe, prog->std.egress_spec, 0);
-    set_std(pipe, prog->std.instance_type, in->instance_type);
-    set_std(pipe, prog->std.enq_qdepth, in->enq_qdepth & 0x7ffff);
-    set_std(pipe, prog->std.deq_qdepth, in->deq_qdepth & 0x7ffff);
-    set_std(pipe, prog->std.enq_timestamp, timestamp(pipe, in->enq_ps) & 0xffffffffu);
-    set_std(pipe, prog->std.deq_timedelta, timestamp(pipe, in->deq_timedelta_ps) & 0xffffffffu);
-    set_std(pipe, prog->std.egress_global_timestamp, timestamp(pipe, now) & 0xffffffffffffULL);
-    set_std(pipe, prog->std.qid, get_std(pipe, prog->std.priority) & 0x1f);
+    set_std(pipe, used->instance_type, in->instance_type);
+    set_std(pipe, used->enq_qdepth, in->enq_qdepth & 0x7ffff);
+    set_std(pipe, used->deq_qdepth, in->deq_qdepth & 0x7ffff);
+    if (used->enq_timestamp >= 0)
+        set_std(pipe, used->enq_timestamp, timestamp(pipe, in->enq_ps) & 0xffffffffu);
+    if (used->deq_timedelta >= 0)
+        set_std(pipe, used->deq_timedelta, timestamp(pipe, in->deq_timedelta_ps) & 0xffffffffu);
+    if (used->egress_global_timestamp >= 0)
+        set_std(pipe, used->egress_global_timestamp,
+                timestamp(pipe, p4pipe_now_ps(pipe)) & 0xffffffffffffULL);
+    set_std(pipe, used->qid, get_std(pipe, prog->std.priority) & 0x1f);
 }
 
 /* Runs the checksum update and the deparser, then appends the payload. */
@@ -520,8 +530,10 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
     bind_state(pipe, state);
-    /* scratch starts zeroed in every block run, as after the parser */
-    memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
+    /* scratch starts zeroed in every block run, as after the parser (blocks that refer to
+     * none need not) */
+    if (prog->use.egress_scratch)
+        memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -529,7 +541,8 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    reset_requests(vm);
+    if (prog->use.requests)
+        reset_requests(vm);
     if (prog->egress->body.n) {
         set_egress_std(pipe, in);
         run_control(pipe, P4CC_EGRESS, prog->egress);
