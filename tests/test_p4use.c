@@ -3,8 +3,8 @@
  * value: a field read, a struct copy, a function's, action's or nested control's struct
  * argument, an extern's argument, a hash data list, a table key, a parser select key, and in
  * egress. A program that never refers to it does not get it (the analysis is not everything
- * by default); clone/resubmit/recirculate and scratch use in the blocks after ingress are
- * found where they appear. */
+ * by default); clone/resubmit/recirculate, scratch use in the blocks after ingress and a
+ * deparser that does more than emit are found where they appear. */
 #include "tests/testp4.h"
 
 #include <stdlib.h>
@@ -18,14 +18,15 @@
 
 struct use_case {
     const char *name;
-    const char *decls;   /* top level */
-    const char *select;  /* the parser's start transition */
-    const char *idecls;  /* ingress declarations */
-    const char *ingress; /* ingress statements */
-    const char *egress;  /* egress statements */
-    const char *compute; /* computeChecksum statements */
-    uint64_t v;          /* h.v out */
-    uint8_t w;           /* h.w out */
+    const char *decls;    /* top level */
+    const char *select;   /* the parser's start transition */
+    const char *idecls;   /* ingress declarations */
+    const char *ingress;  /* ingress statements */
+    const char *egress;   /* egress statements */
+    const char *compute;  /* computeChecksum statements */
+    uint64_t v;           /* h.v out */
+    uint8_t w;            /* h.w out */
+    const char *deparser; /* its statements (NULL: emit(h.h)) */
 };
 
 static int64_t now(void *ud)
@@ -51,9 +52,10 @@ static struct p4_prog *load(const struct use_case *c, enum p4_exec exec, struct 
         "control E(inout headers h, inout meta_t m, inout standard_metadata_t sm) {\n"
         "  apply { %s }\n}\n"
         "control CC(inout headers h, inout meta_t m) { apply { %s } }\n"
-        "control D(packet_out pkt, in headers h) { apply { pkt.emit(h.h); } }\n"
+        "control D(packet_out pkt, in headers h) { apply { %s } }\n"
         "V1Switch(P(), VC(), I(), E(), CC(), D()) main;\n",
-        c->decls, c->select, c->idecls, c->ingress, c->egress, c->compute);
+        c->decls, c->select, c->idecls, c->ingress, c->egress, c->compute,
+        c->deparser ? c->deparser : "pkt.emit(h.h);");
     struct p4_prog *prog;
     struct p4_host host = {.now_ps = now, .exec = exec};
     *pipe = test_pipe(c->name, text, &host, &prog);
@@ -141,10 +143,10 @@ static void test_p4use_unreferenced_fields_are_left_out(void **state)
     assert_int_equal(prog->use.std.ingress_global_timestamp, -1);
     assert_int_equal(prog->use.std.egress_global_timestamp, -1);
     assert_int_equal(prog->use.std.ingress_port, -1);
-    /* mark_to_drop refers to the two fields it writes, not to the whole struct */
-    assert_true(prog->use.std.egress_spec >= 0);
+    assert_true(prog->use.std.egress_spec >= 0); /* ingress writes it */
     assert_false(prog->use.requests);
     assert_false(prog->use.egress_scratch);
+    assert_true(prog->use.deparse_emits);
     test_pipe_free(pipe, prog);
 }
 
@@ -159,18 +161,22 @@ static void test_p4use_requests_and_scratch(void **state)
                                "",
                                "h.h.w = twice(h.h.w);",
                                0,
-                               0};
+                               0,
+                               "if (h.h.isValid()) { pkt.emit(h.h); }"};
     struct p4_pipe *pipe;
     struct p4_prog *prog = load(&c, P4_EXEC_DEFAULT, &pipe);
     check_packet(&c, pipe, prog);
     assert_true(prog->use.requests);
     assert_true(prog->use.egress_scratch);
+    assert_false(prog->use.deparse_emits); /* more than emits: never run twice */
     test_pipe_free(pipe, prog);
     int nerr;
     prog = p4_prog_load("p4/programs/basic.p4", "p4/include", stderr, &nerr);
     assert_non_null(prog);
     assert_false(prog->use.requests);
     assert_false(prog->use.egress_scratch);
+    assert_true(prog->use.deparse_emits);
+    /* mark_to_drop(standard_metadata) refers to the two fields it writes, not to all */
     assert_int_equal(prog->use.std.ingress_global_timestamp, -1);
     p4_prog_free(prog);
 }

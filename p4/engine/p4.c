@@ -491,19 +491,23 @@ static void set_egress_std(struct p4_pipe *pipe, const struct p4_egress_in *in)
     set_std(pipe, used->qid, get_std(pipe, prog->std.priority) & 0x1f);
 }
 
-/* Runs the checksum update and the deparser, then appends the payload. */
-static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in,
-                    struct p4_egress_out *out)
+/* Runs the deparser into buf (cap bytes: emits write nothing beyond). */
+static void run_deparser(struct p4_pipe *pipe, uint8_t *buf, uint32_t cap)
 {
-    const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    run_control(pipe, P4CC_COMPUTE, prog->compute);
-    vm->out = in->out;
-    vm->out_cap = in->out_cap;
+    vm->out = buf;
+    vm->out_cap = cap;
     vm->out_len = 0;
     vm->out_overflow = false;
-    run_control(pipe, P4CC_DEPARSER, prog->deparser);
-    uint32_t off = (uint32_t)vm->slots[0];
+    run_control(pipe, P4CC_DEPARSER, pipe->prog->deparser);
+}
+
+/* Appends the payload (the input after the parsed headers, from off), truncates, reports. */
+static inline __attribute__((always_inline)) void finish_output(struct p4vm *vm,
+                                                                const struct p4_egress_in *in,
+                                                                uint32_t off,
+                                                                struct p4_egress_out *out)
+{
     if (off < in->len && in->bytes) {
         uint32_t n = in->len - off;
         if (vm->out_len + n > vm->out_cap) {
@@ -519,6 +523,42 @@ static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in,
     out->out_len = vm->out_len;
     out->overflow = vm->out_overflow;
     vm->out = NULL;
+}
+
+/* Runs the deparser over the parsed headers (off bytes of in->in_place: emits write nothing
+ * beyond) and moves the payload after them when their length changed; false when the
+ * headers grew past off (nothing of the payload written over). */
+static bool deparse_in_place(struct p4_pipe *pipe, const struct p4_egress_in *in, uint32_t off,
+                             struct p4_egress_out *out)
+{
+    struct p4vm *vm = &pipe->vm;
+    run_deparser(pipe, in->in_place, off);
+    if (vm->out_overflow)
+        return false;
+    uint32_t n = in->len - off;
+    if (vm->out_len != off)
+        memmove(in->in_place + vm->out_len, in->in_place + off, n);
+    vm->out_len += n;
+    vm->out_cap = in->out_cap;
+    out->in_place = true;
+    finish_output(vm, in, in->len, out);
+    return true;
+}
+
+/* Runs the checksum update and the deparser, then appends the payload. In place (p4.h), a
+ * deparser that only emits writes over the parsed headers, and runs again into in->out when
+ * they grew; an E2E clone copies the input after egress, so it is never written over. */
+static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in, struct p4_egress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
+    run_control(pipe, P4CC_COMPUTE, prog->compute);
+    uint32_t off = (uint32_t)vm->slots[0];
+    if (in->in_place && prog->use.deparse_emits && off <= in->len && in->len <= in->out_cap &&
+        !(vm->clone_session >= 0 && vm->clone_e2e) && deparse_in_place(pipe, in, off, out))
+        return;
+    run_deparser(pipe, in->out, in->out_cap);
+    finish_output(vm, in, off, out);
 }
 
 /* An empty egress control reads nothing and requests nothing: its standard metadata is not

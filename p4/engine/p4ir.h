@@ -314,6 +314,7 @@ struct p4use {
     struct p4ir_std std; /* as prog->std, -1 for the fields no part of the program refers to */
     bool requests;       /* clone, resubmit or recirculate appear */
     bool egress_scratch; /* egress, computeChecksum or the deparser refer to scratch slots */
+    bool deparse_emits;  /* the deparser only emits (running it twice writes the same) */
 };
 
 struct p4_prog {

@@ -190,6 +190,9 @@ void p4use_analyse(struct p4_prog *prog)
     P4USE_STD(P4USE_FIELD)
 #undef P4USE_FIELD
     u->requests = w.requests;
+    u->deparse_emits = true;
+    for (int i = 0; prog->deparser && i < prog->deparser->body.n; i++)
+        u->deparse_emits &= prog->deparser->body.s[i]->op == P4ST_EMIT;
     u->egress_scratch = egress_scratch(&w);
     free(w.ref);
     free(w.seen);
