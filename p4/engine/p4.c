@@ -355,6 +355,20 @@ static void bind_state(struct p4_pipe *pipe, void *state)
     pipe->vm.slots = state;
 }
 
+/* Zeroes the state and copies field list fl from `from` (the state of the previous pass of a
+ * resubmitted or recirculated packet, which may be state itself). */
+static __attribute__((noinline)) void zero_preserving(struct p4_pipe *pipe, void *state,
+                                                      const void *from, int fl)
+{
+    const struct p4_prog *prog = pipe->prog;
+    if (from == state) {
+        copy_packet(prog, pipe->slots, from);
+        from = pipe->slots;
+    }
+    memset(state, 0, (size_t)prog->nslots * 8);
+    copy_field_list(pipe, state, from, fl);
+}
+
 /* Zeroes the state, copies preserved fields, sets the ingress standard metadata the program
  * refers to (p4use.h) and runs the parser. */
 static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
@@ -363,13 +377,11 @@ static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingr
     const struct p4_prog *prog = pipe->prog;
     const struct p4ir_std *used = &prog->use.std;
     struct p4vm *vm = &pipe->vm;
-    if (from == state && fl >= 0) { /* preserving from the buffer being reset */
-        copy_packet(prog, pipe->slots, from);
-        from = pipe->slots;
-    }
     bind_state(pipe, state);
-    memset(state, 0, (size_t)prog->nslots * 8);
-    copy_field_list(pipe, state, from, fl);
+    if (fl >= 0 && from)
+        zero_preserving(pipe, state, from, fl);
+    else
+        memset(state, 0, (size_t)prog->nslots * 8);
     uint32_t plen = in->packet_length ? in->packet_length : in->len;
     set_std(pipe, used->ingress_port, in->ingress_port & 0x1ff);
     set_std(pipe, used->instance_type, in->instance_type);
