@@ -1,6 +1,7 @@
 /* The per-packet API (p4.h) without the STF runner: forwarding decisions, priority, clone
- * requests, output length changes (headers added and removed, virtual payload carried),
- * state buffers that outlive the pipeline's scratch, and the host time callback. */
+ * requests, output length changes (headers added and removed, virtual payload carried; in
+ * place over the input), state buffers that outlive the pipeline's scratch, and the host
+ * time callback. */
 #include "tests/testp4.h"
 
 #include <stdlib.h>
@@ -36,7 +37,8 @@ static const char program[] =
     "}\n"
     "control E(inout headers h, inout meta_t m, inout standard_metadata_t sm) {\n"
     "  apply { h.a.arg = m.seen + 1; if (h.tag.isValid()) { h.tag.v = "
-    "(bit<16>)sm.egress_global_timestamp; } }\n"
+    "(bit<16>)sm.egress_global_timestamp; }\n"
+    "    if (h.a.op == 6) { clone(CloneType.E2E, 9); } }\n"
     "}\n"
     "control CC(inout headers h, inout meta_t m) { apply { } }\n"
     "control D(packet_out pkt, in headers h) { apply { pkt.emit(h.a); pkt.emit(h.tag); } }\n"
@@ -139,6 +141,57 @@ static void test_p4vm_output_grows_and_shrinks(void **state)
     assert_int_equal(eo.out_len, 3);
     uint8_t want2[] = {0x10, 8, 0xD};
     assert_memory_equal(outbuf, want2, 3);
+}
+
+/* Egress in place (p4_egress_in.in_place): the output of in's bytes (n of them) replaces them,
+ * or is in out when the headers grew or an E2E clone needs the input as it came. */
+static void egress_in_place(struct fixture *f, uint8_t *in, uint32_t n, uint8_t *out,
+                            struct p4_egress_out *eo)
+{
+    struct p4_ingress_out io;
+    ingress(f, in, n, 0, &io);
+    struct p4_egress_in e = {io.egress_port, 0, 0, 0, 0, 0, 0, in, n, out, 64, in};
+    p4_pipe_egress(f->pipe, f->state, &e, eo);
+    assert_false(eo->overflow);
+}
+
+static void test_p4vm_output_in_place(void **state)
+{
+    struct fixture *f = *state;
+    struct p4_egress_out eo;
+    uint8_t out[64] = {0};
+    /* same headers: written over themselves, the payload stays */
+    uint8_t same[64] = {9, 0x20, 0xA, 0xB};
+    egress_in_place(f, same, 4, out, &eo);
+    assert_true(eo.in_place);
+    assert_int_equal(eo.out_len, 4);
+    uint8_t want_same[] = {9, 0x21, 0xA, 0xB};
+    assert_memory_equal(same, want_same, 4);
+    /* a header removed: the payload moves up */
+    uint8_t shrink[64] = {0x10, 7, 0x12, 0x34, 0xD};
+    egress_in_place(f, shrink, 5, out, &eo);
+    assert_true(eo.in_place);
+    assert_int_equal(eo.out_len, 3);
+    uint8_t want_shrink[] = {0x10, 8, 0xD};
+    assert_memory_equal(shrink, want_shrink, 3);
+    /* a header added: it does not fit over the parsed one, so the deparser runs again into
+     * out, with the payload as it came */
+    uint8_t grow[64] = {1, 4, 0xA, 0xB, 0xC};
+    f->now_ps = 5000000;
+    egress_in_place(f, grow, 5, out, &eo);
+    assert_false(eo.in_place);
+    assert_int_equal(eo.out_len, 7);
+    uint8_t want_grow[] = {1, 5, 0x00, 0x05, 0xA, 0xB, 0xC};
+    assert_memory_equal(out, want_grow, 7);
+    /* an E2E clone copies the input after egress: it is left as it came */
+    uint8_t clone[64] = {6, 0, 0xE};
+    egress_in_place(f, clone, 3, out, &eo);
+    assert_int_equal(eo.clone_session, 9);
+    assert_false(eo.in_place);
+    uint8_t want_clone[] = {6, 0, 0xE};
+    assert_memory_equal(clone, want_clone, 3);
+    uint8_t want_out[] = {6, 1, 0xE};
+    assert_memory_equal(out, want_out, 3);
 }
 
 static void test_p4vm_state_is_per_packet(void **state)
@@ -293,6 +346,7 @@ static void test_p4vm_runtime_fault(void **state)
 
 TEST_MAIN(cmocka_unit_test_setup_teardown(test_p4vm_decisions, setup, teardown),
           cmocka_unit_test_setup_teardown(test_p4vm_output_grows_and_shrinks, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_p4vm_output_in_place, setup, teardown),
           cmocka_unit_test_setup_teardown(test_p4vm_state_is_per_packet, setup, teardown),
           cmocka_unit_test_setup_teardown(test_p4vm_control_plane_errors, setup, teardown),
           cmocka_unit_test(test_p4vm_introspection), cmocka_unit_test(test_p4vm_table_size),

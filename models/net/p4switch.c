@@ -217,13 +217,15 @@ static void p4_ingress(struct sw *sw, struct pkt *p)
     run_ingress(sw, p);
 }
 
-/* bmv2 keeps deq_qdepth as the queue left behind; enq_qdepth was stamped at enqueue. */
+/* bmv2 keeps deq_qdepth as the queue left behind; enq_qdepth was stamped at enqueue. The
+ * deparser may write over the header bytes (in place). */
 static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
 {
     struct p4switch *ps = p4sw(sw);
     struct sim *sim = sw->node.sim;
     struct p4st *st = container_of(p->ext, struct p4st, ext);
     const struct pq *q = &sw->tm.ports[port].q;
+    uint8_t ecn_before = pkt_ecn(p);
     struct p4_egress_in in = {
         .egress_port = p4switch_port(port),
         .egress_rid = p->rid,
@@ -236,6 +238,7 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
         .len = p->hdr_len,
         .out = ps->out,
         .out_cap = sizeof(ps->out),
+        .in_place = p->hdr,
     };
     struct p4_egress_out res;
     p4_pipe_egress(ps->pipe, st->state, &in, &res);
@@ -259,9 +262,9 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
     /* the deparsed headers replace the header bytes; the virtual payload stays. CE that the
      * program set on a packet that arrived without it, unless the traffic manager marked it,
      * is the program's mark. */
-    uint8_t ecn_before = pkt_ecn(p);
     uint32_t payload = p->size_bytes - p->hdr_len;
-    memcpy(p->hdr, ps->out, res.out_len);
+    if (!res.in_place)
+        memcpy(p->hdr, ps->out, res.out_len);
     p->hdr_len = (uint16_t)res.out_len;
     p->size_bytes = res.out_len + payload;
     if (!p->tm_ce && ecn_before != PKT_ECN_CE && pkt_ecn(p) == PKT_ECN_CE)

@@ -6,6 +6,7 @@
 #include "p4/engine/p4native.h"
 #include "p4/engine/p4pipe.h"
 #include "p4/engine/p4sem.h"
+#include "p4/engine/p4use.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static struct p4_prog *load_source(const char *name, const char *src, size_t len
         prog->strings = p4lex_take_pool(&lx, &prog->nstrings);
         prog->cc_slot = prog->nslots;
         if (!diag.nerrors) {
+            p4use_analyse(prog);
             prog->cc = p4cc_compile(prog);
             prog->nslots += p4cc_slots(prog->cc);
         }
@@ -194,6 +196,18 @@ static void add_const_entries(struct p4_pipe *pipe, const struct p4ir_table *t)
     }
 }
 
+/* No request made: a program without clone, resubmit or recirculate keeps these for good. */
+static void reset_requests(struct p4vm *vm)
+{
+    vm->clone_session = -1;
+    vm->clone_fl = -1;
+    vm->clone_e2e = false;
+    vm->resubmit = false;
+    vm->resubmit_fl = -1;
+    vm->recirculate = false;
+    vm->recirc_fl = -1;
+}
+
 struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host)
 {
     struct p4_pipe *pipe = p4util_calloc(1, sizeof(*pipe));
@@ -240,6 +254,7 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
+    reset_requests(&pipe->vm);
     return pipe;
 }
 
@@ -340,45 +355,48 @@ static inline void copy_field_list(const struct p4_pipe *pipe, uint64_t *dst, co
     }
 }
 
-static void reset_requests(struct p4vm *vm)
-{
-    vm->clone_session = -1;
-    vm->clone_fl = -1;
-    vm->clone_e2e = false;
-    vm->resubmit = false;
-    vm->resubmit_fl = -1;
-    vm->recirculate = false;
-    vm->recirc_fl = -1;
-    vm->flow = P4VM_NORMAL;
-}
-
 /* Runs the packet in place in state (every slot, scratch included). */
 static void bind_state(struct p4_pipe *pipe, void *state)
 {
     pipe->vm.slots = state;
 }
 
-/* Zeroes the state, copies preserved fields, sets the ingress standard metadata and runs the
- * parser. */
+/* Zeroes the state and copies field list fl from `from` (the state of the previous pass of a
+ * resubmitted or recirculated packet, which may be state itself). */
+static __attribute__((noinline)) void zero_preserving(struct p4_pipe *pipe, void *state,
+                                                      const void *from, int fl)
+{
+    const struct p4_prog *prog = pipe->prog;
+    if (from == state) {
+        copy_packet(prog, pipe->slots, from);
+        from = pipe->slots;
+    }
+    memset(state, 0, (size_t)prog->nslots * 8);
+    copy_field_list(pipe, state, from, fl);
+}
+
+/* Zeroes the state, copies preserved fields, sets the ingress standard metadata the program
+ * refers to (p4use.h) and runs the parser. */
 static void start_packet(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
                          const void *from, int fl)
 {
     const struct p4_prog *prog = pipe->prog;
+    const struct p4ir_std *used = &prog->use.std;
     struct p4vm *vm = &pipe->vm;
-    if (from == state && fl >= 0) { /* preserving from the buffer being reset */
-        copy_packet(prog, pipe->slots, from);
-        from = pipe->slots;
-    }
     bind_state(pipe, state);
-    memset(state, 0, (size_t)prog->nslots * 8);
-    copy_field_list(pipe, state, from, fl);
+    if (fl >= 0 && from)
+        zero_preserving(pipe, state, from, fl);
+    else
+        memset(state, 0, (size_t)prog->nslots * 8);
     uint32_t plen = in->packet_length ? in->packet_length : in->len;
-    set_std(pipe, prog->std.ingress_port, in->ingress_port & 0x1ff);
-    set_std(pipe, prog->std.instance_type, in->instance_type);
-    set_std(pipe, prog->std.packet_length, plen);
-    set_std(pipe, prog->std.ingress_global_timestamp,
-            timestamp(pipe, p4pipe_now_ps(pipe)) & 0xffffffffffffULL);
-    reset_requests(vm);
+    set_std(pipe, used->ingress_port, in->ingress_port & 0x1ff);
+    set_std(pipe, used->instance_type, in->instance_type);
+    set_std(pipe, prog->std.packet_length, plen); /* read again at egress */
+    if (used->ingress_global_timestamp >= 0)
+        set_std(pipe, used->ingress_global_timestamp,
+                timestamp(pipe, p4pipe_now_ps(pipe)) & 0xffffffffffffULL);
+    if (prog->use.requests)
+        reset_requests(vm);
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->in_bitpos = 0;
@@ -398,7 +416,7 @@ void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_
     out->clone_session = -1;
     out->clone_fl = -1;
     out->resubmit_fl = -1;
-    if (vm->clone_session >= 0 && !vm->clone_e2e) {
+    if (vm->clone_session >= 0 && !vm->clone_e2e) { /* requests stay unset without use.requests */
         out->clone_session = vm->clone_session;
         out->clone_fl = vm->clone_fl;
     }
@@ -468,38 +486,46 @@ void p4_pipe_clone_e2e(struct p4_pipe *pipe, void *dst, const void *src, int fl)
     copy_field_list(pipe, d, s, fl);
 }
 
-/* The egress standard metadata (the traffic manager's fields). */
+/* The egress standard metadata (the traffic manager's fields) the program refers to. */
 static void set_egress_std(struct p4_pipe *pipe, const struct p4_egress_in *in)
 {
     const struct p4_prog *prog = pipe->prog;
-    int64_t now = p4pipe_now_ps(pipe);
-    set_std(pipe, prog->std.egress_port, in->egress_port & 0x1ff);
-    set_std(pipe, prog->std.egress_rid, in->egress_rid & 0xffff);
+    const struct p4ir_std *used = &prog->use.std;
+    set_std(pipe, used->egress_port, in->egress_port & 0x1ff);
+    set_std(pipe, used->egress_rid, in->egress_rid & 0xffff);
     /* bmv2 sets egress_spec to a non-drop value before egress: only egress's own
      * mark_to_drop drops here */
     set_std(pipe, prog->std.egress_spec, 0);
-    set_std(pipe, prog->std.instance_type, in->instance_type);
-    set_std(pipe, prog->std.enq_qdepth, in->enq_qdepth & 0x7ffff);
-    set_std(pipe, prog->std.deq_qdepth, in->deq_qdepth & 0x7ffff);
-    set_std(pipe, prog->std.enq_timestamp, timestamp(pipe, in->enq_ps) & 0xffffffffu);
-    set_std(pipe, prog->std.deq_timedelta, timestamp(pipe, in->deq_timedelta_ps) & 0xffffffffu);
-    set_std(pipe, prog->std.egress_global_timestamp, timestamp(pipe, now) & 0xffffffffffffULL);
-    set_std(pipe, prog->std.qid, get_std(pipe, prog->std.priority) & 0x1f);
+    set_std(pipe, used->instance_type, in->instance_type);
+    set_std(pipe, used->enq_qdepth, in->enq_qdepth & 0x7ffff);
+    set_std(pipe, used->deq_qdepth, in->deq_qdepth & 0x7ffff);
+    if (used->enq_timestamp >= 0)
+        set_std(pipe, used->enq_timestamp, timestamp(pipe, in->enq_ps) & 0xffffffffu);
+    if (used->deq_timedelta >= 0)
+        set_std(pipe, used->deq_timedelta, timestamp(pipe, in->deq_timedelta_ps) & 0xffffffffu);
+    if (used->egress_global_timestamp >= 0)
+        set_std(pipe, used->egress_global_timestamp,
+                timestamp(pipe, p4pipe_now_ps(pipe)) & 0xffffffffffffULL);
+    set_std(pipe, used->qid, get_std(pipe, prog->std.priority) & 0x1f);
 }
 
-/* Runs the checksum update and the deparser, then appends the payload. */
-static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in,
-                    struct p4_egress_out *out)
+/* Runs the deparser into buf (cap bytes: emits write nothing beyond). */
+static void run_deparser(struct p4_pipe *pipe, uint8_t *buf, uint32_t cap)
 {
-    const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    run_control(pipe, P4CC_COMPUTE, prog->compute);
-    vm->out = in->out;
-    vm->out_cap = in->out_cap;
+    vm->out = buf;
+    vm->out_cap = cap;
     vm->out_len = 0;
     vm->out_overflow = false;
-    run_control(pipe, P4CC_DEPARSER, prog->deparser);
-    uint32_t off = (uint32_t)vm->slots[0];
+    run_control(pipe, P4CC_DEPARSER, pipe->prog->deparser);
+}
+
+/* Appends the payload (the input after the parsed headers, from off), truncates, reports. */
+static inline __attribute__((always_inline)) void finish_output(struct p4vm *vm,
+                                                                const struct p4_egress_in *in,
+                                                                uint32_t off,
+                                                                struct p4_egress_out *out)
+{
     if (off < in->len && in->bytes) {
         uint32_t n = in->len - off;
         if (vm->out_len + n > vm->out_cap) {
@@ -517,6 +543,42 @@ static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in,
     vm->out = NULL;
 }
 
+/* Runs the deparser over the parsed headers (off bytes of in->in_place: emits write nothing
+ * beyond) and moves the payload after them when their length changed; false when the
+ * headers grew past off (nothing of the payload written over). */
+static bool deparse_in_place(struct p4_pipe *pipe, const struct p4_egress_in *in, uint32_t off,
+                             struct p4_egress_out *out)
+{
+    struct p4vm *vm = &pipe->vm;
+    run_deparser(pipe, in->in_place, off);
+    if (vm->out_overflow)
+        return false;
+    uint32_t n = in->len - off;
+    if (vm->out_len != off)
+        memmove(in->in_place + vm->out_len, in->in_place + off, n);
+    vm->out_len += n;
+    vm->out_cap = in->out_cap;
+    out->in_place = true;
+    finish_output(vm, in, in->len, out);
+    return true;
+}
+
+/* Runs the checksum update and the deparser, then appends the payload. In place (p4.h), a
+ * deparser that only emits writes over the parsed headers, and runs again into in->out when
+ * they grew; an E2E clone copies the input after egress, so it is never written over. */
+static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in, struct p4_egress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
+    run_control(pipe, P4CC_COMPUTE, prog->compute);
+    uint32_t off = (uint32_t)vm->slots[0];
+    if (in->in_place && prog->use.deparse_emits && off <= in->len && in->len <= in->out_cap &&
+        !(vm->clone_session >= 0 && vm->clone_e2e) && deparse_in_place(pipe, in, off, out))
+        return;
+    run_deparser(pipe, in->out, in->out_cap);
+    finish_output(vm, in, off, out);
+}
+
 /* An empty egress control reads nothing and requests nothing: its standard metadata is not
  * set (no later block can read it: the checksum and deparser controls have no
  * standard_metadata, and clones and recirculation are requested only by egress). */
@@ -526,8 +588,10 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
     bind_state(pipe, state);
-    /* scratch starts zeroed in every block run, as after the parser */
-    memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
+    /* scratch starts zeroed in every block run, as after the parser (blocks that refer to
+     * none need not) */
+    if (prog->use.egress_scratch)
+        memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -535,7 +599,8 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    reset_requests(vm);
+    if (prog->use.requests)
+        reset_requests(vm);
     if (prog->egress->body.n) {
         set_egress_std(pipe, in);
         run_control(pipe, P4CC_EGRESS, prog->egress);

@@ -167,6 +167,10 @@ struct p4_egress_in {
     uint32_t len;
     uint8_t *out; /* output buffer */
     uint32_t out_cap;
+    /* NULL, or bytes itself, writable, out_cap bytes: the output may replace the input in
+     * place (p4_egress_out.in_place says where it is), the payload moving only when the
+     * headers' length changed */
+    uint8_t *in_place;
 };
 
 struct p4_egress_out {
@@ -177,6 +181,7 @@ struct p4_egress_out {
     bool recirculate;
     int recirc_fl;
     bool overflow; /* out_cap too small: output truncated */
+    bool in_place; /* the output is in in_place (the input's bytes), else in out */
 };
 
 /* Runs egress, computeChecksum and the deparser on state. */

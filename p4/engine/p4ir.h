@@ -309,6 +309,14 @@ struct p4ir_std {
         mcast_grp, egress_rid, checksum_error, parser_error, priority, qid;
 };
 
+/* What the program can observe of the glue's work (p4use.h). */
+struct p4use {
+    struct p4ir_std std; /* as prog->std, -1 for the fields no part of the program refers to */
+    bool requests;       /* clone, resubmit or recirculate appear */
+    bool egress_scratch; /* egress, computeChecksum or the deparser refer to scratch slots */
+    bool deparse_emits;  /* the deparser only emits (running it twice writes the same) */
+};
+
 struct p4_prog {
     char **strings; /* string pool */
     int nstrings;
@@ -325,6 +333,7 @@ struct p4_prog {
     int std_slot;
     struct p4_type *std_type;
     struct p4ir_std std;
+    struct p4use use;
     /* blocks of the V1Switch package */
     struct p4ir_state *states; /* malloc'ed (grows while sub-parsers are inlined) */
     int nstates;
