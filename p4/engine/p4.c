@@ -159,6 +159,11 @@ size_t p4_prog_state_bytes(const struct p4_prog *prog)
     return (size_t)prog->nslots * 8;
 }
 
+bool p4_prog_egress_runs(const struct p4_prog *prog)
+{
+    return prog->egress && prog->egress->body.n;
+}
+
 /* ---- pipeline instance ---- */
 
 /* The engine when neither the host nor the program chooses. */
@@ -573,6 +578,29 @@ static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in, struct 
     finish_output(vm, in, off, out);
 }
 
+/* Runs a non-empty egress control with its standard metadata; false when it dropped the
+ * packet. */
+static __attribute__((noinline)) bool run_egress(struct p4_pipe *pipe,
+                                                 const struct p4_egress_in *in,
+                                                 struct p4_egress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
+    set_egress_std(pipe, in);
+    run_control(pipe, P4CC_EGRESS, prog->egress);
+    if (vm->clone_session >= 0 && vm->clone_e2e) {
+        out->clone_session = vm->clone_session;
+        out->clone_fl = vm->clone_fl;
+    }
+    /* state holds the headers as egress left them (E2E clones copy them; recirculation keeps
+     * the metadata) */
+    if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
+        out->drop = true;
+        return false;
+    }
+    return true;
+}
+
 /* An empty egress control reads nothing and requests nothing: its standard metadata is not
  * set (no later block can read it: the checksum and deparser controls have no
  * standard_metadata, and clones and recirculation are requested only by egress). */
@@ -586,29 +614,14 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
      * none need not) */
     if (prog->use.egress_scratch)
         memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
-    memset(out, 0, sizeof(*out));
-    out->clone_session = -1;
-    out->clone_fl = -1;
-    out->recirc_fl = -1;
+    if (prog->use.requests)
+        reset_requests(vm);
+    *out = (struct p4_egress_out){.clone_session = -1, .clone_fl = -1, .recirc_fl = -1};
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    if (prog->use.requests)
-        reset_requests(vm);
-    if (prog->egress->body.n) {
-        set_egress_std(pipe, in);
-        run_control(pipe, P4CC_EGRESS, prog->egress);
-        if (vm->clone_session >= 0 && vm->clone_e2e) {
-            out->clone_session = vm->clone_session;
-            out->clone_fl = vm->clone_fl;
-        }
-        /* state holds the headers as egress left them (E2E clones copy them; recirculation
-         * keeps the metadata) */
-        if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
-            out->drop = true;
-            return;
-        }
-    }
+    if (prog->egress->body.n && !run_egress(pipe, in, out))
+        return;
     deparse(pipe, in, out);
     out->recirculate = vm->recirculate;
     out->recirc_fl = vm->recirc_fl;
