@@ -293,7 +293,7 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
         switch_reinject(sw, p); /* the state rides along for the preserved field list */
         return NULL;
     }
-    p->ext->release(p->ext);
+    pool_put(&ps->states, st); /* state_release, known to be ours */
     p->ext = NULL;
     return p;
 }

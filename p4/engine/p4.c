@@ -519,10 +519,11 @@ static void run_deparser(struct p4_pipe *pipe, uint8_t *buf, uint32_t cap)
     run_control(pipe, P4CC_DEPARSER, pipe->prog->deparser);
 }
 
-/* Appends the payload (the input after the parsed headers, from off), truncates, reports. */
+/* Appends the payload (the input after the parsed headers, from off), truncates (the
+ * length truncate() asked for, in slot 0's high half), reports. */
 static inline __attribute__((always_inline)) void finish_output(struct p4vm *vm,
                                                                 const struct p4_egress_in *in,
-                                                                uint32_t off,
+                                                                uint32_t off, bool truncates,
                                                                 struct p4_egress_out *out)
 {
     if (off < in->len && in->bytes) {
@@ -534,7 +535,7 @@ static inline __attribute__((always_inline)) void finish_output(struct p4vm *vm,
         memcpy(vm->out + vm->out_len, in->bytes + off, n);
         vm->out_len += n;
     }
-    uint32_t trunc = (uint32_t)(vm->slots[0] >> 32);
+    uint32_t trunc = truncates ? (uint32_t)(vm->slots[0] >> 32) : 0;
     if (trunc && vm->out_len > trunc)
         vm->out_len = trunc;
     out->out_len = vm->out_len;
@@ -558,7 +559,7 @@ static bool deparse_in_place(struct p4_pipe *pipe, const struct p4_egress_in *in
     vm->out_len += n;
     vm->out_cap = in->out_cap;
     out->in_place = true;
-    finish_output(vm, in, in->len, out);
+    finish_output(vm, in, in->len, pipe->prog->use.truncates, out);
     return true;
 }
 
@@ -575,14 +576,13 @@ static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in, struct 
         !(vm->clone_session >= 0 && vm->clone_e2e) && deparse_in_place(pipe, in, off, out))
         return;
     run_deparser(pipe, in->out, in->out_cap);
-    finish_output(vm, in, off, out);
+    finish_output(vm, in, off, prog->use.truncates, out);
 }
 
 /* Runs a non-empty egress control with its standard metadata; false when it dropped the
  * packet. */
-static __attribute__((noinline)) bool run_egress(struct p4_pipe *pipe,
-                                                 const struct p4_egress_in *in,
-                                                 struct p4_egress_out *out)
+static __attribute__((noinline)) bool
+run_egress(struct p4_pipe *pipe, const struct p4_egress_in *in, struct p4_egress_out *out)
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
