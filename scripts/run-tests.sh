@@ -12,6 +12,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD
+# objects of the native P4 engine made by the tests stay in the build folder
+case "$BUILD" in
+/*) export DDLSIM_P4_CACHE=${DDLSIM_P4_CACHE:-$BUILD/p4native-cache} ;;
+*) export DDLSIM_P4_CACHE=${DDLSIM_P4_CACHE:-$PWD/$BUILD/p4native-cache} ;;
+esac
 unit_only=0
 [ "${1:-}" = "--unit-only" ] && unit_only=1
 if [ "${1:-}" = "--update-golden" ]; then

@@ -1,12 +1,13 @@
-/* Differential test of the compiled engine against the interpreter (the reference): every
- * P4 program of the repository (tests/p4, tests/p4sim, p4/programs) gets two pipelines, one per
- * engine, with the same randomly generated table entries (every table, every action that takes
- * control-plane entries, keys and data of every width), and the same generated packets
- * (random bytes, and each program's STF packets with random bytes changed) run through
- * ingress and egress on both (the compiled engine deparsing in place, over its input). The
- * test requires identical results: forwarding decisions, the whole per-packet state after
- * ingress and after egress, the deparsed bytes, faults.
- * Run from the repository root. */
+/* Differential test of the compiled and the native engine against the interpreter (the
+ * reference): every P4 program of the repository (tests/p4, tests/p4sim, p4/programs) gets
+ * three pipelines, one per engine, with the same randomly generated table entries (every
+ * table, every action that takes control-plane entries, keys and data of every width), and
+ * the same generated packets (random bytes, and each program's STF packets with random bytes
+ * changed) run through ingress and egress on all three (the compiled and the native engine
+ * deparsing in place, over their own copy of the input). The test requires identical results:
+ * forwarding decisions, the whole per-packet state after ingress and after egress, the
+ * deparsed bytes, faults; and that the native engine really ran generated code (its objects
+ * are cached under $BUILD/p4native-cache). Run from the repository root. */
 #include "tests/testutil.h"
 
 #include <ctype.h>
@@ -16,9 +17,11 @@
 #include <string.h>
 
 #include "p4/engine/p4ir.h"
+#include "p4/engine/p4native.h"
 #include "p4/engine/p4rt.h"
 
 #define MAX_PKT 160
+#define NSIDES 3 /* interpreter, compiled, native */
 
 struct side {
     struct p4_pipe *pipe;
@@ -100,15 +103,16 @@ static void rwords(struct rng *r, int width, uint64_t *w)
     }
 }
 
-/* One random entry of action `action` in table t, added to both pipelines (or to neither). */
+/* One random entry of action `action` in table t, added to every pipeline (or to none). */
 static void add_entry(struct side *s, int t, const char *tname, const char *action,
                       struct rng *r)
 {
     char err[256];
-    struct p4rt_entry e[2];
+    struct p4rt_entry e[NSIDES];
     if (p4rt_entry_init(&e[0], s[0].pipe, t, action, err, sizeof(err)) < 0)
         return;
-    assert_int_equal(p4rt_entry_init(&e[1], s[1].pipe, t, action, err, sizeof(err)), 0);
+    for (int k = 1; k < NSIDES; k++)
+        assert_int_equal(p4rt_entry_init(&e[k], s[k].pipe, t, action, err, sizeof(err)), 0);
     uint64_t w[64];
     const char *name;
     const char *mk;
@@ -116,27 +120,35 @@ static void add_entry(struct side *s, int t, const char *tname, const char *acti
     bool ok = true;
     for (int k = 0; ok && p4rt_table_key(s[0].pipe, tname, k, &name, &mk, &width) == 0; k++) {
         if (width > 64 * 64)
-            return;
+            goto done;
         rwords(r, width, w);
         int plen = strcmp(mk, "lpm") == 0 ? (int)(rnd(r) % (uint64_t)(width + 1)) : -1;
         ok = p4rt_entry_key(&e[0], k, w, plen, err, sizeof(err)) == 0;
-        assert_int_equal(p4rt_entry_key(&e[1], k, w, plen, err, sizeof(err)), ok ? 0 : -1);
+        for (int j = 1; j < NSIDES; j++)
+            assert_int_equal(p4rt_entry_key(&e[j], k, w, plen, err, sizeof(err)), ok ? 0 : -1);
     }
     for (int i = 0; ok && p4rt_action_param(s[0].pipe, tname, action, i, &name, &width) == 0;
          i++) {
         rwords(r, width, w);
         int p = p4rt_entry_param(&e[0], name, err, sizeof(err));
-        ok = p >= 0 && p4rt_entry_arg(&e[0], p, w, err, sizeof(err)) == 0 &&
-             p4rt_entry_arg(&e[1], p, w, err, sizeof(err)) == 0;
+        ok = p >= 0;
+        for (int j = 0; ok && j < NSIDES; j++)
+            ok = p4rt_entry_arg(&e[j], p, w, err, sizeof(err)) == 0;
     }
-    e[0].priority = e[1].priority = (int)(rnd(r) % 8) - 1;
+    int prio = (int)(rnd(r) % 8) - 1;
     if (ok) {
-        int a = p4rt_entry_add(s[0].pipe, &e[0], NULL, err, sizeof(err));
-        int b = p4rt_entry_add(s[1].pipe, &e[1], NULL, err, sizeof(err));
-        assert_int_equal(a, b);
+        int a = 0;
+        for (int j = 0; j < NSIDES; j++) {
+            e[j].priority = prio;
+            int b = p4rt_entry_add(s[j].pipe, &e[j], NULL, err, sizeof(err));
+            if (j)
+                assert_int_equal(a, b);
+            a = b;
+        }
     }
-    p4rt_entry_fini(&e[0]);
-    p4rt_entry_fini(&e[1]);
+done:
+    for (int j = 0; j < NSIDES; j++)
+        p4rt_entry_fini(&e[j]);
 }
 
 static void add_entries(struct side *s, struct rng *r)
@@ -184,40 +196,45 @@ static int stf_packets(const char *p4path, uint8_t (*pk)[MAX_PKT], int *len, int
     return n;
 }
 
-/* Runs one packet through both engines and compares everything they produce. */
-static void run_both(struct side *s, const struct p4_prog *prog, const uint8_t *pkt, int len,
-                     uint32_t port, const char *what)
+/* Runs one packet through every engine and compares everything they produce with the
+ * interpreter's. */
+static void run_all(struct side *s, const struct p4_prog *prog, const uint8_t *pkt, int len,
+                    uint32_t port, const char *what)
 {
     /* the program's slots (the compiled engine's own slots after them are its cache) */
     size_t sb = (size_t)prog->cc_slot * 8;
-    struct p4_ingress_out io[2];
-    struct p4_egress_out eo[2];
-    uint8_t out[2][512];
-    for (int k = 0; k < 2; k++) {
+    struct p4_ingress_out io[NSIDES];
+    struct p4_egress_out eo[NSIDES];
+    uint8_t out[NSIDES][512];
+    for (int k = 0; k < NSIDES; k++) {
         struct p4_ingress_in in = {pkt, (uint32_t)len, 0, port, 0, NULL, -1};
         p4_pipe_ingress(s[k].pipe, s[k].state, &in, &io[k]);
         p4_pipe_state_sync(s[k].pipe, s[k].state); /* fields kept only as header bytes */
     }
-    if (memcmp(&io[0], &io[1], sizeof(io[0])) || memcmp(s[0].state, s[1].state, sb))
-        fail_msg("%s: ingress results differ", what);
-    /* the compiled engine's output may replace its input (in place) */
-    uint8_t inp[512];
-    memcpy(inp, pkt, (size_t)len);
-    const uint8_t *res[2];
-    for (int k = 0; k < 2; k++) {
+    for (int k = 1; k < NSIDES; k++) {
+        if (memcmp(&io[0], &io[k], sizeof(io[0])) || memcmp(s[0].state, s[k].state, sb))
+            fail_msg("%s: ingress results of engine %d differ", what, k);
+    }
+    /* the compiled and native engines' output may replace their input (in place) */
+    uint8_t inp[NSIDES][512];
+    const uint8_t *res[NSIDES];
+    for (int k = 0; k < NSIDES; k++) {
+        memcpy(inp[k], pkt, (size_t)len);
         struct p4_egress_in ein = {io[k].egress_port & 0x1ff, 0, 0, 3, 1, 1000, 2000,
-                                   k ? inp : pkt, (uint32_t)len, out[k], sizeof(out[k]),
-                                   k ? inp : NULL};
+                                   k ? inp[k] : pkt, (uint32_t)len, out[k], sizeof(out[k]),
+                                   k ? inp[k] : NULL};
         memset(out[k], 0, sizeof(out[k]));
         p4_pipe_egress(s[k].pipe, s[k].state, &ein, &eo[k]);
         p4_pipe_state_sync(s[k].pipe, s[k].state);
-        res[k] = eo[k].in_place ? inp : out[k];
+        res[k] = eo[k].in_place ? inp[k] : out[k];
         eo[k].in_place = false;
     }
-    if (memcmp(&eo[0], &eo[1], sizeof(eo[0])) || memcmp(s[0].state, s[1].state, sb) ||
-        memcmp(res[0], res[1], eo[0].out_len))
-        fail_msg("%s: egress results differ", what);
-    assert_int_equal(s[0].faults, s[1].faults);
+    for (int k = 1; k < NSIDES; k++) {
+        if (memcmp(&eo[0], &eo[k], sizeof(eo[0])) || memcmp(s[0].state, s[k].state, sb) ||
+            memcmp(res[0], res[k], eo[0].out_len))
+            fail_msg("%s: egress results of engine %d differ", what, k);
+        assert_int_equal(s[0].faults, s[k].faults);
+    }
 }
 
 /* Returns 1 if the program was loaded and compared. */
@@ -229,9 +246,13 @@ static int compare_program(const char *path, struct rng *r)
     fclose(devnull);
     if (!prog)
         return 0; /* needs extern models (tested by its own test) */
-    struct side s[2];
+    struct side s[NSIDES];
     side_init(&s[0], prog, P4_EXEC_INTERP);
     side_init(&s[1], prog, P4_EXEC_COMPILED);
+    side_init(&s[2], prog, P4_EXEC_NATIVE);
+    enum p4native_status ns = p4native_status(prog);
+    if (ns != P4NATIVE_COMPILED && ns != P4NATIVE_CACHED)
+        fail_msg("%s: the native engine did not load", path);
     add_entries(s, r);
     static uint8_t stf[64][MAX_PKT];
     int stflen[64];
@@ -250,19 +271,23 @@ static int compare_program(const char *path, struct rng *r)
             for (int b = 0; b < len; b++)
                 pkt[b] = (uint8_t)rvalue(r, 8);
         }
-        s[0].now = s[1].now = (int64_t)i * 1000000;
+        for (int k = 0; k < NSIDES; k++)
+            s[k].now = (int64_t)i * 1000000;
         char what[600];
         snprintf(what, sizeof(what), "%s packet %d", path, i);
-        run_both(s, prog, pkt, len, (uint32_t)(rnd(r) % 8), what);
+        run_all(s, prog, pkt, len, (uint32_t)(rnd(r) % 8), what);
     }
-    side_fini(&s[0]);
-    side_fini(&s[1]);
+    for (int k = 0; k < NSIDES; k++)
+        side_fini(&s[k]);
     p4_prog_free(prog);
     return 1;
 }
 
 static void test_p4cc_same_results_as_interpreter(void **state)
 {
+    char cache[256];
+    snprintf(cache, sizeof(cache), "%s/p4native-cache", getenv("BUILD") ? getenv("BUILD") : "build");
+    setenv("DDLSIM_P4_CACHE", cache, 1);
     const char *pats[] = {"tests/p4/*.p4", "tests/p4sim/*.p4", "p4/programs/*.p4"};
     struct rng r = {0x9e3779b97f4a7c15ULL};
     int compared = 0;

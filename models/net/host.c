@@ -23,7 +23,8 @@ static const size_t host_nparams = ARRAY_LEN(host_params);
 struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_t index,
                          const struct host_cfg *cfg)
 {
-    struct host *h = xcalloc(1, sizeof(*h));
+    struct host *h = xaligned(64, sizeof(*h));
+    *h = (struct host){0};
     node_init(&h->node, sim, &host_node_ops, name, id);
     h->cfg = *cfg;
     h->index = index;

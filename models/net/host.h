@@ -42,16 +42,12 @@ struct host_cfg {
     int64_t cpu_cores; /* cores for message-layer software costs */
 };
 
+/* 64-byte aligned (host_create); what a packet's events read first (the node, the endpoint
+ * table, the sources and the NIC's clock and queue), the configuration and the CPU last. */
 struct host {
     struct node node;
-    struct host_cfg cfg;
     uint32_t index; /* host number (declaration order) */
     uint32_t ip;    /* flat (index + 1) until routing_compute assigns it (routing.h) */
-    struct pq nic;
-    struct hostcpu cpu;
-    struct nic_source *src_head[PQ_MAX_PRIO]; /* backlogged sources of each class */
-    struct nic_source *src_tail[PQ_MAX_PRIO];
-    struct blocking_clock nic_blk;
     struct endpoint **ep_tab; /* open addressing by port; capacity a power of two */
     uint32_t ep_cap;
     uint32_t nep;
@@ -60,6 +56,12 @@ struct host {
     uint64_t nic_drops;
     uint64_t rx_pkts;
     uint64_t rx_unclaimed; /* no endpoint on the destination port */
+    struct nic_source *src_head[PQ_MAX_PRIO]; /* backlogged sources of each class */
+    struct nic_source *src_tail[PQ_MAX_PRIO];
+    struct blocking_clock nic_blk;
+    struct pq nic;
+    struct host_cfg cfg;
+    struct hostcpu cpu;
 };
 
 extern const struct node_ops host_node_ops;

@@ -92,10 +92,12 @@ struct node_ops {
     void (*queue_len)(const struct node *n, uint32_t port, uint64_t *bytes, uint32_t *pkts);
 };
 
+/* 64-byte aligned: node, peer, the link and pfc_rx.frames (what a packet's events read) are in
+ * the first four cache lines. */
 struct port {
     struct node *node;
-    uint32_t index;    /* position in node->ports */
     struct port *peer; /* the other end of the link */
+    uint32_t index;    /* position in node->ports */
     struct link tx;    /* the channel from this port to the peer */
     struct pfc_rx pfc_rx; /* pauses received: classes this port may not send */
     struct pfc_tx pfc_tx; /* pauses this port sent upstream */

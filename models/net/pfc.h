@@ -28,9 +28,9 @@
 struct port;
 
 struct pfc_rx {
+    uint64_t frames; /* PAUSE frames received (first: read by every pull) */
     sim_time_t paused_until[PFC_NCLASSES];
     sim_time_t paused_ps[PFC_NCLASSES]; /* total time each class was held */
-    uint64_t frames;                      /* PAUSE frames received */
     struct evq_timer wake;
 };
 

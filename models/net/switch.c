@@ -15,7 +15,7 @@ static const char *const queue_by_names[] = {"class", "priority", NULL};
 static const char *const unit_names[] = {"bytes", "packets", NULL};
 static const char *const routes_names[] = {"auto", "on", "off", NULL};
 /* in the order of enum p4_exec */
-static const char *const p4_exec_names[] = {"auto", "compiled", "interp", NULL};
+static const char *const p4_exec_names[] = {"auto", "compiled", "interp", "native", NULL};
 static const char *const ts_names[] = {"us", "ns", NULL};
 
 static const struct param_def drr_weight = {"weight", PARAM_INT, 0, NULL, "1", "1000000"};
@@ -124,7 +124,8 @@ static const struct param_def switch_params[] = {
     {"route_mac_arg", PARAM_STRING, SWP(route_mac_arg), "dstAddr", NULL, NULL, NULL,
      "P4: the action parameter that gets the next hop MAC (\"\" for none)"},
     {"p4_exec", PARAM_ENUM, SWP(p4_exec), "auto", NULL, NULL, p4_exec_names,
-     "P4: the engine (auto: the default, compiled; interp: the reference interpreter)"},
+     "P4: the engine (auto: the default, native; native: the compiled form as machine code; "
+     "compiled: the compiled form run as records; interp: the reference interpreter)"},
     {"timestamps", PARAM_ENUM, SWP(timestamps), "us", NULL, NULL, ts_names,
      "P4: unit of standard_metadata timestamps (us like bmv2, or ns)"},
     {"sram_stages", PARAM_INT, SWP(sram_stages), "12", "1", "64", NULL,

@@ -3,6 +3,7 @@
 #include "p4/engine/p4.h"
 #include "p4/engine/p4cc.h"
 #include "p4/engine/p4cpp.h"
+#include "p4/engine/p4native.h"
 #include "p4/engine/p4pipe.h"
 #include "p4/engine/p4sem.h"
 #include "p4/engine/p4use.h"
@@ -149,6 +150,8 @@ int p4_exec_parse(const char *s, enum p4_exec *out)
         *out = P4_EXEC_COMPILED;
     else if (strcmp(s, "interp") == 0)
         *out = P4_EXEC_INTERP;
+    else if (strcmp(s, "native") == 0)
+        *out = P4_EXEC_NATIVE;
     else
         return -1;
     return 0;
@@ -166,8 +169,9 @@ bool p4_prog_egress_runs(const struct p4_prog *prog)
 
 /* ---- pipeline instance ---- */
 
-/* The engine when neither the host nor the program chooses. */
-#define P4_EXEC_BUILTIN_DEFAULT P4_EXEC_COMPILED
+/* The engine when neither the host nor the program chooses (the compiled records where no
+ * native code can be had). */
+#define P4_EXEC_BUILTIN_DEFAULT P4_EXEC_NATIVE
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe)
 {
@@ -250,6 +254,8 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
     if (exec == P4_EXEC_DEFAULT)
         exec = P4_EXEC_BUILTIN_DEFAULT;
     pipe->cc = exec == P4_EXEC_COMPILED ? prog->cc : NULL;
+    if (exec == P4_EXEC_NATIVE)
+        pipe->cc = p4native_twin(prog->cc, stderr);
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;

@@ -34,11 +34,13 @@ enum p4_instance {
     P4_INSTANCE_RESUBMIT = 6,
 };
 
-/* The engine a pipeline runs packets with: the compiled form (p4cc.h) or the tree-walking
- * interpreter kept as the reference (p4vm.h). Their results are identical. */
-enum p4_exec { P4_EXEC_DEFAULT, P4_EXEC_COMPILED, P4_EXEC_INTERP };
+/* The engine a pipeline runs packets with: the compiled form turned into machine code
+ * (p4native.h; the default, and the compiled form where that is not available), the compiled
+ * form run as records (p4cc.h), or the tree-walking interpreter kept as the reference
+ * (p4vm.h). Their results are identical. */
+enum p4_exec { P4_EXEC_DEFAULT, P4_EXEC_COMPILED, P4_EXEC_INTERP, P4_EXEC_NATIVE };
 
-/* "compiled" or "interp" -> *out; -1 for anything else. */
+/* "compiled", "interp" or "native" -> *out; -1 for anything else. */
 int p4_exec_parse(const char *s, enum p4_exec *out);
 
 /* Callbacks into the embedding simulator. Any pointer may be NULL. */

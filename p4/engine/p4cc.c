@@ -3,6 +3,7 @@
  * layouts), else the runner that hands it to the interpreter. */
 #include "p4/engine/p4cci.h"
 #include "p4/engine/p4hash.h"
+#include "p4/engine/p4native.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -821,6 +822,10 @@ void p4cc_free(struct p4cc *cc)
 {
     if (!cc)
         return;
+    if (cc->twin) {
+        p4native_free(cc->twin->nat);
+        free(cc->twin);
+    }
     for (int i = 0; i < cc->nallocs; i++)
         free(cc->allocs[i]);
     free(cc->allocs);

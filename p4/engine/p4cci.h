@@ -197,6 +197,14 @@ struct p4cc {
     void **allocs;
     int nallocs;
     int capallocs;
+    /* The native back end (p4native.h): a twin of this form whose parser and controls run
+     * generated machine code (rec: the records and helpers it calls, p4nemit.c). */
+    void (*nparser)(struct p4vm *vm, const void *const *rec);
+    void (*nctl[5])(struct p4vm *vm, const void *const *rec);
+    const void *const *nrec;
+    struct p4native *nat; /* the loaded code (on the twin) */
+    struct p4cc *twin;    /* the twin, once tried (NULL: no native code) */
+    bool twin_tried;
 };
 
 /* ---- runners (p4ccrun.c) ---- */
@@ -212,6 +220,12 @@ cs_fn cs_interp, cs_assign, cs_assign_load, cs_assign_const, cs_assign_wt, cs_re
 /* The same as p4vm's, on compiled records. */
 void p4cc_run_call(struct p4vm *vm, const struct ccall *c);
 int p4cc_apply(struct p4vm *vm, const struct ctab *t, bool *hit);
+/* The select of parser state st (its keys evaluated): the next state, -3 no case matches. */
+int p4cc_select(struct p4vm *vm, const struct p4cc *cc, int st);
+/* The fault of loop s stopped after P4VM_LOOP_MAX iterations. */
+void p4cc_loop_fault(struct p4vm *vm, const struct cs *s);
+/* p4vm_table_match, not inline (native code calls it through a pointer). */
+int p4cc_match(struct p4vm *vm, const struct p4ir_table *t, bool *hit, const uint64_t **data);
 
 static inline void p4cc_block(struct p4vm *vm, const struct cb *b)
 {

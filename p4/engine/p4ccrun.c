@@ -356,6 +356,11 @@ void cs_switchv(struct p4vm *vm, const struct cs *s)
     p4cc_block(vm, &s->els);
 }
 
+void p4cc_loop_fault(struct p4vm *vm, const struct cs *s)
+{
+    p4vm_fault(vm, s->st->loc, "loop stopped after 1048576 iterations");
+}
+
 /* while (b or true) { body; els (the update) }, stopped after P4VM_LOOP_MAX iterations */
 void cs_loop(struct p4vm *vm, const struct cs *s)
 {
@@ -363,7 +368,7 @@ void cs_loop(struct p4vm *vm, const struct cs *s)
         if (vm->flow)
             return;
         if (n == P4VM_LOOP_MAX) {
-            p4vm_fault(vm, s->st->loc, "loop stopped after 1048576 iterations");
+            p4cc_loop_fault(vm, s);
             return;
         }
         p4cc_block(vm, &s->body);
@@ -789,9 +794,8 @@ static void parse_body(struct p4vm *vm, const void *ctx, int st)
 }
 
 /* A select on one key with constant cases compares it with each in turn (p4cci.h, cstate). */
-static int parse_select(struct p4vm *vm, const void *ctx, int st)
+int p4cc_select(struct p4vm *vm, const struct p4cc *cc, int st)
 {
-    const struct p4cc *cc = ctx;
     const struct cstate *cs = &cc->states[st];
     const struct p4ir_state *s = &vm->prog->states[st];
     if (cs->nvals >= 0) {
@@ -808,15 +812,26 @@ static int parse_select(struct p4vm *vm, const void *ctx, int st)
     return vm->flow ? -3 : p4vm_select(vm, s, k, s->nkeys);
 }
 
-void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
+static int parse_select(struct p4vm *vm, const void *ctx, int st)
+{
+    return p4cc_select(vm, ctx, st);
+}
+
+int p4cc_match(struct p4vm *vm, const struct p4ir_table *t, bool *hit, const uint64_t **data)
+{
+    return p4vm_table_match(vm, t, hit, data);
+}
+
+/* The records' parser and controls, out of line so that the native ones are reached
+ * through a jump without the records' set-up. */
+static __attribute__((noinline)) void parse_records(const struct p4cc *cc, struct p4vm *vm)
 {
     p4vm_parse(vm, parse_init, parse_body, parse_select, cc);
 }
 
-void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
-                      const struct p4ir_callable *c)
+static __attribute__((noinline)) void control_records(struct p4vm *vm, const struct cfn *f,
+                                                      const struct p4ir_callable *c)
 {
-    const struct cfn *f = cc->ctl[which];
     vm->flow = P4VM_NORMAL;
     if (f && f->ir == c) {
         p4cc_block(vm, &f->body);
@@ -825,4 +840,22 @@ void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block wh
         p4vm_run_control(vm, c);
     }
     vm->flow = P4VM_NORMAL;
+}
+
+void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
+{
+    if (cc->nparser)
+        cc->nparser(vm, cc->nrec);
+    else
+        parse_records(cc, vm);
+}
+
+void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
+                      const struct p4ir_callable *c)
+{
+    const struct cfn *f = cc->ctl[which];
+    if (cc->nctl[which] && f->ir == c)
+        cc->nctl[which](vm, cc->nrec); /* sets the flow normal before and after */
+    else
+        control_records(vm, f, c);
 }

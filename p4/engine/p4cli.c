@@ -50,7 +50,7 @@ static const char *include_dir(char *buf, size_t cap)
 static int usage(void)
 {
     fprintf(stderr, "usage: ddlsim p4 check FILE.p4\n"
-                    "       ddlsim p4 test [--p4-exec=compiled|interp] FILE.p4 FILE.stf\n");
+                    "       ddlsim p4 test [--p4-exec=compiled|native|interp] FILE.p4 FILE.stf\n");
     return 2;
 }
 
@@ -63,7 +63,8 @@ int p4cli_main(int argc, char **argv)
     enum p4_exec exec = P4_EXEC_DEFAULT;
     if (test && argc > 1 && strncmp(argv[1], "--p4-exec=", 10) == 0) {
         if (p4_exec_parse(argv[1] + 10, &exec) < 0) {
-            fprintf(stderr, "ddlsim: error: --p4-exec expects compiled or interp, got '%s'\n",
+            fprintf(stderr,
+                    "ddlsim: error: --p4-exec expects compiled, native or interp, got '%s'\n",
                     argv[1] + 10);
             return 2;
         }

@@ -27,8 +27,9 @@ static const char usage[] =
     "usage: ddlsim COMMAND [ARGS]\n"
     "\n"
     "  run FILE.yaml [--out DIR] [--seed N] [--set KEY=VALUE]... [--pcap NODE:PORT,...] [--quiet]\n"
-    "      [--p4-exec=compiled|interp]  the engine of P4 switches (default compiled; interp:\n"
-    "                         the reference interpreter, same results)\n"
+    "      [--p4-exec=native|compiled|interp]  the engine of P4 switches (default native:\n"
+    "                         machine code; compiled: records; interp: the reference\n"
+    "                         interpreter; same results)\n"
     "      [--max-memory SIZE]\n"
     "      [--plot]           run a scenario; results go to DIR (default out/<file name>);\n"
     "                         --plot draws them into DIR/plots/\n"
@@ -44,7 +45,7 @@ static const char usage[] =
     "  plot OUTDIR            gnuplot PNG and SVG of a run's results into OUTDIR/plots/\n"
     "  describe [KIND]        list the parameters of a kind (no KIND: list kinds)\n"
     "  p4 check FILE.p4       compile a P4_16 program and report errors\n"
-    "  p4 test [--p4-exec=compiled|interp] FILE.p4 FILE.stf\n"
+    "  p4 test [--p4-exec=compiled|native|interp] FILE.p4 FILE.stf\n"
     "                         run STF packet tests against a P4 program\n"
     "\n"
     "exit codes: 0 success, 1 runtime failure, 2 bad input\n";
@@ -140,14 +141,15 @@ static int parse_args(int argc, char **argv, struct run_args *a, bool run)
             a->sets[a->nsets++] = optarg;
             break;
         case 'X': /* the P4 engine of every switch: --set defaults.switch.p4_exec=... */
-            if (strcmp(optarg, "compiled") && strcmp(optarg, "interp")) {
-                fprintf(stderr, "ddlsim: error: --p4-exec expects compiled or interp, got '%s'\n",
+            if (strcmp(optarg, "compiled") && strcmp(optarg, "interp") && strcmp(optarg, "native")) {
+                fprintf(stderr,
+                        "ddlsim: error: --p4-exec expects compiled, native or interp, got '%s'\n",
                         optarg);
                 return EXIT_BAD_INPUT;
             }
-            a->sets[a->nsets++] =
-                strcmp(optarg, "interp") ? "defaults.switch.p4_exec=compiled"
-                                         : "defaults.switch.p4_exec=interp";
+            a->sets[a->nsets++] = !strcmp(optarg, "interp")   ? "defaults.switch.p4_exec=interp"
+                                  : !strcmp(optarg, "native") ? "defaults.switch.p4_exec=native"
+                                                              : "defaults.switch.p4_exec=compiled";
             break;
         case 'M': {
             char err[256] = "";

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The P4 differential generators against both engines, with fixed seeds: random operator
+# The P4 differential generators against every engine, with fixed seeds: random operator
 # programs (tests/p4/gen_ops.py) and random table entries and keys (tests/p4/gen_tables.py),
 # whose expected outputs come from their own Python model, not from the engine. Each
-# generated program and its packets run on the compiled engine and on the reference
-# interpreter (--p4-exec), and every STF test of tests/p4 runs on both too (make test runs
-# them on the default engine); tests/test_p4cc.c compares the two engines directly.
+# generated program and its packets run on the compiled engine, on the native engine and on
+# the reference interpreter (--p4-exec), and every STF test of tests/p4 runs on all three
+# too (make test runs them on the default engine); tests/test_p4cc.c compares the engines
+# directly.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 export DDLSIM="$root/${BUILD:-build}/ddlsim"
@@ -12,12 +13,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 both() { # p4, stf
-    for e in compiled interp; do
+    for e in compiled native interp; do
         "$DDLSIM" p4 test --p4-exec=$e "$1" "$2" >out.txt 2>&1 || {
             echo "$1 on the $e engine failed"
             tail -20 out.txt
             exit 1
         }
+        if grep -q "no native code" out.txt; then
+            echo "$1: the native engine did not run: $(cat out.txt)"
+            exit 1
+        fi
     done
 }
 for seed in 1 2 3 4 5; do
@@ -34,4 +39,4 @@ for stf in "$root"/tests/p4/*.stf; do
     n=$((n + 1))
 done
 echo "p4 differential: 5 operator and 5 table seeds agree with the Python model, and $n STF" \
-    "tests pass, on both engines"
+    "tests pass, on all three engines"

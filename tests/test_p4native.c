@@ -1,0 +1,196 @@
+/* The native P4 engine's loading (p4native.h): the cache (a second load of a program finds
+ * its object and compiles nothing; a damaged object is compiled again), and the fallback to
+ * the compiled records when the C compiler is missing or fails, with its exact note on stderr
+ * and results identical to the compiled engine's. tests/test_p4cc.c compares the native
+ * engine's results with the other engines on every program. Run from the repository root. */
+#include "tests/testutil.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "p4/engine/p4.h"
+#include "p4/engine/p4native.h"
+#include "p4/engine/p4rt.h"
+
+static const uint8_t packet[] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+                                 0x00, 0x02, 0x08, 0x00, 0x45, 0x00, 0x00, 0x18, 0x00, 0x01,
+                                 0x00, 0x00, 0x40, 0x11, 0x65, 0xce, 0x0a, 0x00, 0x00, 0x02,
+                                 0x0a, 0x00, 0x01, 0x05, 0xde, 0xad, 0xbe, 0xef};
+
+/* A fresh cache folder under the build folder, set as DDLSIM_P4_CACHE. */
+static void fresh_cache(char *dir, size_t n)
+{
+    const char *b = getenv("BUILD") ? getenv("BUILD") : "build";
+    snprintf(dir, n, "%s/p4native-test-XXXXXX", b);
+    assert_non_null(mkdtemp(dir));
+    setenv("DDLSIM_P4_CACHE", dir, 1);
+}
+
+static void remove_cache(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    char path[600];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || e->d_name[1] == '.'))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* The path of the cache's object (the one file ending in .so). */
+static void object_of(const char *dir, char *path, size_t n)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (l > 3 && strcmp(e->d_name + l - 3, ".so") == 0) {
+            snprintf(path, n, "%s/%s", dir, e->d_name);
+            found++;
+        }
+    }
+    closedir(d);
+    assert_int_equal(found, 1);
+}
+
+static struct p4_prog *load_basic(void)
+{
+    int nerr = 0;
+    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", stderr, &nerr);
+    assert_non_null(prog);
+    return prog;
+}
+
+/* Creates a pipeline of prog on engine exec, its stderr output into err (n bytes). */
+static struct p4_pipe *pipe_on(const struct p4_prog *prog, enum p4_exec exec, char *err, size_t n)
+{
+    char tmpl[] = "/tmp/ddlsim-p4native-XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    struct p4_host host = {0};
+    host.exec = exec;
+    struct p4_pipe *pipe = p4_pipe_create(prog, &host);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ssize_t r = pread(fd, err, n - 1, 0);
+    err[r > 0 ? r : 0] = 0;
+    close(fd);
+    unlink(tmpl);
+    return pipe;
+}
+
+/* The deparsed bytes of one pass of the test packet through an lpm route (their count). */
+static uint32_t one_pass(struct p4_pipe *pipe, const struct p4_prog *prog, uint8_t *out)
+{
+    char err[256];
+    struct p4rt_kv k = {"dstAddr", "0x0a000100/24"};
+    struct p4rt_kv a[2] = {{"dstAddr", "0xaabbccddeeff"}, {"port", "1"}};
+    assert_int_equal(
+        p4rt_table_add(pipe, "ipv4_lpm", &k, 1, "ipv4_forward", a, 2, 0, NULL, err, sizeof(err)),
+        0);
+    uint64_t *state = calloc(1, p4_prog_state_bytes(prog) + 8);
+    struct p4_ingress_in in = {packet, sizeof(packet), 0, 3, 0, NULL, -1};
+    struct p4_ingress_out io;
+    p4_pipe_ingress(pipe, state, &in, &io);
+    assert_int_equal(io.fwd, P4_FWD_UNICAST);
+    assert_int_equal(io.egress_port, 1);
+    struct p4_egress_in ein = {0};
+    ein.egress_port = 1;
+    ein.bytes = packet;
+    ein.len = sizeof(packet);
+    ein.out = out;
+    ein.out_cap = 512;
+    struct p4_egress_out eo;
+    p4_pipe_egress(pipe, state, &ein, &eo);
+    free(state);
+    return eo.out_len;
+}
+
+/* A compiler that fails, and one that does not exist: one note each (not one per pipeline),
+ * and the native pipelines give the compiled engine's results. */
+static void test_p4native_falls_back_with_one_note(void **state)
+{
+    const char *cases[][2] = {
+        {"/bin/false", "ddlsim: note: no native code for the P4 program (the C compiler "
+                       "'/bin/false' failed with exit status 1); it runs on the compiled "
+                       "engine\n"},
+        {"/nonexistent/cc", "ddlsim: note: no native code for the P4 program (the C compiler "
+                            "'/nonexistent/cc' was not found); it runs on the compiled engine\n"},
+    };
+    for (size_t c = 0; c < 2; c++) {
+        char dir[256];
+        fresh_cache(dir, sizeof(dir));
+        setenv("DDLSIM_P4_CC", cases[c][0], 1);
+        struct p4_prog *prog = load_basic();
+        char err[1024];
+        struct p4_pipe *n1 = pipe_on(prog, P4_EXEC_NATIVE, err, sizeof(err));
+        assert_string_equal(err, cases[c][1]);
+        struct p4_pipe *n2 = pipe_on(prog, P4_EXEC_NATIVE, err, sizeof(err));
+        assert_string_equal(err, ""); /* noted once per program */
+        assert_int_equal(p4native_status(prog), P4NATIVE_FAILED);
+        struct p4_pipe *cp = pipe_on(prog, P4_EXEC_COMPILED, err, sizeof(err));
+        uint8_t a[512];
+        uint8_t b[512];
+        uint32_t la = one_pass(n1, prog, a);
+        uint32_t lb = one_pass(cp, prog, b);
+        assert_int_equal(la, lb);
+        assert_memory_equal(a, b, la);
+        assert_int_equal(a[22], 0x3f); /* the TTL decremented */
+        p4_pipe_destroy(n1);
+        p4_pipe_destroy(n2);
+        p4_pipe_destroy(cp);
+        p4_prog_free(prog);
+        unsetenv("DDLSIM_P4_CC");
+        remove_cache(dir);
+    }
+}
+
+/* The first load compiles; a second load of the same program (another p4_prog, as another
+ * process would) finds the object and compiles nothing; a damaged object is compiled again. */
+static void test_p4native_cache(void **state)
+{
+    char dir[256];
+    fresh_cache(dir, sizeof(dir));
+    char err[1024];
+    enum p4native_status want[3] = {P4NATIVE_COMPILED, P4NATIVE_CACHED, P4NATIVE_COMPILED};
+    for (int round = 0; round < 3; round++) {
+        if (round == 2) { /* damage the object */
+            char so[600];
+            object_of(dir, so, sizeof(so));
+            FILE *f = fopen(so, "w");
+            assert_non_null(f);
+            fputs("not an object", f);
+            fclose(f);
+        }
+        struct p4_prog *prog = load_basic();
+        assert_int_equal(p4native_status(prog), P4NATIVE_NOT_TRIED);
+        struct p4_pipe *np = pipe_on(prog, P4_EXEC_NATIVE, err, sizeof(err));
+        assert_string_equal(err, "");
+        assert_int_equal(p4native_status(prog), want[round]);
+        uint8_t out[512];
+        assert_int_equal(one_pass(np, prog, out), sizeof(packet));
+        assert_int_equal(out[22], 0x3f);
+        p4_pipe_destroy(np);
+        p4_prog_free(prog);
+    }
+    char so[600];
+    object_of(dir, so, sizeof(so)); /* one object, no temporary files left */
+    remove_cache(dir);
+}
+
+TEST_MAIN(cmocka_unit_test(test_p4native_falls_back_with_one_note),
+          cmocka_unit_test(test_p4native_cache))
