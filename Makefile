@@ -66,7 +66,7 @@ else
 Q := @
 endif
 
-.PHONY: all demo test unit asan bench bench-scale clean golden-update fuzz figures figures-update
+.PHONY: all demo test unit asan bench bench-p4-instr bench-scale clean golden-update fuzz figures figures-update
 all: $(BUILD)/ddlsim
 
 $(BUILD)/%.o: %.c
@@ -140,6 +140,10 @@ asan:
 
 bench: $(BUILD)/ddlsim $(BENCH_BINS)
 	BUILD=$(BUILD) scripts/run-bench.sh
+
+# Instructions per P4 pass and per scenario (P4 / none), counted by callgrind (a few minutes).
+bench-p4-instr: $(BUILD)/ddlsim $(BENCH_BINS)
+	BUILD=$(BUILD) scripts/bench-p4-instr.sh
 
 # Fat trees of k = 8, 16, 32 at a fixed load per host: wall time, events/s, ns per event, peak
 # RSS into $(BUILD)/bench-scale/bench-scale.csv and .png; BENCH_SCALE_LONG=1 adds the 128-worker

@@ -4,7 +4,10 @@
  * 16 MB UDP, VGG-16 with a parameter server (8 workers, ITER iterations), 64 DCTCP flows for
  * 100 ms; and the time to build a k=32 fat-tree (8,192 hosts, 1,280 switches, 10.5 million
  * route entries with P4) with and without P4. Targets: P4 <= 1.3 x none, fat-tree build
- * <= 3 s. Usage: bench_p4scen [ITER (default 2)]. Run from the repository root. */
+ * <= 3 s. Usage: bench_p4scen [ITER (default 2)]; bench_p4scen --yaml DIR [ITER] writes each
+ * scenario instead, as DIR/NAME-none.yaml, NAME-native.yaml and NAME-compiled.yaml (NAME:
+ * incast, vgg, dctcp), for counting instructions with callgrind (scripts/bench-p4-instr.sh).
+ * Run from the repository root. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,9 +77,8 @@ static char *dctcp(void)
     return y;
 }
 
-static double worst = 0;
-
-static void scenario(const char *name, const char *fmt)
+/* Runs the scenario with none and with basic.p4 on every engine; returns native / none. */
+static double scenario(const char *name, const char *fmt)
 {
     uint64_t en;
     uint64_t ec;
@@ -90,8 +92,30 @@ static void scenario(const char *name, const char *fmt)
            "(%.2fx)  interpreted %7.3f s (%.2fx)  events %llu / %llu\n",
            name, none, nat, nat / none, comp, comp / none, interp, interp / none,
            (unsigned long long)en, (unsigned long long)ec);
-    if (nat / none > worst)
-        worst = nat / none;
+    return nat / none;
+}
+
+/* Writes DIR/NAME-none.yaml, NAME-native.yaml and NAME-compiled.yaml; 0 or -1. */
+static int write_yaml(const char *dir, const char *name, const char *fmt)
+{
+    static const char *const sw[][2] = {{"none", "program: none"},
+                                        {"native", "program: basic, p4_exec: native"},
+                                        {"compiled", "program: basic, p4_exec: compiled"}};
+    for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
+        char *path = xasprintf("%s/%s-%s.yaml", dir, name, sw[i][0]);
+        char *y = xasprintf(fmt, sw[i][1]);
+        FILE *f = fopen(path, "w");
+        int rc = f && fputs(y, f) >= 0 ? 0 : -1;
+        if (f && fclose(f) != 0)
+            rc = -1;
+        if (rc != 0)
+            fprintf(stderr, "bench_p4scen: cannot write %s\n", path);
+        free(y);
+        free(path);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* CPU seconds of building (loading) a k=32 fat-tree whose route table holds every host. */
@@ -111,26 +135,38 @@ static double fat_tree(const char *program)
 
 int main(int argc, char **argv)
 {
-    int iterations = argc > 1 ? atoi(argv[1]) : 2;
+    const char *dir = argc > 2 && strcmp(argv[1], "--yaml") == 0 ? argv[2] : NULL;
+    int ai = dir ? 3 : 1;
+    int iterations = argc > ai ? atoi(argv[ai]) : 2;
     char *a = incast();
     char *b = vgg(iterations < 1 ? 1 : iterations);
     char *c = dctcp();
-    scenario("incast 64 x 16MB", a);
-    char name[64];
-    snprintf(name, sizeof(name), "VGG-16 PS (%d iterations)", iterations);
-    scenario(name, b);
-    scenario("64 DCTCP flows, 100 ms", c);
-    printf("bench_p4scen: target P4 <= 1.3 x none: %s (worst %.2fx)\n",
-           worst <= 1.3 ? "met" : "MISSED", worst);
-    /* basic.p4's route table holds 1,024 entries: the fat-tree's switches get basic_wide.p4
-     * (room for every host) */
-    double ftn = fat_tree("none");
-    double ftp = fat_tree("basic");
-    printf("bench_p4scen: k=32 fat-tree build: none %.2f s, basic.p4 (basic_wide.p4) %.2f s;"
-           " target <= 3 s: %s\n",
-           ftn, ftp, ftp <= 3 ? "met" : "MISSED");
+    int rc = 0;
+    if (dir) {
+        rc = write_yaml(dir, "incast", a) || write_yaml(dir, "vgg", b) ||
+                     write_yaml(dir, "dctcp", c)
+                 ? 1
+                 : 0;
+    } else {
+        double worst = scenario("incast 64 x 16MB", a);
+        char name[64];
+        snprintf(name, sizeof(name), "VGG-16 PS (%d iterations)", iterations);
+        double r = scenario(name, b);
+        worst = r > worst ? r : worst;
+        r = scenario("64 DCTCP flows, 100 ms", c);
+        worst = r > worst ? r : worst;
+        printf("bench_p4scen: target P4 <= 1.3 x none: %s (worst %.2fx)\n",
+               worst <= 1.3 ? "met" : "MISSED", worst);
+        /* basic.p4's route table holds 1,024 entries: the fat-tree's switches get
+         * basic_wide.p4 (room for every host) */
+        double ftn = fat_tree("none");
+        double ftp = fat_tree("basic");
+        printf("bench_p4scen: k=32 fat-tree build: none %.2f s, basic.p4 (basic_wide.p4) %.2f s;"
+               " target <= 3 s: %s\n",
+               ftn, ftp, ftp <= 3 ? "met" : "MISSED");
+    }
     free(a);
     free(b);
     free(c);
-    return 0;
+    return rc;
 }

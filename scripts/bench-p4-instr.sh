@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Instruction counts of the P4 engines (callgrind), the steady measure on a shared machine
+# where times move by +-20%:
+#  - per pass of basic.p4 and of the three-table + register program, native and compiled:
+#    (I(20000) - I(10000)) / 51000, where I(N) is the whole count of bench_p4 running N rounds
+#    of one program on one engine (5.1 N passes), so set-up cancels out;
+#  - per scenario of bench_p4scen (incast, VGG-16 PS one iteration, DCTCP), basic.p4 on the
+#    native and the compiled engine against program: none, as a ratio of whole `ddlsim run`
+#    counts (the preprocessor and the C compiler are child processes and are not counted;
+#    each file is run once first so the native object is in the cache).
+# Usage: scripts/bench-p4-instr.sh (make bench-p4-instr). Takes a few minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+command -v valgrind >/dev/null 2>&1 || scripts/install-deps.sh valgrind
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The whole instruction count of a command (exits when the command fails).
+count() {
+    if ! valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$@" >"$tmp/cg.log" 2>&1; then
+        echo "bench-p4-instr: failed: $*" >&2
+        tail -5 "$tmp/cg.log" >&2
+        exit 1
+    fi
+    awk '/^(summary|totals):/ {print $2; exit}' "$tmp/cg.out"
+}
+
+echo "bench-p4-instr: instructions per pass ((I(20000) - I(10000)) / 51000)"
+for prog in basic three; do
+    for engine in native compiled; do
+        export BENCH_P4_ENGINE=$engine BENCH_P4_PROGRAM=$prog
+        hi=$(BENCH_P4_N=20000 count "$BUILD/bench/bench_p4")
+        lo=$(BENCH_P4_N=10000 count "$BUILD/bench/bench_p4")
+        echo "$prog $engine $(( (hi - lo) / 51000 ))"
+    done
+done | awk '{printf "  %-6s %-9s %6d\n", $1, $2, $3}'
+unset BENCH_P4_ENGINE BENCH_P4_PROGRAM
+
+echo "bench-p4-instr: whole scenarios, millions of instructions (P4 / none)"
+"$BUILD/bench/bench_p4scen" --yaml "$tmp" 1
+for name in incast vgg dctcp; do
+    line="  $name"
+    none=0
+    for sw in none native compiled; do
+        "$BUILD/ddlsim" run "$tmp/$name-$sw.yaml" --out "$tmp/out" --quiet >/dev/null 2>&1
+        n=$(count "$BUILD/ddlsim" run "$tmp/$name-$sw.yaml" --out "$tmp/out" --quiet)
+        [ "$sw" = none ] && none=$n
+        line+=$(awk -v s="$sw" -v n="$n" -v z="$none" \
+            'BEGIN {printf "  %s %.1f (%.3f)", s, n / 1e6, n / z}')
+    done
+    echo "$line"
+done
