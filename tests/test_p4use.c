@@ -3,8 +3,8 @@
  * value: a field read, a struct copy, a function's, action's or nested control's struct
  * argument, an extern's argument, a hash data list, a table key, a parser select key, and in
  * egress. A program that never refers to it does not get it (the analysis is not everything
- * by default); clone/resubmit/recirculate, scratch use in the blocks after ingress and a
- * deparser that does more than emit are found where they appear. */
+ * by default); clone/resubmit/recirculate, truncate, scratch use in the blocks after
+ * ingress and a deparser that does more than emit are found where they appear. */
 #include "tests/testp4.h"
 
 #include <stdlib.h>
@@ -178,6 +178,11 @@ static void test_p4use_requests_and_scratch(void **state)
     assert_true(prog->use.deparse_emits);
     /* mark_to_drop(standard_metadata) refers to the two fields it writes, not to all */
     assert_int_equal(prog->use.std.ingress_global_timestamp, -1);
+    assert_false(prog->use.truncates);
+    p4_prog_free(prog);
+    prog = p4_prog_load("tests/p4/misc.p4", "p4/include", stderr, &nerr);
+    assert_non_null(prog);
+    assert_true(prog->use.truncates); /* its STF checks the truncated output on both engines */
     p4_prog_free(prog);
 }
 

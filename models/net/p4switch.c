@@ -26,6 +26,7 @@ struct p4switch {
     const struct p4_prog *prog;
     struct p4_pipe *pipe;
     struct pool states;
+    bool egress_runs; /* the program's egress control has statements */
     uint8_t out[PKT_HDR_MAX];
 };
 
@@ -217,29 +218,37 @@ static void p4_ingress(struct sw *sw, struct pkt *p)
     run_ingress(sw, p);
 }
 
-/* bmv2 keeps deq_qdepth as the queue left behind; enq_qdepth was stamped at enqueue. The
- * deparser may write over the header bytes (in place). */
+/* The traffic manager's fields of egress: bmv2 keeps deq_qdepth as the queue left behind;
+ * enq_qdepth was stamped at enqueue. */
+static void egress_meta(struct sw *sw, uint32_t port, const struct pkt *p,
+                        struct p4_egress_in *in)
+{
+    const struct pq *q = &sw->tm.ports[port].q;
+    in->egress_port = p4switch_port(port);
+    in->egress_rid = p->rid;
+    in->instance_type = p->instance;
+    in->enq_qdepth = p->enq_qdepth;
+    in->deq_qdepth = q->cls[pq_class_of(q, p)].pkts;
+    in->enq_ps = p->t_enq;
+    in->deq_timedelta_ps = sw->node.sim->now - p->t_enq;
+}
+
+/* The deparser may write over the header bytes (in place). */
 static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
 {
     struct p4switch *ps = p4sw(sw);
     struct sim *sim = sw->node.sim;
     struct p4st *st = container_of(p->ext, struct p4st, ext);
-    const struct pq *q = &sw->tm.ports[port].q;
     uint8_t ecn_before = pkt_ecn(p);
     struct p4_egress_in in = {
-        .egress_port = p4switch_port(port),
-        .egress_rid = p->rid,
-        .instance_type = p->instance,
-        .enq_qdepth = p->enq_qdepth,
-        .deq_qdepth = q->cls[pq_class_of(q, p)].pkts,
-        .enq_ps = p->t_enq,
-        .deq_timedelta_ps = sim->now - p->t_enq,
         .bytes = p->hdr,
         .len = p->hdr_len,
         .out = ps->out,
         .out_cap = sizeof(ps->out),
         .in_place = p->hdr,
     };
+    if (ps->egress_runs)
+        egress_meta(sw, port, p, &in);
     struct p4_egress_out res;
     p4_pipe_egress(ps->pipe, st->state, &in, &res);
     if (res.clone_session >= 0) {
@@ -284,7 +293,7 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
         switch_reinject(sw, p); /* the state rides along for the preserved field list */
         return NULL;
     }
-    p->ext->release(p->ext);
+    pool_put(&ps->states, st); /* state_release, known to be ours */
     p->ext = NULL;
     return p;
 }
@@ -486,6 +495,7 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
         .exec = (enum p4_exec)sw->cfg.p4_exec,
     };
     ps->pipe = p4_pipe_create(prog, &host);
+    ps->egress_runs = p4_prog_egress_runs(prog);
     pool_init(&ps->states, sizeof(struct p4st) + p4_prog_state_bytes(prog), 256);
     switch_set_stage(sw, &p4_stage, ps);
     const struct switch_cfg *c = &sw->cfg;

@@ -162,6 +162,11 @@ size_t p4_prog_state_bytes(const struct p4_prog *prog)
     return (size_t)prog->nslots * 8;
 }
 
+bool p4_prog_egress_runs(const struct p4_prog *prog)
+{
+    return prog->egress && prog->egress->body.n;
+}
+
 /* ---- pipeline instance ---- */
 
 /* The engine when neither the host nor the program chooses (the compiled records where no
@@ -520,10 +525,11 @@ static void run_deparser(struct p4_pipe *pipe, uint8_t *buf, uint32_t cap)
     run_control(pipe, P4CC_DEPARSER, pipe->prog->deparser);
 }
 
-/* Appends the payload (the input after the parsed headers, from off), truncates, reports. */
+/* Appends the payload (the input after the parsed headers, from off), truncates (the
+ * length truncate() asked for, in slot 0's high half), reports. */
 static inline __attribute__((always_inline)) void finish_output(struct p4vm *vm,
                                                                 const struct p4_egress_in *in,
-                                                                uint32_t off,
+                                                                uint32_t off, bool truncates,
                                                                 struct p4_egress_out *out)
 {
     if (off < in->len && in->bytes) {
@@ -535,7 +541,7 @@ static inline __attribute__((always_inline)) void finish_output(struct p4vm *vm,
         memcpy(vm->out + vm->out_len, in->bytes + off, n);
         vm->out_len += n;
     }
-    uint32_t trunc = (uint32_t)(vm->slots[0] >> 32);
+    uint32_t trunc = truncates ? (uint32_t)(vm->slots[0] >> 32) : 0;
     if (trunc && vm->out_len > trunc)
         vm->out_len = trunc;
     out->out_len = vm->out_len;
@@ -559,7 +565,7 @@ static bool deparse_in_place(struct p4_pipe *pipe, const struct p4_egress_in *in
     vm->out_len += n;
     vm->out_cap = in->out_cap;
     out->in_place = true;
-    finish_output(vm, in, in->len, out);
+    finish_output(vm, in, in->len, pipe->prog->use.truncates, out);
     return true;
 }
 
@@ -576,7 +582,29 @@ static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in, struct 
         !(vm->clone_session >= 0 && vm->clone_e2e) && deparse_in_place(pipe, in, off, out))
         return;
     run_deparser(pipe, in->out, in->out_cap);
-    finish_output(vm, in, off, out);
+    finish_output(vm, in, off, prog->use.truncates, out);
+}
+
+/* Runs a non-empty egress control with its standard metadata; false when it dropped the
+ * packet. */
+static __attribute__((noinline)) bool
+run_egress(struct p4_pipe *pipe, const struct p4_egress_in *in, struct p4_egress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    struct p4vm *vm = &pipe->vm;
+    set_egress_std(pipe, in);
+    run_control(pipe, P4CC_EGRESS, prog->egress);
+    if (vm->clone_session >= 0 && vm->clone_e2e) {
+        out->clone_session = vm->clone_session;
+        out->clone_fl = vm->clone_fl;
+    }
+    /* state holds the headers as egress left them (E2E clones copy them; recirculation keeps
+     * the metadata) */
+    if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
+        out->drop = true;
+        return false;
+    }
+    return true;
 }
 
 /* An empty egress control reads nothing and requests nothing: its standard metadata is not
@@ -592,29 +620,14 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
      * none need not) */
     if (prog->use.egress_scratch)
         memset(vm->slots + prog->npkt_slots, 0, (size_t)(prog->cc_slot - prog->npkt_slots) * 8);
-    memset(out, 0, sizeof(*out));
-    out->clone_session = -1;
-    out->clone_fl = -1;
-    out->recirc_fl = -1;
+    if (prog->use.requests)
+        reset_requests(vm);
+    *out = (struct p4_egress_out){.clone_session = -1, .clone_fl = -1, .recirc_fl = -1};
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    if (prog->use.requests)
-        reset_requests(vm);
-    if (prog->egress->body.n) {
-        set_egress_std(pipe, in);
-        run_control(pipe, P4CC_EGRESS, prog->egress);
-        if (vm->clone_session >= 0 && vm->clone_e2e) {
-            out->clone_session = vm->clone_session;
-            out->clone_fl = vm->clone_fl;
-        }
-        /* state holds the headers as egress left them (E2E clones copy them; recirculation
-         * keeps the metadata) */
-        if (get_std(pipe, prog->std.egress_spec) == P4_DROP_PORT) {
-            out->drop = true;
-            return;
-        }
-    }
+    if (prog->egress->body.n && !run_egress(pipe, in, out))
+        return;
     deparse(pipe, in, out);
     out->recirculate = vm->recirculate;
     out->recirc_fl = vm->recirc_fl;

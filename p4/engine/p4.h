@@ -105,6 +105,9 @@ void p4_prog_free(struct p4_prog *prog);
 void p4_prog_set_exec(struct p4_prog *prog, enum p4_exec exec);
 /* Size of the per-packet state buffer (8-byte aligned): the packet region and scratch. */
 size_t p4_prog_state_bytes(const struct p4_prog *prog);
+/* False when the egress control has no statements: then nothing reads the traffic manager's
+ * fields of p4_egress_in (ports, rid, instance type, queue depths and times). */
+bool p4_prog_egress_runs(const struct p4_prog *prog);
 
 struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host);
 void p4_pipe_destroy(struct p4_pipe *pipe);

@@ -313,6 +313,7 @@ struct p4ir_std {
 struct p4use {
     struct p4ir_std std; /* as prog->std, -1 for the fields no part of the program refers to */
     bool requests;       /* clone, resubmit or recirculate appear */
+    bool truncates;      /* truncate appears */
     bool egress_scratch; /* egress, computeChecksum or the deparser refer to scratch slots */
     bool deparse_emits;  /* the deparser only emits (running it twice writes the same) */
 };

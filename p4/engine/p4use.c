@@ -10,6 +10,7 @@ struct walk {
     int nseen;
     int capseen;
     bool requests;
+    bool truncates;
 };
 
 static void walk_block(struct walk *w, const struct p4ir_block *b);
@@ -100,6 +101,8 @@ static void walk_stmt(struct walk *w, const struct p4ir_stmt *st)
     }
     if (builtin && (st->aux == P4B_CLONE || st->aux == P4B_RESUBMIT || st->aux == P4B_RECIRC))
         w->requests = true;
+    if (builtin && st->aux == P4B_TRUNCATE)
+        w->truncates = true;
     walk_expr(w, st->a);
     walk_expr(w, st->b);
     if (st->op == P4ST_COPY || st->op == P4ST_ZERO) {
@@ -190,6 +193,7 @@ void p4use_analyse(struct p4_prog *prog)
     P4USE_STD(P4USE_FIELD)
 #undef P4USE_FIELD
     u->requests = w.requests;
+    u->truncates = w.truncates;
     u->deparse_emits = true;
     for (int i = 0; prog->deparser && i < prog->deparser->body.n; i++)
         u->deparse_emits &= prog->deparser->body.s[i]->op == P4ST_EMIT;
