@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "p4/engine/p4.h"
@@ -45,8 +46,8 @@ static void remove_cache(const char *dir)
     rmdir(dir);
 }
 
-/* The path of the cache's object (the one file ending in .so). */
-static void object_of(const char *dir, char *path, size_t n)
+/* The number of objects (files ending in .so) in the cache, the path of the last in path. */
+static int objects_in(const char *dir, char *path, size_t n)
 {
     DIR *d = opendir(dir);
     assert_non_null(d);
@@ -60,7 +61,13 @@ static void object_of(const char *dir, char *path, size_t n)
         }
     }
     closedir(d);
-    assert_int_equal(found, 1);
+    return found;
+}
+
+/* The path of the cache's object (the one file ending in .so). */
+static void object_of(const char *dir, char *path, size_t n)
+{
+    assert_int_equal(objects_in(dir, path, n), 1);
 }
 
 static struct p4_prog *load_basic(void)
@@ -192,5 +199,71 @@ static void test_p4native_cache(void **state)
     remove_cache(dir);
 }
 
+/* A cache folder writable by group or others, one owned by another user (made with chown:
+ * the test needs root for that case and skips it otherwise) and a symbolic link to a folder:
+ * each is refused with its one note, nothing is compiled into or loaded from it, and the
+ * pipeline runs on the compiled engine. A folder the engine creates is 0700. */
+static void test_p4native_refuses_unsafe_cache_folder(void **state)
+{
+    const char *end[] = {"is writable by group or others", "is writable by group or others",
+                         "is not owned by you", "is not a directory"};
+    for (int c = 0; c < 4; c++) {
+        char dir[256];
+        fresh_cache(dir, sizeof(dir));
+        char link[300];
+        snprintf(link, sizeof(link), "%s.link", dir);
+        const char *used = dir;
+        if (c == 0)
+            assert_int_equal(chmod(dir, 0770), 0);
+        else if (c == 1)
+            assert_int_equal(chmod(dir, 0703), 0);
+        else if (c == 2 && (geteuid() != 0 || chown(dir, geteuid() + 1, (gid_t)-1) != 0)) {
+            remove_cache(dir);
+            continue;
+        } else if (c == 3) {
+            assert_int_equal(symlink(strrchr(dir, '/') + 1, link), 0);
+            setenv("DDLSIM_P4_CACHE", link, 1);
+            used = link;
+        }
+        struct p4_prog *prog = load_basic();
+        char err[1024];
+        struct p4_pipe *np = pipe_on(prog, P4_EXEC_NATIVE, err, sizeof(err));
+        char want[1024];
+        snprintf(want, sizeof(want),
+                 "ddlsim: note: no native code for the P4 program (the cache folder %s %s); it "
+                 "runs on the compiled engine\n",
+                 used, end[c]);
+        assert_string_equal(err, want);
+        assert_int_equal(p4native_status(prog), P4NATIVE_FAILED);
+        char so[600];
+        assert_int_equal(objects_in(dir, so, sizeof(so)), 0);
+        uint8_t out[512];
+        assert_int_equal(one_pass(np, prog, out), sizeof(packet));
+        assert_int_equal(out[22], 0x3f); /* the TTL decremented */
+        p4_pipe_destroy(np);
+        p4_prog_free(prog);
+        if (c == 3)
+            unlink(link);
+        remove_cache(dir);
+    }
+    char dir[256];
+    fresh_cache(dir, sizeof(dir));
+    char sub[300];
+    snprintf(sub, sizeof(sub), "%s/made", dir);
+    setenv("DDLSIM_P4_CACHE", sub, 1);
+    struct p4_prog *prog = load_basic();
+    char err[1024];
+    struct p4_pipe *np = pipe_on(prog, P4_EXEC_NATIVE, err, sizeof(err));
+    assert_string_equal(err, "");
+    struct stat st;
+    assert_int_equal(lstat(sub, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    p4_pipe_destroy(np);
+    p4_prog_free(prog);
+    remove_cache(sub);
+    remove_cache(dir);
+}
+
 TEST_MAIN(cmocka_unit_test(test_p4native_falls_back_with_one_note),
-          cmocka_unit_test(test_p4native_cache))
+          cmocka_unit_test(test_p4native_cache),
+          cmocka_unit_test(test_p4native_refuses_unsafe_cache_folder))

@@ -106,6 +106,8 @@ static void reap(struct msg_conn *c)
         struct msg *m = c->head;
         if (c->rx_hint == m)
             c->rx_hint = NULL;
+        if (c->tx_hint == m)
+            c->tx_hint = NULL;
         c->head = m->next;
         if (!c->head)
             c->tail = NULL;
@@ -187,17 +189,25 @@ static void data_delivered(struct flow *f, uint64_t total, void *ud)
 
 static struct msg *msg_at(struct msg_conn *c, uint64_t off);
 
-/* Unordered transports: a message is complete when its own bytes are in. Datagrams mostly
- * arrive in stream order, so look at the last message first. */
+/* The message holding stream byte `off` (msg_at's answer): bytes mostly go forward, so first
+ * the message found last (*hint) and the one after it, which saves walking the live messages
+ * from the oldest (a cache miss each at scale); *hint becomes the answer. */
+static struct msg *msg_near(struct msg_conn *c, struct msg **hint, uint64_t off)
+{
+    struct msg *m = *hint;
+    if (!m || off < m->end - m->bytes || off >= m->end)
+        m = m && m->next && off >= m->end && off < m->next->end ? m->next : msg_at(c, off);
+    *hint = m;
+    return m;
+}
+
+/* Unordered transports: a message is complete when its own bytes are in. */
 static void data_delivered_range(struct flow *f, uint64_t off, uint64_t len, void *ud)
 {
     (void)f;
     struct msg_conn *c = ud;
-    struct msg *m = c->rx_hint;
-    if (!m || off < m->end - m->bytes || off >= m->end)
-        m = m && m->next && off >= m->end && off < m->next->end ? m->next : msg_at(c, off);
+    struct msg *m = msg_near(c, &c->rx_hint, off);
     SIM_ASSERT(m != NULL && !m->rx_started);
-    c->rx_hint = m;
     m->rx_bytes += len;
     SIM_ASSERT(m->rx_bytes <= m->bytes);
     if (m->rx_bytes == m->bytes)
@@ -263,7 +273,7 @@ static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, s
 {
     (void)f;
     struct msg_conn *c = ud;
-    struct msg *m = msg_at(c, off);
+    struct msg *m = msg_near(c, &c->tx_hint, off);
     SIM_ASSERT(m != NULL);
     c->hooks.tag(c, m, off - (m->end - m->bytes), len, tag, p, c->hooks.ud);
     /* the packet's bytes have waited at this host since the message entered the stream */
@@ -274,7 +284,8 @@ static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, s
 static uint64_t data_msg_end(struct flow *f, uint64_t off, void *ud)
 {
     (void)f;
-    struct msg *m = msg_at(ud, off);
+    struct msg_conn *c = ud;
+    struct msg *m = msg_near(c, &c->tx_hint, off);
     return m ? m->end : off;
 }
 

@@ -134,6 +134,7 @@ struct msg_conn {
     struct msg *next_ack;     /* first message not yet acked */
     struct msg *next_deliver; /* ordered transports: first message not yet delivered */
     struct msg *rx_hint;      /* unordered: the message the last datagram belonged to */
+    struct msg *tx_hint;      /* the message of the last segment the sender cut or tagged */
     uint64_t ctrl_sent;       /* rendezvous requests issued / replies seen */
     uint64_t ctrl_replied;
     uint64_t pushed;          /* stream bytes pushed */

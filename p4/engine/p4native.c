@@ -57,13 +57,39 @@ static int make_dirs(char *path)
             continue;
         char c = *p;
         *p = 0;
-        int rc = mkdir(path, 0755);
+        int rc = mkdir(path, 0700);
         *p = c;
         if (rc != 0 && errno != EEXIST)
             return -1;
         if (!c)
             return 0;
     }
+}
+
+/* dlopen runs an object's constructors before its embedded digest can be checked, so the
+ * folder objects are loaded from must be the user's own directory (not a symbolic link), not
+ * writable by group or others; 0 or -1 with the reason in why. */
+static int dir_is_safe(const char *dir, char *why, size_t nwhy)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0)
+        snprintf(why, nwhy, "cannot inspect the cache folder %s: %s", dir, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        snprintf(why, nwhy, "the cache folder %s is not a directory", dir);
+    else if (st.st_uid != geteuid())
+        snprintf(why, nwhy, "the cache folder %s is not owned by you", dir);
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        snprintf(why, nwhy, "the cache folder %s is writable by group or others", dir);
+    else
+        return 0;
+    return -1;
+}
+
+/* An object found in the cache is loaded only if it is the user's own regular file. */
+static bool own_file(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
 }
 
 static int cache_dir(char *dir, size_t n, char *why, size_t nwhy)
@@ -79,10 +105,13 @@ static int cache_dir(char *dir, size_t n, char *why, size_t nwhy)
         snprintf(dir, n, "%s/.cache/ddlsim", h);
     else
         snprintf(dir, n, "/tmp/ddlsim-cache-%ld", (long)getuid());
-    if (make_dirs(dir) == 0)
-        return 0;
-    snprintf(why, nwhy, "cannot create the cache folder %s: %s", dir, strerror(errno));
-    return -1;
+    for (size_t l = strlen(dir); l > 1 && dir[l - 1] == '/'; l--)
+        dir[l - 1] = 0; /* so that lstat sees the last component itself */
+    if (make_dirs(dir) != 0) {
+        snprintf(why, nwhy, "cannot create the cache folder %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return dir_is_safe(dir, why, nwhy);
 }
 
 /* The compiler's identity (resolved path, size, modification time) for the digest. */
@@ -235,7 +264,7 @@ static int load(struct p4cc *tw, struct p4nsrc *src, char *why, size_t nwhy)
     char so[PATH_MAX];
     snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);
     snprintf(so, sizeof(so), "%s/p4n-%s.so", dir, key);
-    if (access(so, R_OK) == 0 && open_so(tw, so, check, why, nwhy) == 0)
+    if (own_file(so) && open_so(tw, so, check, why, nwhy) == 0)
         return 0;
     if (compile(cc, dir, key, src, so, why, nwhy) != 0)
         return -1;

@@ -1,6 +1,8 @@
 /* The body of the P4 program fuzzers (fuzz_p4front, fuzz_p4cpp): load an input as a program,
  * with or without the preprocessor, and, when it loads, instantiate it and run one packet
- * through ingress and egress. Bad input must produce diagnostics, never a crash, hang or leak.
+ * through ingress and egress on the compiled engine (the native one compiles each program with
+ * the C compiler: per input that is a process per run; fuzz_p4stf covers native code on its
+ * fixed programs). Bad input must produce diagnostics, never a crash, hang or leak.
  * Header-only: each fuzzer is one file. */
 #ifndef SIM_P4_FUZZ_FUZZ_P4LOAD_H
 #define SIM_P4_FUZZ_FUZZ_P4LOAD_H
@@ -16,7 +18,10 @@
 static void fuzz_p4_run_packet(struct p4_prog *prog)
 {
     static const uint8_t pkt[64] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0x08, 0x00, 0x45};
-    struct p4_pipe *pipe = p4_pipe_create(prog, NULL);
+    /* the compiled records: the native engine would run the C compiler for every input */
+    struct p4_host host = {0};
+    host.exec = P4_EXEC_COMPILED;
+    struct p4_pipe *pipe = p4_pipe_create(prog, &host);
     uint64_t *state = calloc(1, p4_prog_state_bytes(prog) + 8);
     uint8_t out[256];
     struct p4_ingress_in in = {pkt, sizeof(pkt), 0, 1, 0, NULL, -1};

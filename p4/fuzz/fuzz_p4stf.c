@@ -1,7 +1,7 @@
 /* libFuzzer target: the STF runner on arbitrary scripts against every program of p4/programs
  * (the list comes from the folder, so a program added there is fuzzed too). The programs are
- * loaded once; the first byte of an input picks one, the rest is the script, and every input
- * gets a fresh pipeline. */
+ * loaded once and run on the native engine (compiled once per process); the first byte of an
+ * input picks one, the rest is the script, and every input gets a fresh pipeline. */
 #include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,9 +31,10 @@ static void load_all(struct progs *ps)
     for (size_t i = 0; i < g.gl_pathc; i++) {
         int nerr;
         struct p4_prog *p = p4_prog_load(g.gl_pathv[i], "p4/include", stderr, &nerr);
-        if (p)
+        if (p) { /* native: each program is compiled once per process, not per input */
+            p4_prog_set_exec(p, P4_EXEC_NATIVE);
             ps->v[ps->n++] = p;
-        else
+        } else
             fprintf(stderr, "fuzz_p4stf: %s does not load; skipped\n", g.gl_pathv[i]);
     }
     fprintf(stderr, "fuzz_p4stf: %zu programs\n", ps->n);
