@@ -6,10 +6,12 @@
 #include "tests/testutil.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "p4/engine/p4.h"
@@ -264,6 +266,88 @@ static void test_p4native_refuses_unsafe_cache_folder(void **state)
     remove_cache(dir);
 }
 
+/* Writes text to path with a modification time an hour back plus ns nanoseconds. */
+static void write_old(const char *path, const char *text, long ns)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    struct timespec t[2] = {{time(NULL) - 3600, ns}, {time(NULL) - 3600, ns}};
+    assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* The number of times the counting preprocessor wrapper ran. */
+static int cpp_runs(const char *count)
+{
+    FILE *f = fopen(count, "r");
+    int n = 0;
+    for (int c; f && (c = fgetc(f)) != EOF;)
+        n += c == '\n';
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* A program loaded twice runs the preprocessor once (the output is kept in the cache folder);
+ * after an included file changes it runs again and sees the new text (here a syntax error);
+ * a program loaded from text (a temporary file) is not kept. The preprocessor is a wrapper on
+ * PATH that counts its runs. */
+static void test_p4native_keeps_preprocessed_programs(void **state)
+{
+    char dir[256];
+    fresh_cache(dir, sizeof(dir));
+    char bin[300];
+    char count[300];
+    char path[320];
+    snprintf(bin, sizeof(bin), "%s/bin", dir);
+    snprintf(count, sizeof(count), "%s/count", dir);
+    assert_int_equal(mkdir(bin, 0700), 0);
+    snprintf(path, sizeof(path), "%s/cpp", bin);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "#!/bin/sh\necho run >> %s\nexec /usr/bin/cpp \"$@\"\n", count);
+    fclose(f);
+    assert_int_equal(chmod(path, 0700), 0);
+    char *old_path = strdup(getenv("PATH"));
+    setenv("PATH", bin, 1);
+    char prog[320];
+    char extra[320];
+    char cwd[512];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(prog, sizeof(prog), "%s/prog.p4", dir);
+    snprintf(extra, sizeof(extra), "%s/extra.p4", dir);
+    char text[700];
+    snprintf(text, sizeof(text), "#include \"extra.p4\"\n#include \"%s/p4/programs/basic.p4\"\n",
+             cwd);
+    write_old(prog, text, 0);
+    write_old(extra, "const bit<8> EXTRA = 1;\n", 0);
+    int want_runs[3] = {1, 1, 2};
+    for (int round = 0; round < 3; round++) {
+        if (round == 2)
+            write_old(extra, "const bit<8> EXTRA = ;\n", 1);
+        int nerr = 0;
+        struct p4_prog *p = p4_prog_load(prog, "p4/include", NULL, &nerr);
+        assert_int_equal(p != NULL, round < 2);
+        assert_int_equal(cpp_runs(count), want_runs[round]);
+        p4_prog_free(p);
+    }
+    int nerr = 0;
+    const char *alone = strchr(text, '\n') + 1; /* without extra.p4 (beside prog.p4 only) */
+    struct p4_prog *p = p4_prog_load_text("t.p4", alone, "p4/include", true, NULL, &nerr);
+    assert_non_null(p);
+    p4_prog_free(p);
+    p = p4_prog_load_text("t.p4", alone, "p4/include", true, NULL, &nerr);
+    assert_non_null(p);
+    p4_prog_free(p);
+    assert_int_equal(cpp_runs(count), 4);
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    remove_cache(bin);
+    remove_cache(dir);
+}
+
 TEST_MAIN(cmocka_unit_test(test_p4native_falls_back_with_one_note),
+          cmocka_unit_test(test_p4native_keeps_preprocessed_programs),
           cmocka_unit_test(test_p4native_cache),
           cmocka_unit_test(test_p4native_refuses_unsafe_cache_folder))

@@ -66,7 +66,7 @@ struct p4_prog *p4_prog_load_opts(const char *path, const char *include_dir,
     }
     fclose(f);
     size_t len;
-    char *text = p4cpp_run(path, include_dir, diag_out, &len);
+    char *text = p4cpp_run_cached(path, include_dir, diag_out, &len);
     if (!text) {
         if (nerrors)
             *nerrors = 1;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "p4/engine/p4cppcache.h"
 #include "p4/engine/p4proc.h"
 
 /* Refuses what cpp would choke on with a confusing message: directories, devices, FIFOs, files
@@ -42,10 +43,14 @@ static void print_messages(const char *path, const struct p4proc_result *r, FILE
                 r->err_dropped);
 }
 
-char *p4cpp_run(const char *path, const char *include_dir, FILE *diag_out, size_t *len)
+static char *run(const char *path, const char *include_dir, FILE *diag_out, size_t *len,
+                 bool keep)
 {
     if (!check_input(path, diag_out))
         return NULL;
+    char *kept = keep ? p4cppcache_get(path, include_dir, len) : NULL;
+    if (kept)
+        return kept;
     char *argv[] = {"cpp",
                     "-C",
                     "-undef",
@@ -84,6 +89,18 @@ char *p4cpp_run(const char *path, const char *include_dir, FILE *diag_out, size_
         free(r.out);
         return NULL;
     }
+    if (keep && !r.nerr)
+        p4cppcache_put(path, include_dir, r.out, r.nout);
     *len = r.nout;
     return r.out;
+}
+
+char *p4cpp_run(const char *path, const char *include_dir, FILE *diag_out, size_t *len)
+{
+    return run(path, include_dir, diag_out, len, false);
+}
+
+char *p4cpp_run_cached(const char *path, const char *include_dir, FILE *diag_out, size_t *len)
+{
+    return run(path, include_dir, diag_out, len, true);
 }

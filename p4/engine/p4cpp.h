@@ -17,5 +17,8 @@
 /* Returns the preprocessed text (NUL-terminated, its length in *len), or NULL after printing
  * located errors to diag_out (which may be NULL). */
 char *p4cpp_run(const char *path, const char *include_dir, FILE *diag_out, size_t *len);
+/* The same, with the output kept across runs (p4cppcache.h): for programs named by path, not
+ * for temporary files. */
+char *p4cpp_run_cached(const char *path, const char *include_dir, FILE *diag_out, size_t *len);
 
 #endif

@@ -26,7 +26,7 @@ struct p4native {
 /* ---- digests ---- */
 
 /* FNV-1a (64 bits) of s, continuing from h. */
-static uint64_t fnv(uint64_t h, const char *s, size_t n)
+uint64_t p4native_fnv(uint64_t h, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
@@ -92,7 +92,7 @@ static bool own_file(const char *path)
     return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
 }
 
-static int cache_dir(char *dir, size_t n, char *why, size_t nwhy)
+int p4native_cache_dir(char *dir, size_t n, char *why, size_t nwhy)
 {
     const char *d = getenv("DDLSIM_P4_CACHE");
     const char *x = getenv("XDG_CACHE_HOME");
@@ -114,8 +114,7 @@ static int cache_dir(char *dir, size_t n, char *why, size_t nwhy)
     return dir_is_safe(dir, why, nwhy);
 }
 
-/* The compiler's identity (resolved path, size, modification time) for the digest. */
-static int compiler_ident(const char *cc, char *ident, size_t n, char *why, size_t nwhy)
+int p4native_tool_ident(const char *cc, char *ident, size_t n, char *why, size_t nwhy)
 {
     char path[PATH_MAX];
     char real[PATH_MAX];
@@ -138,7 +137,7 @@ static int compiler_ident(const char *cc, char *ident, size_t n, char *why, size
         snprintf(why, nwhy, "the C compiler '%s' was not found", cc);
         return -1;
     }
-    snprintf(ident, n, "%s %lld %lld.%09ld " CC_FLAGS_TEXT, real, (long long)st.st_size,
+    snprintf(ident, n, "%s %lld %lld.%09ld", real, (long long)st.st_size,
              (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     return 0;
 }
@@ -253,13 +252,14 @@ static int load(struct p4cc *tw, struct p4nsrc *src, char *why, size_t nwhy)
     char ident[PATH_MAX + 128];
     const char *cc = getenv("DDLSIM_P4_CC") && *getenv("DDLSIM_P4_CC") ? getenv("DDLSIM_P4_CC")
                                                                           : "cc";
-    if (cache_dir(dir, sizeof(dir), why, nwhy) != 0 ||
-        compiler_ident(cc, ident, sizeof(ident), why, nwhy) != 0)
+    if (p4native_cache_dir(dir, sizeof(dir), why, nwhy) != 0 ||
+        p4native_tool_ident(cc, ident, sizeof(ident) - sizeof(CC_FLAGS_TEXT) - 1, why, nwhy) != 0)
         return -1;
+    strcat(ident, " " CC_FLAGS_TEXT);
     uint64_t check = mix(src->text, src->len);
     p4nemit_put(src, "const uint64_t p4n_check = 0x%016llxULL;\n", (unsigned long long)check);
-    uint64_t h = fnv(0xcbf29ce484222325ULL, ident, strlen(ident) + 1);
-    h = fnv(h, src->text, src->len);
+    uint64_t h = p4native_fnv(0xcbf29ce484222325ULL, ident, strlen(ident) + 1);
+    h = p4native_fnv(h, src->text, src->len);
     char key[17];
     char so[PATH_MAX];
     snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);

@@ -15,6 +15,8 @@
 #ifndef SIM_P4_P4NATIVE_H
 #define SIM_P4_P4NATIVE_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct p4cc;
@@ -25,6 +27,17 @@ struct p4native;
  * kept with it), or cc itself after a failure (noted once on diag). */
 const struct p4cc *p4native_twin(const struct p4cc *cc, FILE *diag);
 void p4native_free(struct p4native *n);
+
+/* Shared with the preprocessor's cache (p4cppcache.c). The cache folder (DDLSIM_P4_CACHE,
+ * else XDG_CACHE_HOME/ddlsim, HOME/.cache/ddlsim or /tmp/ddlsim-cache-UID), created 0700 and
+ * refused unless it is the user's own directory not writable by group or others; 0 or -1
+ * with the reason in why. */
+int p4native_cache_dir(char *dir, size_t n, char *why, size_t nwhy);
+/* A program's identity for digests: its resolved path (PATH searched), size and modification
+ * time; 0, or -1 with "the C compiler 'TOOL' was not found" in why. */
+int p4native_tool_ident(const char *tool, char *ident, size_t n, char *why, size_t nwhy);
+/* FNV-1a (64 bits) of s[0..n), continuing from h. */
+uint64_t p4native_fnv(uint64_t h, const char *s, size_t n);
 
 enum p4native_status {
     P4NATIVE_NOT_TRIED, /* no pipeline of the program asked for the native engine */

@@ -82,10 +82,45 @@ static const char *binop_of(const struct cx *x)
     return NULL;
 }
 
+/* An operator of p4ops_narrow written inline below: the unsigned ones (signed shifts, casts
+ * and comparisons stay with the runner). */
+static bool narrow_inline(const struct cx *x)
+{
+    if (x->fn != cx_binop && x->fn != cx_unop)
+        return false;
+    switch (x->op) {
+    case P4OP_MUL:
+    case P4OP_SHL:
+    case P4OP_NOT:
+    case P4OP_NEG:
+    case P4OP_LNOT:
+        return true;
+    case P4OP_SHR:
+    case P4OP_CAST:
+        return !x->p.sgn;
+    case P4OP_SLICE:
+        return x->p.lo < 64;
+    case P4OP_CONCAT:
+        return x->p.awidth < 64;
+    default:
+        return false;
+    }
+}
+
+static bool pure(const struct cx *x);
+
+/* Whether the narrow operator x can be written inline (its operands pure). */
+static bool narrow_pure(const struct cx *x)
+{
+    return narrow_inline(x) && pure(x->a) && (x->fn == cx_unop || pure(x->b));
+}
+
 /* An expression that reads slots and constants only: it has no effect and cannot change the
  * flow, so C may evaluate it in any order. */
 static bool pure(const struct cx *x)
 {
+    if (narrow_pure(x))
+        return true;
     if (x->fn == cx_const || x->fn == cx_load || x->fn == cx_add_sk || x->fn == cx_sub_sk ||
         x->fn == cx_eq_sk || x->fn == cx_ne_sk)
         return true;
@@ -94,10 +129,55 @@ static bool pure(const struct cx *x)
     return binop_of(x) && pure(x->a) && pure(x->b);
 }
 
+static void expr(struct em *m, const struct cx *x);
+
+/* x (narrow_pure) as C with p4ops_narrow's results: fmt's %A and %B are the operands, %W the
+ * width, %L the low bit or the left operand's width, %M the mask. */
+static void narrow(struct em *m, const struct cx *x)
+{
+    static const struct {
+        enum p4op op;
+        const char *fmt;
+    } forms[] = {
+        {P4OP_MUL, "((%A * %B) & %M)"},
+        {P4OP_SHL, "(%B >= %W ? 0 : (%A << %B) & %M)"},
+        {P4OP_SHR, "(%B >= %W ? 0 : %A >> %B)"},
+        {P4OP_NOT, "(~%A & %M)"},
+        {P4OP_NEG, "((0 - %A) & %M)"},
+        {P4OP_LNOT, "(uint64_t)!%A"},
+        {P4OP_SLICE, "((%A >> %L) & %M)"},
+        {P4OP_CAST, "(%A & %M)"},
+        {P4OP_CONCAT, "(((%A << %L) | %B) & %M)"},
+    };
+    const char *f = NULL;
+    for (size_t i = 0; i < P4_ARRAY_LEN(forms) && !f; i++)
+        f = forms[i].op == x->op ? forms[i].fmt : NULL;
+    for (; *f; f++) {
+        if (*f != '%') {
+            PUT(m, "%c", *f);
+            continue;
+        }
+        f++;
+        if (*f == 'A' || *f == 'B') {
+            PUT(m, "(");
+            expr(m, *f == 'A' ? x->a : x->b);
+            PUT(m, ")");
+        } else if (*f == 'W') {
+            PUT(m, "%dULL", x->p.width);
+        } else if (*f == 'L') {
+            PUT(m, "%d", x->op == P4OP_SLICE ? x->p.lo : x->p.awidth);
+        } else {
+            PUT(m, "0x%llxULL", (unsigned long long)x->p.mask);
+        }
+    }
+}
+
 static void expr(struct em *m, const struct cx *x)
 {
     const char *op = binop_of(x);
-    if (x->fn == cx_const) {
+    if (narrow_inline(x)) {
+        narrow(m, x);
+    } else if (x->fn == cx_const) {
         PUT(m, "0x%llxULL", (unsigned long long)x->k);
     } else if (x->fn == cx_load) {
         PUT(m, "S[%d]", x->slot);
