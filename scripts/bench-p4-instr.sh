@@ -8,13 +8,43 @@
 #    native and the compiled engine against program: none, as a ratio of whole `ddlsim run`
 #    counts (the preprocessor and the C compiler are child processes and are not counted;
 #    each file is run once first so the native object is in the cache).
-# Usage: scripts/bench-p4-instr.sh (make bench-p4-instr). Takes a few minutes.
+# With --time, instead: the CPU time (user + sys) of the same whole runs, the least of
+# BENCH_P4_ROUNDS (default 5) rounds that alternate the three, and its ratio to none.
+# Usage: scripts/bench-p4-instr.sh [--time] (make bench-p4-instr). Takes a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-command -v valgrind >/dev/null 2>&1 || scripts/install-deps.sh valgrind
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# CPU seconds (user + sys) of one quiet run of scenario file $1.
+cpu() {
+    local TIMEFORMAT='%U %S' t
+    t=$( { time "$BUILD/ddlsim" run "$1" --out "$tmp/out" --quiet >/dev/null 2>&1; } 2>&1)
+    awk -v t="$t" 'BEGIN {split(t, a, " "); print a[1] + a[2]}'
+}
+
+if [ "${1:-}" = --time ]; then
+    rounds=${BENCH_P4_ROUNDS:-5}
+    echo "bench-p4-instr: whole scenarios, CPU seconds, least of $rounds rounds (P4 / none)"
+    "$BUILD/bench/bench_p4scen" --yaml "$tmp" 1
+    for name in incast vgg dctcp; do
+        declare -A best=()
+        for ((r = 0; r < rounds; r++)); do
+            for sw in none native compiled; do
+                t=$(cpu "$tmp/$name-$sw.yaml")
+                best[$sw]=$(awk -v a="${best[$sw]:-1e9}" -v b="$t" 'BEGIN {print (b < a) ? b : a}')
+            done
+        done
+        awk -v n="$name" -v z="${best[none]}" -v a="${best[native]}" -v c="${best[compiled]}" \
+            'BEGIN {printf "  %s  none %.3f  native %.3f (%.2f)  compiled %.3f (%.2f)\n",
+                    n, z, a, a / z, c, c / z}'
+        unset best
+    done
+    exit 0
+fi
+
+command -v valgrind >/dev/null 2>&1 || scripts/install-deps.sh valgrind
 
 # The whole instruction count of a command (exits when the command fails).
 count() {
