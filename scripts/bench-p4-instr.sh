@@ -17,10 +17,17 @@ BUILD=${BUILD:-build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# CPU seconds (user + sys) of one quiet run of scenario file $1.
+# CPU seconds (user + sys) of one quiet run of scenario file $1 (exits when the run fails:
+# a failed run would time nothing).
 cpu() {
     local TIMEFORMAT='%U %S' t
-    t=$( { time "$BUILD/ddlsim" run "$1" --out "$tmp/out" --quiet >/dev/null 2>&1; } 2>&1)
+    t=$( { time "$BUILD/ddlsim" run "$1" --out "$tmp/out" --quiet >/dev/null 2>"$tmp/err" ||
+           echo failed; } 2>&1)
+    case "$t" in *failed*)
+        echo "bench-p4-instr: failed: ddlsim run $1" >&2
+        tail -5 "$tmp/err" >&2
+        exit 1 ;;
+    esac
     awk -v t="$t" 'BEGIN {split(t, a, " "); print a[1] + a[2]}'
 }
 
