@@ -260,28 +260,33 @@ static struct early_run same_either_way(const char *yaml, const int *modes, int 
     " ecn_kmin: 4"
 
 /* A program whose egress is empty and whose checksum control only computes has each unicast
- * packet's output made right after ingress: every frame on the wire (time, length, bytes) and
- * every count is the same as when it is made at egress. Where the output would look different
- * to the traffic manager, the header bytes stay as they came until egress: with ECN set by
- * the program (mode 1) the traffic manager sees not-ECT packets and marks none; with a longer
- * output (mode 2) it holds the bytes as they came. */
+ * packet's output made as soon as the traffic manager holds it, not when it leaves: every
+ * frame on the wire (time, length, bytes) and every count is the same either way. The traffic
+ * manager decides on the packet as it came: with ECN set by the program (mode 1) it sees
+ * not-ECT packets and marks none; a longer or shorter output (modes 2, 5) waits for egress
+ * (the buffer holds the bytes as they came); so does a CE mark of the program's own (mode 3),
+ * which the port counts when the packet leaves. */
 static void test_p4switch_early_output_same_frames(void **state)
 {
-    for (int mode = 0; mode <= 2; mode++) {
+    for (int mode = 0; mode <= 5; mode++) {
+        if (mode == 4)
+            continue; /* the two-switch test below */
         char *y = incast_yaml(8, "200KB", EARLY_SWITCH, mode != 1); /* 1: hosts send not-ECT */
         struct early_run r = same_either_way(y, &mode, 1, 8);
         if (mode == 0)
             assert_true(r.marks > 0 && r.drops > 0); /* the queue fills: marks and drops */
         if (mode == 1)
             assert_true(r.marks == 0 && r.rx_ce == 0);
+        if (mode == 3)
+            assert_true(r.p4_marks > 0);
         free(y);
     }
 }
 
 /* A packet that arrives CE with checksum 0xffff and leaves so: egress re-applies the traffic
- * manager's mark to the output it makes, which writes the checksum 0 (RFC 1624 arithmetic);
- * the early output waits for egress to do the same. s0 makes such packets (mode 3) with no
- * queue (a 100G uplink for 80G of senders), s1 keeps them (mode 4) and marks them in its queue to h8. */
+ * manager's mark to the output, which writes the checksum 0 (RFC 1624 arithmetic), and so does
+ * the output made in the queue. s0 makes such packets (mode 3) with no queue (a 100G uplink
+ * for 80G of senders), s1 keeps them (mode 4) and marks them in its queue to h8. */
 static void test_p4switch_early_output_ce_mark(void **state)
 {
     char y[1024];

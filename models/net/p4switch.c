@@ -13,13 +13,14 @@
 #define P4SW_MAX_PASSES 8 /* resubmissions + recirculations of one packet */
 
 /* A packet's P4 state between ingress and egress (or carried into a resubmission); or, `made`,
- * the output egress already made of it at ingress (p4_prog_output_early) that could not go on
- * the header bytes then. */
+ * the output egress already made of it (output_queued) that cannot stand as the packet's
+ * header bytes until egress. */
 struct p4st {
     struct pkt_ext ext;
     struct p4switch *owner;
     uint8_t passes; /* resubmits and recirculations so far */
-    bool made;      /* state[] holds the output (res.out_len bytes), not a state */
+    bool made;      /* res: the output, over the header bytes in place or in state[] */
+    uint8_t ecn_before; /* made: the ECN codepoint of the header bytes when it was made */
     int fl;         /* resubmit/recirculate: field list the next pass preserves (-1: none) */
     struct p4_egress_out res;
     uint64_t state[]; /* p4_prog_state_bytes, 8-byte aligned (early: at least PKT_HDR_MAX) */
@@ -31,10 +32,11 @@ struct p4switch {
     struct p4_pipe *pipe;
     struct pool states;
     bool egress_runs; /* the program's egress control has statements */
-    bool early;       /* unicast packets leave ingress with their output made */
+    bool early;       /* p4_prog_output_early: unicast packets get their output once queued */
     uint64_t *scratch; /* early: the state of the packet in ingress */
+    struct pkt_ext pending; /* the ext of that packet while the traffic manager takes it */
+    struct pkt *pending_pkt; /* that packet, until it is dropped or sent on */
     uint8_t out[PKT_HDR_MAX];
-    uint8_t save[PKT_HDR_MAX]; /* the header bytes as they came, while the output is made */
 };
 
 /* --- programs --- */
@@ -148,46 +150,52 @@ static struct pkt *copy_with(struct sw *sw, const struct pkt *p, struct p4st *st
     return c;
 }
 
-/* A CE packet's checksum word 0xffff: egress re-applies the traffic manager's CE mark to the
- * output it makes (p4_egress), and that (RFC 1624 arithmetic, pkt_set_ecn) turns it into 0;
- * a mark made on the output itself leaves a CE packet as it is. */
-static bool ce_mark_rewrites(const struct pkt *p)
+/* The traffic manager's CE mark is on the wire whatever the program deparsed (a program that
+ * rewrites the ECN field itself still sees the header as parsed at ingress). */
+static void mark_again(struct pkt *p)
 {
-    return pkt_ecn(p) == PKT_ECN_CE && pkt_rd16(p->hdr + ETH_HDR_LEN + 10) == 0xffff;
+    if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
+        pkt_set_ecn(p, PKT_ECN_CE);
 }
 
-/* Runs egress, computeChecksum and the deparser of an early program (p4_prog_output_early) on
- * a unicast packet's state right after ingress. An output the traffic manager cannot tell
- * from the packet as it came (the same length and ECN codepoint, so the same buffer use,
- * drops and marks) replaces the header bytes: NULL, the packet needs no P4 state. Else the
- * header bytes stay as they came and the output rides in the returned state (made) until
- * egress puts it on, as it would have made it there. */
-static struct p4st *output_now(struct p4switch *ps, struct pkt *p, uint64_t *state,
-                               uint8_t passes)
+/* The packet whose state is the scratch was dropped (pkt_free). */
+static void pending_release(struct pkt_ext *e)
 {
-    uint16_t len = p->hdr_len;
-    uint8_t ecn = pkt_ecn(p);
-    memcpy(ps->save, p->hdr, len);
+    container_of(e, struct p4switch, pending)->pending_pkt = NULL;
+}
+
+/* An early program's packet (p4_prog_output_early) that the traffic manager took and holds:
+ * its output is the same made now as at egress, so its state need not wait in the queue.
+ * With the same length (the traffic manager's bytes) and no CE mark of the program's own to
+ * count at egress, the output stands as the header bytes, the traffic manager's mark
+ * applied as egress would: the packet leaves with no P4 state. Else the output (over the
+ * header bytes in place, or in the state) waits for egress to put it on. */
+static void output_queued(struct p4switch *ps, struct pkt *p)
+{
+    ps->pending_pkt = NULL;
+    uint8_t ecn_before = pkt_ecn(p);
     struct p4_egress_in in = {
         .bytes = p->hdr,
-        .len = len,
+        .len = p->hdr_len,
         .out = ps->out,
         .out_cap = sizeof(ps->out),
         .in_place = p->hdr,
     };
     struct p4_egress_out res;
-    p4_pipe_egress(ps->pipe, state, &in, &res);
-    bool fits = !res.overflow && res.out_len == len;
-    if (fits && !res.in_place)
-        memcpy(p->hdr, ps->out, len);
-    if (fits && pkt_ecn(p) == ecn && !ce_mark_rewrites(p))
-        return NULL;
-    struct p4st *st = state_new(ps, passes);
+    p4_pipe_egress(ps->pipe, ps->scratch, &in, &res);
+    bool same = res.in_place && !res.overflow && res.out_len == p->hdr_len;
+    if (same && (p->tm_ce || ecn_before == PKT_ECN_CE || pkt_ecn(p) != PKT_ECN_CE)) {
+        mark_again(p);
+        p->ext = NULL;
+        return;
+    }
+    struct p4st *st = state_new(ps, 0);
     st->made = true;
+    st->ecn_before = ecn_before;
     st->res = res;
-    memcpy(st->state, fits || res.in_place ? p->hdr : ps->out, res.out_len);
-    memcpy(p->hdr, ps->save, len);
-    return st;
+    if (!res.in_place)
+        memcpy(st->state, ps->out, res.out_len);
+    p->ext = &st->ext;
 }
 
 /* The state a packet keeps after ingress: `st`, or an early program's scratch copied. */
@@ -239,11 +247,13 @@ static void run_ingress(struct sw *sw, struct pkt *p)
     }
     switch (res.fwd) {
     case P4_FWD_UNICAST:
-        st = st ? st : output_now(ps, p, state, passes);
-        p->ext = st ? &st->ext : NULL;
+        p->ext = st ? &st->ext : &ps->pending;
+        ps->pending_pkt = st ? NULL : p;
         p->instance = P4_INSTANCE_NORMAL;
         p->qclass = (uint8_t)res.priority;
         switch_enqueue(sw, p4switch_port_of(res.egress_port), p);
+        if (ps->pending_pkt) /* queued: neither dropped nor sent on (p4_egress) */
+            output_queued(ps, ps->pending_pkt);
         return;
     case P4_FWD_MULTICAST: {
         const struct p4_mc_member *m;
@@ -324,11 +334,8 @@ static struct pkt *put_output(struct sw *sw, uint32_t port, struct pkt *p, struc
     p->size_bytes = res->out_len + payload;
     if (!p->tm_ce && ecn_before != PKT_ECN_CE && pkt_ecn(p) == PKT_ECN_CE)
         sw->tm.ports[port].p4_marks++;
-    /* the traffic manager's CE mark is on the wire whatever the program deparsed (a program
-     * that rewrites the ECN field itself still sees the header as parsed at ingress) */
-    if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
-        pkt_set_ecn(p, PKT_ECN_CE);
-    if (res->recirculate) {
+    mark_again(p);
+    if (st && res->recirculate) {
         if (++st->passes > P4SW_MAX_PASSES) {
             sw->p4_limit_drops++;
             pkt_free(sim, p);
@@ -339,22 +346,33 @@ static struct pkt *put_output(struct sw *sw, uint32_t port, struct pkt *p, struc
         switch_reinject(sw, p); /* the state rides along for the preserved field list */
         return NULL;
     }
-    pool_put(&ps->states, st); /* state_release, known to be ours */
     p->ext = NULL;
+    if (st) /* else the scratch state: the traffic manager took the packet and sent it on */
+        pool_put(&ps->states, st); /* state_release, known to be ours */
     return p;
 }
 
 /* The deparser may write over the header bytes (in place). A packet without state had its
- * output made at ingress (output_now). */
+ * output made while queued (output_queued); one taken from the queue as the traffic manager
+ * took it (pending) runs egress on the scratch state. */
 static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
 {
     if (!p->ext)
         return p;
     struct p4switch *ps = p4sw(sw);
-    struct p4st *st = container_of(p->ext, struct p4st, ext);
     uint8_t ecn_before = pkt_ecn(p);
-    if (st->made)
-        return put_output(sw, port, p, st, &st->res, (const uint8_t *)st->state, ecn_before);
+    struct p4st *st = NULL;
+    uint64_t *state = ps->scratch;
+    if (p->ext == &ps->pending) {
+        ps->pending_pkt = NULL;
+    } else {
+        st = container_of(p->ext, struct p4st, ext);
+        state = st->state;
+        if (st->made)
+            return put_output(sw, port, p, st, &st->res,
+                              st->res.in_place ? p->hdr : (const uint8_t *)st->state,
+                              st->ecn_before);
+    }
     struct p4_egress_in in = {
         .bytes = p->hdr,
         .len = p->hdr_len,
@@ -365,12 +383,12 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
     if (ps->egress_runs)
         egress_meta(sw, port, p, &in);
     struct p4_egress_out res;
-    p4_pipe_egress(ps->pipe, st->state, &in, &res);
+    p4_pipe_egress(ps->pipe, state, &in, &res);
     if (res.clone_session >= 0) {
         int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
         if (mp >= 0) {
             struct p4st *cs = state_new(ps, 0);
-            p4_pipe_clone_e2e(ps->pipe, cs->state, st->state, res.clone_fl);
+            p4_pipe_clone_e2e(ps->pipe, cs->state, state, res.clone_fl);
             struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_EGRESS_CLONE, 0);
             switch_enqueue(sw, p4switch_port_of((uint32_t)mp), c);
         }
@@ -590,6 +608,7 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
     size_t bytes = p4_prog_state_bytes(prog);
     ps->early = p4_prog_output_early(prog);
     ps->scratch = xcalloc(1, bytes + 8);
+    ps->pending.release = pending_release;
     pool_init(&ps->states, sizeof(struct p4st) + (ps->early ? MAX(bytes, PKT_HDR_MAX) : bytes),
               256);
     switch_set_stage(sw, &p4_stage, ps);

@@ -1,10 +1,10 @@
 /* Test program: L3 forwarding (routes from the scenario builder) with an empty egress control
  * and a checksum control that only computes, so the switch makes each unicast packet's output
- * right after ingress (p4_prog_output_early). Register 0 of `mode`, set from the scenario,
- * picks what ingress does to the headers: 0 nothing more; 1 sets ECN ECT(1) (the traffic
- * manager must still decide on the packet as it came); 2 inserts a 4-byte tag after Ethernet
- * (the output is longer); 3 sets ECN CE and the checksum 0xffff, unchecked; 4 leaves the
- * checksum as it came. */
+ * once the traffic manager holds it (p4_prog_output_early). Register 0 of `mode`, set by the
+ * test, picks what ingress does to the headers: 0 nothing more; 1 sets ECN ECT(1); 2 inserts a
+ * 4-byte tag after Ethernet (the output is longer); 3 sets ECN CE and the checksum 0xffff,
+ * unchecked; 4 leaves the checksum as it came; 5 drops the IPv4 header (the output is
+ * shorter). */
 #include <core.p4>
 #include <v1model.p4>
 
@@ -88,6 +88,8 @@ control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) 
             meta.raw = 1;
         } else if (m == 4) {
             meta.raw = 1;
+        } else if (m == 5) {
+            hdr.ipv4.setInvalid();
         }
     }
 }
