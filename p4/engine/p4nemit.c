@@ -302,17 +302,14 @@ static bool extract_shadow(struct em *m, const struct cs *s, const char *out, bo
     return clean;
 }
 
-/* A shadowed header's bytes while its shadow holds and its words fit in the output
+/* A shadowed header's bytes while its shadow holds and they fit in the output
  * (cs_emit_shadow), else the record. */
 static bool emit_shadow(struct em *m, const struct cs *s, bool clean)
 {
-    int nw = s->fields.nwords;
     PUT(m, "{ uint32_t ol = OUT_LEN;\nif (!S[%d] || !S[%d] || ol + %d > OUT_CAP) { CS(%d); }\n"
-           "else { uint8_t *o = OUT + ol;\n",
-        s->slot2, s->slot, nw * 8, rec(m, s));
-    for (int i = 0; i < nw; i++)
-        PUT(m, "memcpy(o + %d, S + %d, 8);\n", 8 * i, s->slot2 + 1 + i);
-    PUT(m, "OUT_LEN = ol + %d; } }\n", s->fields.bytes);
+           "else { memcpy(OUT + ol, S + %d, %d);\nOUT_LEN = ol + %d; } }\n",
+        s->slot2, s->slot, s->fields.bytes, rec(m, s), s->slot2 + 1, s->fields.bytes,
+        s->fields.bytes);
     return clean; /* emit_fields never changes the flow */
 }
 
@@ -386,7 +383,7 @@ static void call(struct em *m, const struct ccall *c, bool clean)
 }
 
 /* The lookup of the key in KEYBUF into a<l> (the action, -1 none) and d (its data): in a
- * table without direct counters or meters, p4table_lookup and the entry's or the default
+ * table without direct counters or meters, the table's lookup and the entry's or the default
  * action read directly (p4vm_table_match without its direct state), else p4cc_match. */
 static void match(struct em *m, const struct p4ir_table *t, int l)
 {
@@ -397,12 +394,12 @@ static void match(struct em *m, const struct p4ir_table *t, int l)
     }
     PUT(m,
         "(void)h; const char *rt = *(char **)(*(char **)(V + %zu) + %zu) + %zu;\n"
-        "const char *en = ((lookup_fn *)R[%d])(rt, K);\nint a%d;\n"
+        "const char *en = (*(lookup_fn *const *)(rt + %zu))(rt, K);\nint a%d;\n"
         "if (!en) { a%d = *(const int *)(rt + %zu); d = *(uint64_t *const *)(rt + %zu); }\n"
         "else { a%d = *(const int *)(en + %zu); d = (const uint64_t *)(en + "
         "*(const size_t *)(rt + %zu)); }\n",
         offsetof(struct p4vm, pipe), offsetof(struct p4_pipe, tables),
-        (size_t)t->id * sizeof(struct p4table), P4N_LOOKUP, l, l,
+        (size_t)t->id * sizeof(struct p4table), offsetof(struct p4table, lookup), l, l,
         offsetof(struct p4table, default_action), offsetof(struct p4table, default_data), l,
         offsetof(struct p4table_entry, action), offsetof(struct p4table, data_off));
 }
@@ -733,8 +730,7 @@ void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
     struct em m = {out, cc, 0, 0};
     const void *fixed[P4N_FIXED] = {(const void *)p4cc_select,    (const void *)p4cc_match,
                                     (const void *)p4vm_action_data, (const void *)p4cc_run_call,
-                                    cc,                             (const void *)p4table_lookup,
-                                    (const void *)p4cc_loop_fault};
+                                    cc,                             (const void *)p4cc_loop_fault};
     for (int i = 0; i < P4N_FIXED; i++)
         rec(&m, fixed[i]);
     prelude(&m);
