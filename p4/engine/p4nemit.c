@@ -228,9 +228,16 @@ static bool by_record(struct em *m, const struct cs *s)
     return false;
 }
 
+/* The write of v to a shadowed header's field (p): whole bytes stored big-endian (WB), else a
+ * read-modify-write of the 8-byte window (WT). */
 static void write_through(struct em *m, const struct cpatch *p, const char *v)
 {
-    if (p)
+    if (!p)
+        return;
+    int w = __builtin_popcountll(p->mask);
+    if (p->sh % 8 == 0 && w % 8 == 0)
+        PUT(m, "WB(%d, %d, %d, %s);\n", p->at, p->bo + (64 - p->sh - w) / 8, w / 8, v);
+    else
         PUT(m, "WT(%d, %d, %d, 0x%llxULL, %s);\n", p->at, p->bo, p->sh,
             (unsigned long long)p->mask, v);
 }
@@ -718,6 +725,14 @@ static void prelude(struct em *m)
            "{ v = __builtin_bswap64(v); memcpy(p, &v, 8); }\n"
            "#define WT(at, bo, sh, mask, v) do { uint8_t *b_ = (uint8_t *)(S + (at) + 1) + (bo);"
            " ST64(b_, (LD64(b_) & ~((mask) << (sh))) | (uint64_t)(v) << (sh)); } while (0)\n"
+           "#define WB(at, o, n, v) do { uint8_t *b_ = (uint8_t *)(S + (at) + 1) + (o); \\\n"
+           "uint64_t v_ = (v); if ((n) == 1) *b_ = (uint8_t)v_; \\\n"
+           "else if ((n) == 2) { uint16_t x_ = __builtin_bswap16((uint16_t)v_);"
+           " memcpy(b_, &x_, 2); } \\\n"
+           "else if ((n) == 4) { uint32_t x_ = __builtin_bswap32((uint32_t)v_);"
+           " memcpy(b_, &x_, 4); } \\\n"
+           "else { uint64_t x_ = __builtin_bswap64(v_ << (64 - 8 * (n))); memcpy(b_, &x_, (n)); } }"
+           " while (0)\n"
            "static inline uint64_t FOLD(unsigned __int128 sum)\n"
            "{ uint64_t lo = (uint64_t)sum; uint64_t s = lo + (uint64_t)(sum >> 64); s += s < lo;\n"
            "s = (s & 0xffffffffu) + (s >> 32); s = (s & 0xffffffffu) + (s >> 32);\n"
