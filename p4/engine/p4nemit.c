@@ -228,9 +228,16 @@ static bool by_record(struct em *m, const struct cs *s)
     return false;
 }
 
+/* The write of v to a shadowed header's field (p): whole bytes stored big-endian (WB), else a
+ * read-modify-write of the 8-byte window (WT). */
 static void write_through(struct em *m, const struct cpatch *p, const char *v)
 {
-    if (p)
+    if (!p)
+        return;
+    int w = __builtin_popcountll(p->mask);
+    if (p->sh % 8 == 0 && w % 8 == 0)
+        PUT(m, "WB(%d, %d, %d, %s);\n", p->at, p->bo + (64 - p->sh - w) / 8, w / 8, v);
+    else
         PUT(m, "WT(%d, %d, %d, 0x%llxULL, %s);\n", p->at, p->bo, p->sh,
             (unsigned long long)p->mask, v);
 }
@@ -302,17 +309,14 @@ static bool extract_shadow(struct em *m, const struct cs *s, const char *out, bo
     return clean;
 }
 
-/* A shadowed header's bytes while its shadow holds and its words fit in the output
+/* A shadowed header's bytes while its shadow holds and they fit in the output
  * (cs_emit_shadow), else the record. */
 static bool emit_shadow(struct em *m, const struct cs *s, bool clean)
 {
-    int nw = s->fields.nwords;
     PUT(m, "{ uint32_t ol = OUT_LEN;\nif (!S[%d] || !S[%d] || ol + %d > OUT_CAP) { CS(%d); }\n"
-           "else { uint8_t *o = OUT + ol;\n",
-        s->slot2, s->slot, nw * 8, rec(m, s));
-    for (int i = 0; i < nw; i++)
-        PUT(m, "memcpy(o + %d, S + %d, 8);\n", 8 * i, s->slot2 + 1 + i);
-    PUT(m, "OUT_LEN = ol + %d; } }\n", s->fields.bytes);
+           "else { memcpy(OUT + ol, S + %d, %d);\nOUT_LEN = ol + %d; } }\n",
+        s->slot2, s->slot, s->fields.bytes, rec(m, s), s->slot2 + 1, s->fields.bytes,
+        s->fields.bytes);
     return clean; /* emit_fields never changes the flow */
 }
 
@@ -386,7 +390,7 @@ static void call(struct em *m, const struct ccall *c, bool clean)
 }
 
 /* The lookup of the key in KEYBUF into a<l> (the action, -1 none) and d (its data): in a
- * table without direct counters or meters, p4table_lookup and the entry's or the default
+ * table without direct counters or meters, the table's lookup and the entry's or the default
  * action read directly (p4vm_table_match without its direct state), else p4cc_match. */
 static void match(struct em *m, const struct p4ir_table *t, int l)
 {
@@ -397,12 +401,12 @@ static void match(struct em *m, const struct p4ir_table *t, int l)
     }
     PUT(m,
         "(void)h; const char *rt = *(char **)(*(char **)(V + %zu) + %zu) + %zu;\n"
-        "const char *en = ((lookup_fn *)R[%d])(rt, K);\nint a%d;\n"
+        "const char *en = (*(lookup_fn *const *)(rt + %zu))(rt, K);\nint a%d;\n"
         "if (!en) { a%d = *(const int *)(rt + %zu); d = *(uint64_t *const *)(rt + %zu); }\n"
         "else { a%d = *(const int *)(en + %zu); d = (const uint64_t *)(en + "
         "*(const size_t *)(rt + %zu)); }\n",
         offsetof(struct p4vm, pipe), offsetof(struct p4_pipe, tables),
-        (size_t)t->id * sizeof(struct p4table), P4N_LOOKUP, l, l,
+        (size_t)t->id * sizeof(struct p4table), offsetof(struct p4table, lookup), l, l,
         offsetof(struct p4table, default_action), offsetof(struct p4table, default_data), l,
         offsetof(struct p4table_entry, action), offsetof(struct p4table, data_off));
 }
@@ -721,6 +725,14 @@ static void prelude(struct em *m)
            "{ v = __builtin_bswap64(v); memcpy(p, &v, 8); }\n"
            "#define WT(at, bo, sh, mask, v) do { uint8_t *b_ = (uint8_t *)(S + (at) + 1) + (bo);"
            " ST64(b_, (LD64(b_) & ~((mask) << (sh))) | (uint64_t)(v) << (sh)); } while (0)\n"
+           "#define WB(at, o, n, v) do { uint8_t *b_ = (uint8_t *)(S + (at) + 1) + (o); \\\n"
+           "uint64_t v_ = (v); if ((n) == 1) *b_ = (uint8_t)v_; \\\n"
+           "else if ((n) == 2) { uint16_t x_ = __builtin_bswap16((uint16_t)v_);"
+           " memcpy(b_, &x_, 2); } \\\n"
+           "else if ((n) == 4) { uint32_t x_ = __builtin_bswap32((uint32_t)v_);"
+           " memcpy(b_, &x_, 4); } \\\n"
+           "else { uint64_t x_ = __builtin_bswap64(v_ << (64 - 8 * (n))); memcpy(b_, &x_, (n)); } }"
+           " while (0)\n"
            "static inline uint64_t FOLD(unsigned __int128 sum)\n"
            "{ uint64_t lo = (uint64_t)sum; uint64_t s = lo + (uint64_t)(sum >> 64); s += s < lo;\n"
            "s = (s & 0xffffffffu) + (s >> 32); s = (s & 0xffffffffu) + (s >> 32);\n"
@@ -733,8 +745,7 @@ void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
     struct em m = {out, cc, 0, 0};
     const void *fixed[P4N_FIXED] = {(const void *)p4cc_select,    (const void *)p4cc_match,
                                     (const void *)p4vm_action_data, (const void *)p4cc_run_call,
-                                    cc,                             (const void *)p4table_lookup,
-                                    (const void *)p4cc_loop_fault};
+                                    cc,                             (const void *)p4cc_loop_fault};
     for (int i = 0; i < P4N_FIXED; i++)
         rec(&m, fixed[i]);
     prelude(&m);

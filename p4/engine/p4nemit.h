@@ -20,7 +20,6 @@ enum {
     P4N_ACTION_DATA,
     P4N_RUN_CALL,
     P4N_CC,
-    P4N_LOOKUP,
     P4N_LOOP_FAULT,
     P4N_FIXED
 };

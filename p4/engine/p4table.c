@@ -5,6 +5,7 @@
 #include <string.h>
 
 static size_t entry_size(struct p4table *t);
+static p4table_lookup_fn *lookup_for(const struct p4table *t);
 
 void p4table_init(struct p4table *t, const struct p4ir_table *ir)
 {
@@ -36,6 +37,7 @@ void p4table_init(struct p4table *t, const struct p4ir_table *ir)
     if (dw)
         memcpy(t->default_data, ir->default_entry.data, (size_t)dw * 8);
     t->entry_bytes = entry_size(t);
+    t->lookup = lookup_for(t);
 }
 
 /* ---- entry storage ---- */
@@ -234,6 +236,7 @@ static void level_add(struct p4table *t, int priority, const uint64_t *mask)
     t->levels[i].count = 1;
     t->levels[i].mask = p4util_malloc((size_t)t->key_words * 8);
     memcpy(t->levels[i].mask, mask, (size_t)t->key_words * 8);
+    t->levels[i].mask0 = mask[0];
     t->nlevels++;
 }
 
@@ -253,12 +256,12 @@ static void level_remove(struct p4table *t, int priority)
 #define LPM_MAX_WORDS 64 /* wider keys fall back to a scan */
 
 /* One key word (an IPv4 or narrower address): the probes compare the word directly. */
-static struct p4table_entry *lpm_lookup1(const struct p4table *t, uint64_t key)
+static struct p4table_entry *lpm_lookup1(const struct p4table *t, const uint64_t *key)
 {
     size_t m = (size_t)t->lpm_cap - 1;
-    for (int l = 0; l < t->nlevels; l++) {
+    for (int l = 0; l < t->nlevels; l++) { /* no levels while the index is empty */
         int priority = t->levels[l].priority;
-        uint64_t v = key & t->levels[l].mask[0];
+        uint64_t v = key[0] & t->levels[l].mask0;
         for (size_t i = lpm_hash(&v, 1, priority) & m;; i = (i + 1) & m) {
             struct p4table_entry *e = t->lpm_index[i];
             if (!e)
@@ -272,8 +275,6 @@ static struct p4table_entry *lpm_lookup1(const struct p4table *t, uint64_t key)
 
 static struct p4table_entry *lpm_lookup(const struct p4table *t, const uint64_t *key)
 {
-    if (t->key_words == 1 && t->lpm_cap)
-        return lpm_lookup1(t, key[0]);
     uint64_t v[LPM_MAX_WORDS];
     for (int l = 0; l < t->nlevels; l++) {
         const uint64_t *mask = t->levels[l].mask;
@@ -518,29 +519,43 @@ static bool matches(const struct p4table *t, const struct p4table_entry *e, cons
     return true;
 }
 
-struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *key)
+static struct p4table_entry *exact_lookup(const struct p4table *t, const uint64_t *key)
 {
-    if (t->exact_only) {
-        if (!t->n)
+    if (!t->n)
+        return NULL;
+    uint64_t h = key_hash(key, t->key_words);
+    size_t m = (size_t)t->index_cap - 1;
+    for (size_t i = h & m;; i = (i + 1) & m) {
+        int ei = t->index[i];
+        if (ei < 0)
             return NULL;
-        uint64_t h = key_hash(key, t->key_words);
-        size_t m = (size_t)t->index_cap - 1;
-        for (size_t i = h & m;; i = (i + 1) & m) {
-            int ei = t->index[i];
-            if (ei < 0)
-                return NULL;
-            const uint64_t *v = p4table_value(t, t->entries[ei]);
-            if (t->key_words == 1 ? v[0] == key[0] : memcmp(v, key, (size_t)t->key_words * 8) == 0)
-                return t->entries[ei];
-        }
+        const uint64_t *v = p4table_value(t, t->entries[ei]);
+        if (t->key_words == 1 ? v[0] == key[0] : memcmp(v, key, (size_t)t->key_words * 8) == 0)
+            return t->entries[ei];
     }
-    if (lpm_indexed(t))
-        return lpm_lookup(t, key);
+}
+
+static struct p4table_entry *scan_lookup(const struct p4table *t, const uint64_t *key)
+{
     for (int i = 0; i < t->n; i++) {
         if (matches(t, t->entries[i], key))
             return t->entries[i];
     }
     return NULL;
+}
+
+static p4table_lookup_fn *lookup_for(const struct p4table *t)
+{
+    if (t->exact_only)
+        return exact_lookup;
+    if (!lpm_indexed(t))
+        return scan_lookup;
+    return t->key_words == 1 ? lpm_lookup1 : lpm_lookup;
+}
+
+struct p4table_entry *p4table_lookup(const struct p4table *t, const uint64_t *key)
+{
+    return t->lookup(t, key);
 }
 
 static unsigned __int128 refill(unsigned __int128 tok, uint64_t rate, uint64_t burst, int64_t dt_ps)

@@ -42,11 +42,18 @@ struct p4table_entry {
 struct p4table_level {
     int priority;   /* total mask bits */
     int count;      /* entries of this length */
+    uint64_t mask0; /* mask[0], read by one-word lookups without a second load */
     uint64_t *mask; /* key_words words */
 };
 
+struct p4table;
+typedef struct p4table_entry *p4table_lookup_fn(const struct p4table *t, const uint64_t *key);
+
 struct p4table {
     const struct p4ir_table *ir;
+    /* the lookup for the table's kind of keys, chosen once at init: exact-only (hashed),
+     * lpm-only of one key word, lpm-only, others (a scan); p4table_lookup calls it */
+    p4table_lookup_fn *lookup;
     int key_words;
     bool has_range;
     bool exact_only;
