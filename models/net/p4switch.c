@@ -164,6 +164,7 @@ static void pending_release(struct pkt_ext *e)
     container_of(e, struct p4switch, pending)->pending_pkt = NULL;
 }
 
+/* The per-packet functions are `hot`, kept together with the engine's (p4.c says why). */
 /* An early program's packet (p4_prog_output_early) that the traffic manager took (and holds,
  * or sends at once): its output is the same made now as at egress, so its state need not wait
  * in the queue.
@@ -171,7 +172,7 @@ static void pending_release(struct pkt_ext *e)
  * count at egress, the output stands as the header bytes, the traffic manager's mark
  * applied as egress would: the packet leaves with no P4 state. Else the output (over the
  * header bytes in place, or in the state) waits for egress to put it on. */
-static void output_queued(struct p4switch *ps, struct pkt *p)
+static __attribute__((hot)) void output_queued(struct p4switch *ps, struct pkt *p)
 {
     ps->pending_pkt = NULL;
     uint8_t ecn_before = pkt_ecn(p);
@@ -289,7 +290,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
     pkt_free(sim, p);
 }
 
-static void p4_ingress(struct sw *sw, struct pkt *p)
+static __attribute__((hot)) void p4_ingress(struct sw *sw, struct pkt *p)
 {
     run_ingress(sw, p);
 }
@@ -355,7 +356,7 @@ static struct pkt *put_output(struct sw *sw, uint32_t port, struct pkt *p, struc
 /* The deparser may write over the header bytes (in place). A packet without state had its
  * output made while queued (output_queued); one the port sends as the traffic manager takes
  * it (pending) gets it now, from the scratch state. */
-static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
+static __attribute__((hot)) struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
 {
     struct p4switch *ps = p4sw(sw);
     if (p->ext == &ps->pending)
