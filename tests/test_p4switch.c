@@ -209,7 +209,7 @@ static struct early_run run_early_output(const char *yaml, const int *modes, int
     struct scenario *sc = load(yaml);
     struct sw *s = NULL;
     for (int i = 0; i < nsw; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof(name), "s%d", i);
         s = switch_of(scenario_node(sc, name));
         assert_true(p4switch_output_early(s)); /* empty egress, a checksum control that computes */

@@ -164,13 +164,15 @@ static void pending_release(struct pkt_ext *e)
     container_of(e, struct p4switch, pending)->pending_pkt = NULL;
 }
 
-/* An early program's packet (p4_prog_output_early) that the traffic manager took and holds:
- * its output is the same made now as at egress, so its state need not wait in the queue.
+/* The per-packet functions are `hot`, kept together with the engine's (p4.c says why). */
+/* An early program's packet (p4_prog_output_early) that the traffic manager took (and holds,
+ * or sends at once): its output is the same made now as at egress, so its state need not wait
+ * in the queue.
  * With the same length (the traffic manager's bytes) and no CE mark of the program's own to
  * count at egress, the output stands as the header bytes, the traffic manager's mark
  * applied as egress would: the packet leaves with no P4 state. Else the output (over the
  * header bytes in place, or in the state) waits for egress to put it on. */
-static void output_queued(struct p4switch *ps, struct pkt *p)
+static __attribute__((hot)) void output_queued(struct p4switch *ps, struct pkt *p)
 {
     ps->pending_pkt = NULL;
     uint8_t ecn_before = pkt_ecn(p);
@@ -288,7 +290,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
     pkt_free(sim, p);
 }
 
-static void p4_ingress(struct sw *sw, struct pkt *p)
+static __attribute__((hot)) void p4_ingress(struct sw *sw, struct pkt *p)
 {
     run_ingress(sw, p);
 }
@@ -335,7 +337,7 @@ static struct pkt *put_output(struct sw *sw, uint32_t port, struct pkt *p, struc
     if (!p->tm_ce && ecn_before != PKT_ECN_CE && pkt_ecn(p) == PKT_ECN_CE)
         sw->tm.ports[port].p4_marks++;
     mark_again(p);
-    if (st && res->recirculate) {
+    if (res->recirculate) {
         if (++st->passes > P4SW_MAX_PASSES) {
             sw->p4_limit_drops++;
             pkt_free(sim, p);
@@ -347,32 +349,26 @@ static struct pkt *put_output(struct sw *sw, uint32_t port, struct pkt *p, struc
         return NULL;
     }
     p->ext = NULL;
-    if (st) /* else the scratch state: the traffic manager took the packet and sent it on */
-        pool_put(&ps->states, st); /* state_release, known to be ours */
+    pool_put(&ps->states, st); /* state_release, known to be ours */
     return p;
 }
 
 /* The deparser may write over the header bytes (in place). A packet without state had its
- * output made while queued (output_queued); one taken from the queue as the traffic manager
- * took it (pending) runs egress on the scratch state. */
-static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
+ * output made while queued (output_queued); one the port sends as the traffic manager takes
+ * it (pending) gets it now, from the scratch state. */
+static __attribute__((hot)) struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
 {
+    struct p4switch *ps = p4sw(sw);
+    if (p->ext == &ps->pending)
+        output_queued(ps, p);
     if (!p->ext)
         return p;
-    struct p4switch *ps = p4sw(sw);
     uint8_t ecn_before = pkt_ecn(p);
-    struct p4st *st = NULL;
-    uint64_t *state = ps->scratch;
-    if (p->ext == &ps->pending) {
-        ps->pending_pkt = NULL;
-    } else {
-        st = container_of(p->ext, struct p4st, ext);
-        state = st->state;
-        if (st->made)
-            return put_output(sw, port, p, st, &st->res,
-                              st->res.in_place ? p->hdr : (const uint8_t *)st->state,
-                              st->ecn_before);
-    }
+    struct p4st *st = container_of(p->ext, struct p4st, ext);
+    if (st->made)
+        return put_output(sw, port, p, st, &st->res,
+                          st->res.in_place ? p->hdr : (const uint8_t *)st->state,
+                          st->ecn_before);
     struct p4_egress_in in = {
         .bytes = p->hdr,
         .len = p->hdr_len,
@@ -383,12 +379,12 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
     if (ps->egress_runs)
         egress_meta(sw, port, p, &in);
     struct p4_egress_out res;
-    p4_pipe_egress(ps->pipe, state, &in, &res);
+    p4_pipe_egress(ps->pipe, st->state, &in, &res);
     if (res.clone_session >= 0) {
         int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
         if (mp >= 0) {
             struct p4st *cs = state_new(ps, 0);
-            p4_pipe_clone_e2e(ps->pipe, cs->state, state, res.clone_fl);
+            p4_pipe_clone_e2e(ps->pipe, cs->state, st->state, res.clone_fl);
             struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_EGRESS_CLONE, 0);
             switch_enqueue(sw, p4switch_port_of((uint32_t)mp), c);
         }
