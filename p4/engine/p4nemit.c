@@ -367,13 +367,24 @@ static bool cksum_shadow(struct em *m, const struct cs *s, const char *out, bool
     return clean;
 }
 
-/* An action call: its body inlined (a simple call), else p4cc_run_call. */
-static void call(struct em *m, const struct ccall *c, bool clean)
+/* Whether the code emitted since `from` can leave the flow set: it calls a record or a
+ * helper (CS, CX, R[...]) or assigns or tests FLOW; code without any is inline code that
+ * cannot. */
+static bool may_set_flow(const struct em *m, size_t from)
+{
+    const char *t = m->o->text + from;
+    return strstr(t, "CS(") || strstr(t, "CX(") || strstr(t, "R[") || strstr(t, "FLOW =");
+}
+
+/* An action call: its body inlined (a simple call), else p4cc_run_call; whether the flow is
+ * known to be normal after it (normal before, and no statement of the body can set it). */
+static bool call(struct em *m, const struct ccall *c, bool clean)
 {
     if (!c->simple || m->depth >= INLINE_DEPTH) {
         PUT(m, "((call_fn *)R[%d])(V, R[%d]);\n", P4N_RUN_CALL, rec(m, c));
-        return;
+        return false;
     }
+    size_t at = m->o->len;
     for (int i = 0; i < c->nin; i++) {
         clean &= pure(c->in[i]);
         PUT(m, "S[%d] = ", c->in_slot[i]);
@@ -385,8 +396,13 @@ static void call(struct em *m, const struct ccall *c, bool clean)
     m->depth++;
     PUT(m, "{\n");
     block(m, &c->fn->body, out, clean);
-    PUT(m, "%s:; if (FLOW == %d) FLOW = 0; }\n", out, P4VM_RETURN);
+    clean &= !may_set_flow(m, at);
+    if (clean)
+        PUT(m, "%s:; }\n", out);
+    else
+        PUT(m, "%s:; if (FLOW == %d) FLOW = 0; }\n", out, P4VM_RETURN);
     m->depth--;
+    return clean;
 }
 
 /* The lookup of the key in KEYBUF into a<l> (the action, -1 none) and d (its data): in a
@@ -422,6 +438,7 @@ static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
     PUT(m, "{ const uint64_t *d; _Bool h; uint64_t *K = KEYBUF;\n");
     for (int i = 0; i < t->ir->nkeys; i++)
         PUT(m, "K[%d] = S[%d];\n", t->ir->keys[i].woff, t->kslot[i]);
+    size_t at = m->o->len;
     match(m, t->ir, l);
     PUT(m, "switch (a%d) {\n", l);
     for (int i = 0; i < t->ir->nactions; i++) {
@@ -434,7 +451,10 @@ static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
         call(m, c, clean);
         PUT(m, "break; }\n");
     }
-    PUT(m, "default: break; }\nif (FLOW) goto %s;\n", out);
+    PUT(m, "default: break; }\n");
+    clean &= !may_set_flow(m, at);
+    if (!clean)
+        PUT(m, "if (FLOW) goto %s;\n", out);
     if (s->fn == cs_switch) {
         const struct p4ir_stmt *st = s->st;
         PUT(m, "switch (a%d) {\n", l);
@@ -451,7 +471,7 @@ static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
         PUT(m, "} }\n");
     }
     PUT(m, "}\n");
-    return false;
+    return clean && !may_set_flow(m, at);
 }
 
 /* register.read(dst, index) and register.write(index, value) on elements of at most 64 bits
@@ -555,10 +575,8 @@ static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
         return emit_shadow(m, s, clean);
     if (s->fn == cs_emit)
         return emit_words(m, s, clean);
-    if (s->fn == cs_call) {
-        call(m, s->call, clean);
-        return false;
-    }
+    if (s->fn == cs_call)
+        return call(m, s->call, clean);
     if (s->fn == cs_update_cksum_shadow)
         return cksum_shadow(m, s, out, clean);
     if (s->fn == cs_apply || s->fn == cs_switch)
