@@ -27,6 +27,7 @@ struct em {
     const struct p4cc *cc;
     int nlab;
     int depth;
+    int bitpos; /* in the parser: the packet's bit position here when it is known, else -1 */
 };
 
 void p4nemit_put(struct p4nsrc *o, const char *fmt, ...)
@@ -296,16 +297,23 @@ static bool extract_shadow(struct em *m, const struct cs *s, const char *out, bo
 {
     const struct cshadow *sh = s->sh;
     int nw8 = s->fields.nwords * 8;
-    PUT(m, "{ uint32_t bp = BITPOS, fr = bp >> 3;\n"
-           "if ((bp & 7) || (uint64_t)fr + %d > IN_LEN) { CS(%d); if (FLOW) goto %s; }\n"
-           "else { uint8_t *d = (uint8_t *)(S + %d);\nmemcpy(d, IN + fr, %d);\nS[%d] = 1;\n",
-        nw8, rec(m, s), out, s->slot2 + 1, nw8, s->slot2);
+    if (m->bitpos >= 0 && m->bitpos % 8 == 0) /* a known byte position: constant offsets */
+        PUT(m,
+            "{ uint32_t fr = %d;\n"
+            "if ((uint64_t)fr + %d > IN_LEN) { CS(%d); if (FLOW) goto %s; }\n",
+            m->bitpos / 8, nw8, rec(m, s), out);
+    else
+        PUT(m, "{ uint32_t bp = BITPOS, fr = bp >> 3;\n"
+               "if ((bp & 7) || (uint64_t)fr + %d > IN_LEN) { CS(%d); if (FLOW) goto %s; }\n",
+            nw8, rec(m, s), out);
+    PUT(m, "else { uint8_t *d = (uint8_t *)(S + %d);\nmemcpy(d, IN + fr, %d);\nS[%d] = 1;\n",
+        s->slot2 + 1, nw8, s->slot2);
     for (int i = 0; i < sh->dec.n; i++) {
         const struct cfield *f = &sh->dec.f[i];
         PUT(m, "S[%d] = LD64(d + %d) >> %d & 0x%llxULL;\n", sh->hslot + f->off, f->bo, f->sh,
             (unsigned long long)f->mask);
     }
-    PUT(m, "S[%d] = 1;\nBITPOS = bp + %u; } }\n", s->slot, (unsigned)s->k);
+    PUT(m, "S[%d] = 1;\nBITPOS = fr * 8 + %u; } }\n", s->slot, (unsigned)s->k);
     return clean;
 }
 
@@ -528,10 +536,30 @@ static bool loop(struct em *m, const struct cs *s)
     return false;
 }
 
+/* Whether a parser statement keeps the bit position or moves it by a known amount (added to
+ * *bits): a shadowed header's extract (its record, the fallback, moves it as much when it
+ * succeeds; when it fails the parser ends) and inline assignments. Others (extracts through
+ * records, advance, sub-parsers, branches) can move it by amounts known only at run time. */
+static bool fixed_step(const struct cs *s, int *bits)
+{
+    if (s->fn == cs_extract_shadow)
+        *bits += (int)s->k;
+    return s->fn == cs_extract_shadow || s->fn == cs_moves || s->fn == cs_assign_load ||
+           s->fn == cs_assign_const || s->fn == cs_setvalid;
+}
+
 /* One statement; whether the flow is known to be normal after it. */
 static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
 {
     const struct p4ir_std *std = &m->cc->prog->std;
+    int moved = 0;
+    if (!fixed_step(s, &moved))
+        m->bitpos = -1; /* before: the statement's own extracts do not know it either */
+    if (s->fn == cs_extract_shadow) {
+        bool c = extract_shadow(m, s, out, clean);
+        m->bitpos = m->bitpos >= 0 ? m->bitpos + moved : -1;
+        return c;
+    }
     if (s->fn == cs_moves)
         return moves(m, s, clean);
     if (s->fn == cs_assign_load) {
@@ -569,8 +597,6 @@ static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
             PUT(m, "S[%d] = 0;\n", std->mcast_grp);
         return clean;
     }
-    if (s->fn == cs_extract_shadow)
-        return extract_shadow(m, s, out, clean);
     if (s->fn == cs_emit_shadow)
         return emit_shadow(m, s, clean);
     if (s->fn == cs_emit)
@@ -684,10 +710,58 @@ static bool parser_bounded(const struct p4_prog *prog)
     return !cyc;
 }
 
+/* The bit position after a block of parser statements that starts at `at` (-1 unknown). */
+static int block_moves(const struct cb *b, int at)
+{
+    for (int i = 0; i < b->n && at >= 0; i++) {
+        if (!fixed_step(&b->s[i], &at))
+            at = -1;
+    }
+    return at;
+}
+
+/* Merges position v into state st's entry position (pos: -2 not reached, -1 unknown). */
+static bool merge_pos(int *pos, int st, int v)
+{
+    if (st < 0 || pos[st] == v || pos[st] == -1)
+        return false;
+    pos[st] = pos[st] == -2 ? v : -1;
+    return true;
+}
+
+/* The bit position at each state's entry, where every path to it has the same known one
+ * (the parser starts at bit 0): a fixed point over the transitions, each entry position
+ * changing at most twice (not reached, a position, unknown). The caller frees it. */
+static int *entry_positions(const struct p4cc *cc)
+{
+    const struct p4_prog *prog = cc->prog;
+    int *pos = p4util_malloc(((size_t)prog->nstates + 1) * sizeof(int));
+    for (int st = 0; st < prog->nstates; st++)
+        pos[st] = -2;
+    bool changed = merge_pos(pos, prog->start_state, block_moves(&cc->parser_init, 0));
+    while (changed) {
+        changed = false;
+        for (int st = 0; st < prog->nstates; st++) {
+            if (pos[st] == -2)
+                continue;
+            const struct p4ir_state *s = &prog->states[st];
+            int out = block_moves(&cc->states[st].body, pos[st]);
+            if (!s->nkeys)
+                changed |= merge_pos(pos, s->next, out);
+            for (int i = 0; s->nkeys && i < s->ncases; i++)
+                changed |= merge_pos(pos, s->cases[i].next, out);
+            if (s->nkeys && cc->states[st].nvals >= 0)
+                changed |= merge_pos(pos, cc->states[st].dflt, out);
+        }
+    }
+    return pos;
+}
+
 static void parser(struct em *m)
 {
     const struct p4_prog *prog = m->cc->prog;
     bool bounded = parser_bounded(prog);
+    int *pos = entry_positions(m->cc);
     PUT(m,
         "void p4n_parser(void *vm, const void *const *R)\n{\nchar *V = vm; uint64_t *S = SLOTS;\n"
         "int steps = 0;\nFLOW = 0; PERR = 0; IN_PARSER = 1;\n");
@@ -697,11 +771,14 @@ static void parser(struct em *m)
     go_state(m, prog->start_state);
     for (int st = 0; st < prog->nstates; st++) {
         PUT(m, "st%d:\n", st);
+        m->bitpos = pos[st] >= 0 ? pos[st] : -1;
         if (!bounded)
             PUT(m, "if (++steps > 100000) { PERR = %d; goto done; }\n", ERR_PARSER_TIMEOUT);
         block(m, &m->cc->states[st].body, "done", true);
         transition(m, st);
     }
+    m->bitpos = -1;
+    free(pos);
     PUT(m, "done:\nFLOW = 0; IN_PARSER = 0; S[0] = BITPOS / 8;\n");
     if (prog->std.parser_error >= 0)
         PUT(m, "S[%d] = (uint64_t)PERR;\n", prog->std.parser_error);
@@ -760,7 +837,7 @@ static void prelude(struct em *m)
 void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
 {
     memset(out, 0, sizeof(*out));
-    struct em m = {out, cc, 0, 0};
+    struct em m = {out, cc, 0, 0, -1};
     const void *fixed[P4N_FIXED] = {(const void *)p4cc_select,    (const void *)p4cc_match,
                                     (const void *)p4vm_action_data, (const void *)p4cc_run_call,
                                     cc,                             (const void *)p4cc_loop_fault};
