@@ -31,12 +31,6 @@ static inline bool entry_less(const struct evq_entry *a, const struct evq_entry 
     return rank(a) < rank(b);
 }
 
-static inline void place(struct evq *q, uint32_t i, struct evq_entry e)
-{
-    q->heap[i] = e;
-    q->pos[SLOT_OF(e)] = i;
-}
-
 /* A run past the queue's limits is a runtime failure (exit 1), like running out of memory. */
 static _Noreturn void too_many(const char *what, unsigned long long limit)
 {
@@ -66,7 +60,6 @@ static void grow(struct evq *q, uint32_t cap)
     q->heap_mem = regrow(q->heap_mem, q->len ? (HEAP_PAD + q->len) * entry : 0,
                          (HEAP_PAD + cap) * entry);
     q->heap = (struct evq_entry *)q->heap_mem + HEAP_PAD;
-    q->pos = regrow(q->pos, q->cap * sizeof(*q->pos), cap * sizeof(*q->pos));
     q->timers = regrow(q->timers, q->cap * sizeof(*q->timers), cap * sizeof(*q->timers));
     q->free = regrow(q->free, q->cap * sizeof(*q->free), cap * sizeof(*q->free));
     uint32_t nfree = q->cap - q->len;
@@ -81,10 +74,10 @@ static void sift_up(struct evq *q, uint32_t i, struct evq_entry e)
         uint32_t parent = PARENT(i);
         if (!entry_less(&e, &q->heap[parent]))
             break;
-        place(q, i, q->heap[parent]);
+        q->heap[i] = q->heap[parent];
         i = parent;
     }
-    place(q, i, e);
+    q->heap[i] = e;
 }
 
 static void sift_down(struct evq *q, uint32_t i, struct evq_entry e)
@@ -107,21 +100,21 @@ static void sift_down(struct evq *q, uint32_t i, struct evq_entry e)
         }
         if (least >= rank(&e))
             break;
-        place(q, i, q->heap[c]);
+        q->heap[i] = q->heap[c];
         i = c;
     }
-    place(q, i, e);
+    q->heap[i] = e;
 }
 
 void evq_init(struct evq *q)
 {
     q->heap = NULL;
     q->heap_mem = NULL;
-    q->pos = NULL;
     q->timers = NULL;
     q->free = NULL;
     q->cap = 0;
     q->len = 0;
+    q->dead = 0;
     grow(q, 1024);
     q->counter = 0;
     q->fired = 0;
@@ -131,16 +124,18 @@ void evq_init(struct evq *q)
 
 void evq_fini(struct evq *q)
 {
-    for (uint32_t i = 0; i < q->len; i++)
-        q->timers[SLOT_OF(q->heap[i])]->slot = EVQ_IDLE;
+    for (uint32_t i = 0; i < q->len; i++) {
+        struct evq_timer *t = q->timers[SLOT_OF(q->heap[i])];
+        if (t)
+            t->slot = EVQ_IDLE;
+    }
     free(q->heap_mem);
-    free(q->pos);
     free(q->timers);
     free(q->free);
     q->heap = q->heap_mem = NULL;
-    q->pos = q->free = NULL;
+    q->free = NULL;
     q->timers = NULL;
-    q->len = q->cap = 0;
+    q->len = q->cap = q->dead = 0;
 }
 
 void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase)
@@ -150,12 +145,41 @@ void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase
     t->phase = (uint8_t)phase;
 }
 
-/* Frees the slot of the entry at heap index i; its timer becomes idle. */
-static inline void release(struct evq *q, uint32_t i)
+/* Removes the top entry and frees its slot. */
+static void remove_top(struct evq *q)
 {
-    uint32_t slot = SLOT_OF(q->heap[i]);
-    q->timers[slot]->slot = EVQ_IDLE;
-    q->free[q->cap - q->len - 1] = slot;
+    q->len--;
+    q->free[q->cap - q->len - 1] = SLOT_OF(q->heap[0]);
+    if (q->len > 0)
+        sift_down(q, 0, q->heap[q->len]);
+}
+
+/* Drops dead entries from the top, so the top is a pending timer (or the heap is empty). */
+static void drop_dead_top(struct evq *q)
+{
+    while (q->len > 0 && !q->timers[SLOT_OF(q->heap[0])]) {
+        remove_top(q);
+        q->dead--;
+    }
+}
+
+/* Removes every dead entry and orders the rest again (bottom-up: O(len)). Keys are unique, so
+ * the order of the events does not depend on where entries sit. */
+static void drop_dead(struct evq *q)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < q->len; i++) {
+        struct evq_entry e = q->heap[i];
+        if (q->timers[SLOT_OF(e)]) {
+            q->heap[n++] = e;
+            continue;
+        }
+        q->free[q->cap - q->len + (i - n)] = SLOT_OF(e);
+    }
+    q->len = n;
+    q->dead = 0;
+    for (uint32_t i = n > 1 ? PARENT(n - 1) + 1 : 0; i-- > 0;)
+        sift_down(q, i, q->heap[i]);
 }
 
 uint64_t evq_reserve(struct evq *q)
@@ -213,26 +237,18 @@ static void insert(struct evq *q, struct evq_timer *t, sim_time_t at, uint64_t s
     sift_up(q, q->len - 1, e);
 }
 
-static void remove_at(struct evq *q, uint32_t i)
-{
-    q->len--;
-    release(q, i);
-    if (i == q->len)
-        return;
-    struct evq_entry last = q->heap[q->len];
-    if (i > 0 && entry_less(&last, &q->heap[PARENT(i)]))
-        sift_up(q, i, last);
-    else
-        sift_down(q, i, last);
-}
-
 void evq_cancel(struct evq *q, struct evq_timer *t)
 {
     if (t->slot == EVQ_IDLE)
         return;
-    uint32_t i = q->pos[t->slot];
-    SIM_ASSERT(i < q->len && q->timers[t->slot] == t);
-    remove_at(q, i);
+    SIM_ASSERT(t->slot < q->cap && q->timers[t->slot] == t);
+    q->timers[t->slot] = NULL;
+    t->slot = EVQ_IDLE;
+    q->dead++;
+    if (q->dead > q->len / 2)
+        drop_dead(q);
+    else
+        drop_dead_top(q);
 }
 
 void evq_reschedule(struct evq *q, struct evq_timer *t, sim_time_t at)
@@ -248,10 +264,10 @@ struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
     struct evq_timer *t = q->timers[SLOT_OF(q->heap[0])];
     q->cur = q->heap[0];
     *at = q->heap[0].at;
-    q->len--;
-    release(q, 0);
+    t->slot = EVQ_IDLE;
+    remove_top(q);
+    drop_dead_top(q);
     if (q->len > 0) {
-        sift_down(q, 0, q->heap[q->len]);
         /* the next event's owner (its timer's line and the next), to arrive while this event
          * runs: at scale they are far apart in memory and nearly always cache misses */
         const char *next = (const char *)q->timers[SLOT_OF(q->heap[0])];

@@ -6,10 +6,12 @@
  * beyond).
  *
  * Timers are intrusive: embedded in their owner, which recovers itself with container_of. A
- * pending timer holds a slot; the queue keeps each slot's heap index in a compact array, so
- * cancel and reschedule are O(log n) and a sift writes that array, not the timers (owners spread
- * over memory: a cache miss per moved entry). Scheduling never allocates (the arrays grow
- * geometrically and never shrink; an array of 2 MiB or more is on huge pages, hugepage.h). */
+ * pending timer holds a slot; the queue keeps each slot's timer in a compact array. A cancel
+ * only clears that (the entry stays, dead, until it reaches the top, where it is dropped; when
+ * more than half the entries are dead they are all removed at once), so a sift moves entries and
+ * writes nothing else: with an array of heap positions, every moved entry wrote a random line of
+ * it, a cache miss per level at scale. Scheduling never allocates (the arrays grow geometrically
+ * and never shrink; an array of 2 MiB or more is on huge pages, hugepage.h). */
 #ifndef SIM_SIM_EVQ_H
 #define SIM_SIM_EVQ_H
 
@@ -47,10 +49,10 @@ struct evq_entry {
 
 struct evq {
     struct evq_entry *heap;
-    uint32_t len;
+    uint32_t len;    /* entries in the heap, dead ones included; the top is never dead */
     uint32_t cap;
-    uint32_t *pos;   /* slot -> heap index */
-    struct evq_timer **timers; /* slot -> its pending timer */
+    uint32_t dead;   /* entries of cancelled timers */
+    struct evq_timer **timers; /* slot -> its pending timer, NULL for a dead entry's slot */
     uint32_t *free;  /* free slots: cap - len of them */
     void *heap_mem;  /* the heap's allocation (the heap starts 3 entries in: evq.c) */
     uint64_t counter; /* insertion counter, low 56 bits of the key */
@@ -104,9 +106,10 @@ static inline void evq_note_folded(struct evq *q)
 /* The run stopped at `until`: every event up to it has run (sim_run calls it). */
 void evq_mark_until(struct evq *q, sim_time_t until);
 
+/* Pending timers. */
 static inline uint32_t evq_len(const struct evq *q)
 {
-    return q->len;
+    return q->len - q->dead;
 }
 
 #endif

@@ -217,6 +217,79 @@ static void test_evq_layout_and_slots(void **state)
     evq_fini(&q);
 }
 
+/* The reference's least pending timer: by (time, phase, scheduling order), or -1. */
+static int ref_least(const struct fz *v, const uint8_t *phase, int n)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        if (!v[i].live)
+            continue;
+        if (best < 0 || v[i].at < v[best].at ||
+            (v[i].at == v[best].at && (phase[i] < phase[best] ||
+                                       (phase[i] == phase[best] && v[i].order < v[best].order))))
+            best = i;
+    }
+    return best;
+}
+
+/* Cancels as often as pops, on 600 timers in all three phases at times with many ties:
+ * every pop is the reference's least pending timer (so cancelled entries left in the heap never
+ * run and never change the order), the queue counts only pending timers, and the heap holds at
+ * most twice the pending timers (dead entries are removed, not kept). */
+static void test_evq_cancel_heavy(void **state)
+{
+    enum { N = 600, OPS = 60000 };
+    struct fz v[N] = {0};
+    uint8_t phase[N];
+    struct evq q;
+    evq_init(&q);
+    unsigned seed = 777;
+    for (int i = 0; i < N; i++) {
+        phase[i] = (uint8_t)(rand_r(&seed) % 3);
+        evq_timer_init(&v[i].t, fz_fire, (enum evq_phase)phase[i]);
+    }
+    uint64_t order = 0;
+    sim_time_t now = 0;
+    int live = 0, pops = 0;
+    for (int op = 0; op < OPS; op++) {
+        int k = rand_r(&seed) % N;
+        int what = rand_r(&seed) % 4;
+        if (what == 0) { /* pop */
+            int want = ref_least(v, phase, N);
+            sim_time_t at;
+            struct evq_timer *t = evq_pop(&q, &at);
+            if (want < 0) {
+                assert_null(t);
+                continue;
+            }
+            assert_ptr_equal(t, &v[want].t);
+            assert_int_equal(at, v[want].at);
+            v[want].live = false;
+            now = at;
+            live--;
+            pops++;
+        } else if (what == 1) { /* cancel (of an idle timer: nothing) */
+            live -= v[k].live;
+            v[k].live = false;
+            evq_cancel(&q, &v[k].t);
+        } else { /* schedule or move, at most 40 ps ahead: ties */
+            live += !v[k].live;
+            v[k].at = now + rand_r(&seed) % 40;
+            v[k].order = order++;
+            v[k].live = true;
+            evq_reschedule(&q, &v[k].t, v[k].at);
+        }
+        assert_int_equal(evq_len(&q), live);
+        assert_true(q.len <= 2 * (uint32_t)live + 1);
+        int least = ref_least(v, phase, N);
+        assert_int_equal(evq_next_time(&q), least < 0 ? SIM_TIME_NEVER : v[least].at);
+    }
+    assert_true(pops > OPS / 8);
+    evq_fini(&q);
+    for (int i = 0; i < N; i++)
+        assert_false(evq_timer_pending(&v[i].t));
+}
+
 struct probe {
     struct evq_timer t;
     uint64_t seq; /* the reserved place asked about */
@@ -267,4 +340,4 @@ static void test_evq_reserved_place(void **state)
 TEST_MAIN(cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_reserved_place), cmocka_unit_test(test_evq_phases),
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
           cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_random_heap_huge),
-          cmocka_unit_test(test_evq_layout_and_slots))
+          cmocka_unit_test(test_evq_layout_and_slots), cmocka_unit_test(test_evq_cancel_heavy))

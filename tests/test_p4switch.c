@@ -12,6 +12,8 @@
 #include "models/net/switch.h"
 #include "models/net/switch_report.h"
 #include "models/net/host.h"
+#include "models/net/link.h"
+#include "sim/pcap.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
@@ -192,10 +194,120 @@ static void test_p4switch_drops_by_reason(void **state)
     scenario_destroy(sc);
 }
 
+/* What a run of early_output.p4 left: the frames switch `tap` sent on its port `port` (time,
+ * length and bytes, as a trace holds them) and that port's counters. modes[i] is register
+ * I.mode of switch s<i>; the switches make their output early or at egress. */
+struct early_run {
+    char *frames;
+    size_t len;
+    uint64_t enq_bytes, drops, marks, p4_marks, rx_ce;
+};
+
+static struct early_run run_early_output(const char *yaml, const int *modes, int nsw,
+                                         uint32_t port, bool early)
+{
+    struct scenario *sc = load(yaml);
+    struct sw *s = NULL;
+    for (int i = 0; i < nsw; i++) {
+        char name[8];
+        snprintf(name, sizeof(name), "s%d", i);
+        s = switch_of(scenario_node(sc, name));
+        assert_true(p4switch_output_early(s)); /* empty egress, a checksum control that computes */
+        if (!early)
+            p4switch_output_at_egress(s);
+        char err[256];
+        assert_int_equal(p4rt_register_write(p4switch_pipe(s), "I.mode", 0, (uint64_t)modes[i],
+                                             err, sizeof(err)),
+                         0);
+    }
+    struct early_run r = {0};
+    struct pcap_writer w = {0};
+    w.file.f = open_memstream(&r.frames, &r.len);
+    struct link *tx = &s->node.ports[port]->tx;
+    tx->tap = &w;
+    scenario_run(sc);
+    tx->tap = NULL;
+    fclose(w.file.f);
+    const struct tmgr_stats *st = &s->tm.ports[port].cls[0];
+    r.enq_bytes = st->enq_bytes;
+    r.drops = st->drop_pkts;
+    r.marks = st->mark_pkts;
+    r.p4_marks = s->tm.ports[port].p4_marks;
+    for (uint32_t i = 0; i < sc->nflows; i++)
+        r.rx_ce += sc->flows[i]->st.rx_ce;
+    scenario_destroy(sc);
+    return r;
+}
+
+/* The same frames and counts with the output made early and at egress; returns the first. */
+static struct early_run same_either_way(const char *yaml, const int *modes, int nsw,
+                                        uint32_t port)
+{
+    struct early_run a = run_early_output(yaml, modes, nsw, port, true);
+    struct early_run b = run_early_output(yaml, modes, nsw, port, false);
+    assert_true(a.len > 1000);
+    assert_true(a.len == b.len && memcmp(a.frames, b.frames, a.len) == 0);
+    assert_true(a.enq_bytes == b.enq_bytes && a.drops == b.drops && a.marks == b.marks);
+    assert_true(a.p4_marks == b.p4_marks && a.rx_ce == b.rx_ce);
+    free(a.frames);
+    free(b.frames);
+    a.frames = NULL;
+    return a;
+}
+
+#define EARLY_SWITCH                                                                       \
+    "program: tests/p4sim/early_output.p4, buffer: 400KB, ecn: threshold, ecn_unit: packets," \
+    " ecn_kmin: 4"
+
+/* A program whose egress is empty and whose checksum control only computes has each unicast
+ * packet's output made as soon as the traffic manager holds it, not when it leaves: every
+ * frame on the wire (time, length, bytes) and every count is the same either way. The traffic
+ * manager decides on the packet as it came: with ECN set by the program (mode 1) it sees
+ * not-ECT packets and marks none; a longer or shorter output (modes 2, 5) waits for egress
+ * (the buffer holds the bytes as they came); so does a CE mark of the program's own (mode 3),
+ * which the port counts when the packet leaves. */
+static void test_p4switch_early_output_same_frames(void **state)
+{
+    for (int mode = 0; mode <= 5; mode++) {
+        if (mode == 4)
+            continue; /* the two-switch test below */
+        char *y = incast_yaml(8, "200KB", EARLY_SWITCH, mode != 1); /* 1: hosts send not-ECT */
+        struct early_run r = same_either_way(y, &mode, 1, 8);
+        if (mode == 0)
+            assert_true(r.marks > 0 && r.drops > 0); /* the queue fills: marks and drops */
+        if (mode == 1)
+            assert_true(r.marks == 0 && r.rx_ce == 0);
+        if (mode == 3)
+            assert_true(r.p4_marks > 0);
+        free(y);
+    }
+}
+
+/* A packet that arrives CE with checksum 0xffff and leaves so: egress re-applies the traffic
+ * manager's mark to the output, which writes the checksum 0 (RFC 1624 arithmetic), and so does
+ * the output made in the queue. s0 makes such packets (mode 3) with no queue (a 100G uplink
+ * for 80G of senders), s1 keeps them (mode 4) and marks them in its queue to h8. */
+static void test_p4switch_early_output_ce_mark(void **state)
+{
+    char y[1024];
+    int len = snprintf(y, sizeof(y),
+                       "topology: {kind: dumbbell, left: 8, right: 1, link: {rate: 10Gbps},\n"
+                       "  uplink: {rate: 100Gbps}}\n"
+                       "defaults: {switch: {" EARLY_SWITCH "}, flow: {ecn: true}}\nflows:\n");
+    for (int i = 0; i < 8; i++)
+        len += snprintf(y + len, sizeof(y) - (size_t)len,
+                        "  - {src: h%d, dst: h8, bytes: 200KB}\n", i);
+    int modes[2] = {3, 4};
+    struct early_run r = same_either_way(y, modes, 2, 1);
+    assert_true(r.marks > 0);
+}
+
 TEST_MAIN(cmocka_unit_test(test_p4switch_ecn_from_enq_qdepth),
           cmocka_unit_test(test_p4switch_multicast),
           cmocka_unit_test(test_p4switch_same_timing_as_fixed),
           cmocka_unit_test(test_p4switch_routes_fat_tree),
           cmocka_unit_test(test_p4switch_explicit_entry_wins),
           cmocka_unit_test(test_p4switch_wide_ports), cmocka_unit_test(test_p4switch_wide_routes),
-          cmocka_unit_test(test_p4switch_drops_by_reason))
+          cmocka_unit_test(test_p4switch_drops_by_reason),
+          cmocka_unit_test(test_p4switch_early_output_same_frames),
+          cmocka_unit_test(test_p4switch_early_output_ce_mark))

@@ -186,6 +186,48 @@ static void test_p4use_requests_and_scratch(void **state)
     p4_prog_free(prog);
 }
 
+/* The output is made early (p4.h) only when egress is empty and computeChecksum and the
+ * deparser only compute on the state: a statement in egress, or in the checksum control a
+ * division (a fault at zero), a call, an extern with state, a log or a random number, keeps it
+ * at egress, where such a thing happens at the packet's time and in the order of egress. */
+static void test_p4use_output_early(void **state)
+{
+    (void)state;
+    const char *twice = "bit<8> twice(in bit<8> x) { return x + x; }";
+    const char *reg = "register<bit<8>>(1) r;";
+    const struct {
+        const char *decls, *egress, *compute, *deparser;
+        bool early;
+    } c[] = {
+        {"", "", "", NULL, true},
+        {"", "", "if (h.h.isValid()) { h.h.w = h.h.w + 1; }", NULL, true},
+        {"", "", "", "if (h.h.w != 2) { pkt.emit(h.h); }", true},
+        {"", "h.h.w = 1;", "", NULL, false},
+        {"", "", "h.h.w = h.h.w / (bit<8>)h.h.v;", NULL, false},
+        {"", "", "h.h.w = h.h.w % 3;", NULL, false},
+        {twice, "", "h.h.w = twice(h.h.w);", NULL, false},
+        {reg, "", "r.write(0, h.h.w);", NULL, false},
+        {reg, "", "r.read(h.h.w, 0);", NULL, false},
+        {"", "", "log_msg(\"x\");", NULL, false},
+        {"", "", "random(h.h.w, 0, 7);", NULL, false},
+        {"", "", "hash(h.h.w, HashAlgorithm.random, 8w0, { h.h.v }, 8w4);", NULL, false},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        const struct use_case u = {"early", c[i].decls, "accept", "", "", c[i].egress,
+                                   c[i].compute, 0, 0, c[i].deparser};
+        struct p4_pipe *pipe;
+        struct p4_prog *prog = load(&u, P4_EXEC_DEFAULT, &pipe);
+        if (p4_prog_output_early(prog) != c[i].early)
+            fail_msg("case %zu: output early %d", i, !c[i].early);
+        test_pipe_free(pipe, prog);
+    }
+    int nerr;
+    struct p4_prog *prog = p4_prog_load("p4/programs/basic.p4", "p4/include", stderr, &nerr);
+    assert_true(p4_prog_output_early(prog)); /* update_checksum and emits */
+    p4_prog_free(prog);
+}
+
 TEST_MAIN(cmocka_unit_test(test_p4use_every_path_sees_the_timestamp),
           cmocka_unit_test(test_p4use_unreferenced_fields_are_left_out),
-          cmocka_unit_test(test_p4use_requests_and_scratch))
+          cmocka_unit_test(test_p4use_requests_and_scratch),
+          cmocka_unit_test(test_p4use_output_early))

@@ -36,7 +36,7 @@ static void link_arrive(struct sim *sim, struct evq_timer *t);
 
 void link_init(struct link *l, struct port *port, const struct link_cfg *cfg)
 {
-    *l = (struct link){.cfg = *cfg, .port = port};
+    *l = (struct link){.cfg = *cfg, .port = port, .peer = port ? port->peer : NULL};
     /* the product stays below 2^63: wire bytes < 2^33 (a 32-bit size + overhead <= 1 KB) */
     const uint64_t ps_per_bit = 1000000000000u;
     if (cfg->rate_bps && 8 * ps_per_bit % cfg->rate_bps == 0 &&
@@ -195,6 +195,6 @@ static void link_arrive(struct sim *sim, struct evq_timer *t)
     } else if (l->on_wire.head) {
         evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
     }
-    struct port *peer = l->port->peer;
+    struct port *peer = l->peer;
     peer->node->ops->receive(peer->node, peer, p);
 }

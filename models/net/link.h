@@ -87,18 +87,20 @@ struct link {
     struct link_cfg cfg;
     sim_time_t byte_ps; /* wire time of one byte when 8e12 / rate is a whole number, else 0 */
     struct port *port; /* the sending port */
-    bool busy;
-    bool in_pull;            /* asking the node for its next packet: a kick from inside waits */
+    struct port *peer; /* the receiving port (port->peer): with the wire and the timers in one
+                        * cache line, so an arrival reads no other line of the sending port */
     struct pkt_fifo on_wire; /* frames propagating, in arrival order; t_enq = arrival time */
     struct evq_timer tx_done;
     struct evq_timer arrive;
     struct pkt *serializing; /* NULL while the end is folded: the frame is on the wire */
-    bool folded;             /* the current transmission's end is folded (not in the queue) */
     sim_time_t free_at;      /* the end of the current transmission */
     uint64_t tx_seq;         /* the end's reserved place in the event order */
-    bool keyed;              /* arrivals keyed by their end's place (link_key_arrivals) */
     struct pkt *keyed_pkt;   /* a folded frame whose arrival the frame ahead schedules */
     struct pkt_fifo ctrl;    /* MAC control frames (PFC): sent before anything queued */
+    bool busy;
+    bool in_pull;            /* asking the node for its next packet: a kick from inside waits */
+    bool folded;             /* the current transmission's end is folded (not in the queue) */
+    bool keyed;              /* arrivals keyed by their end's place (link_key_arrivals) */
     sim_time_t busy_ps;      /* total serialization time */
     uint64_t tx_pkts;
     uint64_t tx_bytes;       /* device bytes (link_dev_bytes), without overhead */

@@ -12,13 +12,18 @@
 
 #define P4SW_MAX_PASSES 8 /* resubmissions + recirculations of one packet */
 
-/* A packet's P4 state between ingress and egress (or carried into a resubmission). */
+/* A packet's P4 state between ingress and egress (or carried into a resubmission); or, `made`,
+ * the output egress already made of it (output_queued) that cannot stand as the packet's
+ * header bytes until egress. */
 struct p4st {
     struct pkt_ext ext;
     struct p4switch *owner;
     uint8_t passes; /* resubmits and recirculations so far */
+    bool made;      /* res: the output, over the header bytes in place or in state[] */
+    uint8_t ecn_before; /* made: the ECN codepoint of the header bytes when it was made */
     int fl;         /* resubmit/recirculate: field list the next pass preserves (-1: none) */
-    uint64_t state[]; /* p4_prog_state_bytes, 8-byte aligned */
+    struct p4_egress_out res;
+    uint64_t state[]; /* p4_prog_state_bytes, 8-byte aligned (early: at least PKT_HDR_MAX) */
 };
 
 struct p4switch {
@@ -27,6 +32,10 @@ struct p4switch {
     struct p4_pipe *pipe;
     struct pool states;
     bool egress_runs; /* the program's egress control has statements */
+    bool early;       /* p4_prog_output_early: unicast packets get their output once queued */
+    uint64_t *scratch; /* early: the state of the packet in ingress */
+    struct pkt_ext pending; /* the ext of that packet while the traffic manager takes it */
+    struct pkt *pending_pkt; /* that packet, until it is dropped or sent on */
     uint8_t out[PKT_HDR_MAX];
 };
 
@@ -114,12 +123,13 @@ static void state_release(struct pkt_ext *e)
     pool_put(&st->owner->states, st);
 }
 
-static struct p4st *state_new(struct p4switch *ps)
+static struct p4st *state_new(struct p4switch *ps, uint8_t passes)
 {
     struct p4st *st = pool_get(&ps->states);
     st->ext.release = state_release;
     st->owner = ps;
-    st->passes = 0;
+    st->passes = passes;
+    st->made = false;
     st->fl = -1;
     return st;
 }
@@ -140,13 +150,72 @@ static struct pkt *copy_with(struct sw *sw, const struct pkt *p, struct p4st *st
     return c;
 }
 
+/* The traffic manager's CE mark is on the wire whatever the program deparsed (a program that
+ * rewrites the ECN field itself still sees the header as parsed at ingress). */
+static void mark_again(struct pkt *p)
+{
+    if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
+        pkt_set_ecn(p, PKT_ECN_CE);
+}
+
+/* The packet whose state is the scratch was dropped (pkt_free). */
+static void pending_release(struct pkt_ext *e)
+{
+    container_of(e, struct p4switch, pending)->pending_pkt = NULL;
+}
+
+/* An early program's packet (p4_prog_output_early) that the traffic manager took and holds:
+ * its output is the same made now as at egress, so its state need not wait in the queue.
+ * With the same length (the traffic manager's bytes) and no CE mark of the program's own to
+ * count at egress, the output stands as the header bytes, the traffic manager's mark
+ * applied as egress would: the packet leaves with no P4 state. Else the output (over the
+ * header bytes in place, or in the state) waits for egress to put it on. */
+static void output_queued(struct p4switch *ps, struct pkt *p)
+{
+    ps->pending_pkt = NULL;
+    uint8_t ecn_before = pkt_ecn(p);
+    struct p4_egress_in in = {
+        .bytes = p->hdr,
+        .len = p->hdr_len,
+        .out = ps->out,
+        .out_cap = sizeof(ps->out),
+        .in_place = p->hdr,
+    };
+    struct p4_egress_out res;
+    p4_pipe_egress(ps->pipe, ps->scratch, &in, &res);
+    bool same = res.in_place && !res.overflow && res.out_len == p->hdr_len;
+    if (same && (p->tm_ce || ecn_before == PKT_ECN_CE || pkt_ecn(p) != PKT_ECN_CE)) {
+        mark_again(p);
+        p->ext = NULL;
+        return;
+    }
+    struct p4st *st = state_new(ps, 0);
+    st->made = true;
+    st->ecn_before = ecn_before;
+    st->res = res;
+    if (!res.in_place)
+        memcpy(st->state, ps->out, res.out_len);
+    p->ext = &st->ext;
+}
+
+/* The state a packet keeps after ingress: `st`, or an early program's scratch copied. */
+static struct p4st *keep_state(struct p4switch *ps, struct p4st *st, const uint64_t *state)
+{
+    if (st)
+        return st;
+    st = state_new(ps, 0);
+    p4_pipe_state_copy(ps->pipe, st->state, state);
+    return st;
+}
+
 static void run_ingress(struct sw *sw, struct pkt *p)
 {
     struct p4switch *ps = p4sw(sw);
     struct sim *sim = sw->node.sim;
     struct p4st *prev = p->ext ? container_of(p->ext, struct p4st, ext) : NULL;
-    struct p4st *st = state_new(ps);
-    st->passes = prev ? prev->passes : 0;
+    uint8_t passes = prev ? prev->passes : 0;
+    struct p4st *st = ps->early ? NULL : state_new(ps, passes);
+    uint64_t *state = st ? st->state : ps->scratch;
     bool again = p->instance == P4_INSTANCE_RESUBMIT || p->instance == P4_INSTANCE_RECIRC;
     struct p4_ingress_in in = {
         .bytes = p->hdr,
@@ -158,7 +227,7 @@ static void run_ingress(struct sw *sw, struct pkt *p)
         .preserve_fl = again && prev ? prev->fl : -1,
     };
     struct p4_ingress_out res;
-    p4_pipe_ingress(ps->pipe, st->state, &in, &res);
+    p4_pipe_ingress(ps->pipe, state, &in, &res);
     if (p->ext) {
         p->ext->release(p->ext);
         p->ext = NULL;
@@ -167,10 +236,10 @@ static void run_ingress(struct sw *sw, struct pkt *p)
     if (res.clone_session >= 0) {
         int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
         if (mp >= 0) {
-            struct p4st *cs = state_new(ps);
+            struct p4st *cs = state_new(ps, 0);
             struct p4_ingress_in cin = in;
             cin.instance_type = P4_INSTANCE_INGRESS_CLONE;
-            p4_pipe_clone_i2e(ps->pipe, cs->state, &cin, st->state, res.clone_fl);
+            p4_pipe_clone_i2e(ps->pipe, cs->state, &cin, state, res.clone_fl);
             struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_INGRESS_CLONE, 0);
             c->qclass = (uint8_t)res.priority;
             switch_enqueue(sw, p4switch_port_of((uint32_t)mp), c);
@@ -178,17 +247,20 @@ static void run_ingress(struct sw *sw, struct pkt *p)
     }
     switch (res.fwd) {
     case P4_FWD_UNICAST:
-        p->ext = &st->ext;
+        p->ext = st ? &st->ext : &ps->pending;
+        ps->pending_pkt = st ? NULL : p;
         p->instance = P4_INSTANCE_NORMAL;
         p->qclass = (uint8_t)res.priority;
         switch_enqueue(sw, p4switch_port_of(res.egress_port), p);
+        if (ps->pending_pkt) /* queued: neither dropped nor sent on (p4_egress) */
+            output_queued(ps, ps->pending_pkt);
         return;
     case P4_FWD_MULTICAST: {
         const struct p4_mc_member *m;
         int n = p4_pipe_mcast_members(ps->pipe, res.mcast_grp, &m);
         for (int i = 0; i < n; i++) {
-            struct p4st *cs = state_new(ps);
-            p4_pipe_state_copy(ps->pipe, cs->state, st->state);
+            struct p4st *cs = state_new(ps, 0);
+            p4_pipe_state_copy(ps->pipe, cs->state, state);
             struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_REPLICATION, (uint16_t)m[i].rid);
             c->qclass = (uint8_t)res.priority;
             switch_enqueue(sw, p4switch_port_of(m[i].port), c);
@@ -196,10 +268,12 @@ static void run_ingress(struct sw *sw, struct pkt *p)
         break;
     }
     case P4_FWD_RESUBMIT:
-        if (++st->passes > P4SW_MAX_PASSES) {
+        if (passes + 1 > P4SW_MAX_PASSES) {
             sw->p4_limit_drops++;
             break;
         }
+        st = keep_state(ps, st, state);
+        st->passes = (uint8_t)(passes + 1);
         p->ext = &st->ext;
         p->instance = P4_INSTANCE_RESUBMIT;
         st->fl = res.resubmit_fl;
@@ -209,7 +283,8 @@ static void run_ingress(struct sw *sw, struct pkt *p)
         sw->ingress_drops++;
         break;
     }
-    pool_put(&ps->states, st);
+    if (st)
+        pool_put(&ps->states, st);
     pkt_free(sim, p);
 }
 
@@ -233,35 +308,16 @@ static void egress_meta(struct sw *sw, uint32_t port, const struct pkt *p,
     in->deq_timedelta_ps = sw->node.sim->now - p->t_enq;
 }
 
-/* The deparser may write over the header bytes (in place). */
-static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
+/* Puts egress's output (res->out_len bytes at `bytes`: p->hdr itself when made in place) on
+ * the packet, or drops it; ecn_before is the packet's ECN codepoint when it left the queue. */
+static struct pkt *put_output(struct sw *sw, uint32_t port, struct pkt *p, struct p4st *st,
+                              const struct p4_egress_out *res, const uint8_t *bytes,
+                              uint8_t ecn_before)
 {
     struct p4switch *ps = p4sw(sw);
     struct sim *sim = sw->node.sim;
-    struct p4st *st = container_of(p->ext, struct p4st, ext);
-    uint8_t ecn_before = pkt_ecn(p);
-    struct p4_egress_in in = {
-        .bytes = p->hdr,
-        .len = p->hdr_len,
-        .out = ps->out,
-        .out_cap = sizeof(ps->out),
-        .in_place = p->hdr,
-    };
-    if (ps->egress_runs)
-        egress_meta(sw, port, p, &in);
-    struct p4_egress_out res;
-    p4_pipe_egress(ps->pipe, st->state, &in, &res);
-    if (res.clone_session >= 0) {
-        int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
-        if (mp >= 0) {
-            struct p4st *cs = state_new(ps);
-            p4_pipe_clone_e2e(ps->pipe, cs->state, st->state, res.clone_fl);
-            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_EGRESS_CLONE, 0);
-            switch_enqueue(sw, p4switch_port_of((uint32_t)mp), c);
-        }
-    }
-    if (res.drop || res.overflow) {
-        if (res.overflow)
+    if (res->drop || res->overflow) {
+        if (res->overflow)
             sw->p4_limit_drops++;
         else
             sw->egress_drops++;
@@ -272,30 +328,72 @@ static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
      * program set on a packet that arrived without it, unless the traffic manager marked it,
      * is the program's mark. */
     uint32_t payload = p->size_bytes - p->hdr_len;
-    if (!res.in_place)
-        memcpy(p->hdr, ps->out, res.out_len);
-    p->hdr_len = (uint16_t)res.out_len;
-    p->size_bytes = res.out_len + payload;
+    if (bytes != p->hdr)
+        memcpy(p->hdr, bytes, res->out_len);
+    p->hdr_len = (uint16_t)res->out_len;
+    p->size_bytes = res->out_len + payload;
     if (!p->tm_ce && ecn_before != PKT_ECN_CE && pkt_ecn(p) == PKT_ECN_CE)
         sw->tm.ports[port].p4_marks++;
-    /* the traffic manager's CE mark is on the wire whatever the program deparsed (a program
-     * that rewrites the ECN field itself still sees the header as parsed at ingress) */
-    if (p->tm_ce && pkt_ecn(p) != PKT_ECN_NOT_ECT)
-        pkt_set_ecn(p, PKT_ECN_CE);
-    if (res.recirculate) {
+    mark_again(p);
+    if (st && res->recirculate) {
         if (++st->passes > P4SW_MAX_PASSES) {
             sw->p4_limit_drops++;
             pkt_free(sim, p);
             return NULL;
         }
         p->instance = P4_INSTANCE_RECIRC;
-        st->fl = res.recirc_fl;
+        st->fl = res->recirc_fl;
         switch_reinject(sw, p); /* the state rides along for the preserved field list */
         return NULL;
     }
-    pool_put(&ps->states, st); /* state_release, known to be ours */
     p->ext = NULL;
+    if (st) /* else the scratch state: the traffic manager took the packet and sent it on */
+        pool_put(&ps->states, st); /* state_release, known to be ours */
     return p;
+}
+
+/* The deparser may write over the header bytes (in place). A packet without state had its
+ * output made while queued (output_queued); one taken from the queue as the traffic manager
+ * took it (pending) runs egress on the scratch state. */
+static struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
+{
+    if (!p->ext)
+        return p;
+    struct p4switch *ps = p4sw(sw);
+    uint8_t ecn_before = pkt_ecn(p);
+    struct p4st *st = NULL;
+    uint64_t *state = ps->scratch;
+    if (p->ext == &ps->pending) {
+        ps->pending_pkt = NULL;
+    } else {
+        st = container_of(p->ext, struct p4st, ext);
+        state = st->state;
+        if (st->made)
+            return put_output(sw, port, p, st, &st->res,
+                              st->res.in_place ? p->hdr : (const uint8_t *)st->state,
+                              st->ecn_before);
+    }
+    struct p4_egress_in in = {
+        .bytes = p->hdr,
+        .len = p->hdr_len,
+        .out = ps->out,
+        .out_cap = sizeof(ps->out),
+        .in_place = p->hdr,
+    };
+    if (ps->egress_runs)
+        egress_meta(sw, port, p, &in);
+    struct p4_egress_out res;
+    p4_pipe_egress(ps->pipe, state, &in, &res);
+    if (res.clone_session >= 0) {
+        int mp = p4_pipe_mirror_port(ps->pipe, (uint32_t)res.clone_session);
+        if (mp >= 0) {
+            struct p4st *cs = state_new(ps, 0);
+            p4_pipe_clone_e2e(ps->pipe, cs->state, state, res.clone_fl);
+            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_EGRESS_CLONE, 0);
+            switch_enqueue(sw, p4switch_port_of((uint32_t)mp), c);
+        }
+    }
+    return put_output(sw, port, p, st, &res, res.in_place ? p->hdr : ps->out, ecn_before);
 }
 
 static void p4_destroy(struct sw *sw)
@@ -303,6 +401,7 @@ static void p4_destroy(struct sw *sw)
     struct p4switch *ps = p4sw(sw);
     p4_pipe_destroy(ps->pipe);
     pool_fini(&ps->states);
+    free(ps->scratch);
     free(ps);
 }
 
@@ -320,6 +419,16 @@ bool switch_is_p4(const struct sw *sw)
 struct p4_pipe *p4switch_pipe(struct sw *sw)
 {
     return switch_is_p4(sw) ? p4sw(sw)->pipe : NULL;
+}
+
+bool p4switch_output_early(struct sw *sw)
+{
+    return switch_is_p4(sw) && p4sw(sw)->early;
+}
+
+void p4switch_output_at_egress(struct sw *sw)
+{
+    p4sw(sw)->early = false;
 }
 
 /* --- configuration --- */
@@ -496,7 +605,12 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
     };
     ps->pipe = p4_pipe_create(prog, &host);
     ps->egress_runs = p4_prog_egress_runs(prog);
-    pool_init(&ps->states, sizeof(struct p4st) + p4_prog_state_bytes(prog), 256);
+    size_t bytes = p4_prog_state_bytes(prog);
+    ps->early = p4_prog_output_early(prog);
+    ps->scratch = xcalloc(1, bytes + 8);
+    ps->pending.release = pending_release;
+    pool_init(&ps->states, sizeof(struct p4st) + (ps->early ? MAX(bytes, PKT_HDR_MAX) : bytes),
+              256);
     switch_set_stage(sw, &p4_stage, ps);
     const struct switch_cfg *c = &sw->cfg;
     int errors = apply_entries(ps, &c->p4_tables, false, d);

@@ -78,6 +78,12 @@ void p4switch_shared_inputs(const void *shared,
                             void (*note)(void *ud, const char *role, const char *path), void *ud);
 int p4switch_setup(struct node *n, const struct node_env *env, const struct param_layers *where);
 struct p4_pipe *p4switch_pipe(struct sw *sw);
+/* True when the switch makes a unicast packet's output as soon as its traffic manager holds
+ * the packet (p4_prog_output_early), so no P4 state waits in the queue;
+ * p4switch_output_at_egress makes it wait for egress instead, as for any other program
+ * (tests: the frames on the wire must be the same either way). */
+bool p4switch_output_early(struct sw *sw);
+void p4switch_output_at_egress(struct sw *sw);
 /* Register memory of a pipeline's program: the sum over its registers of cells x element bytes
  * (width rounded up to bytes); *largest names the biggest register and its bytes. */
 uint64_t p4switch_register_bytes(const struct p4_pipe *pipe, const char **largest,

@@ -167,6 +167,11 @@ bool p4_prog_egress_runs(const struct p4_prog *prog)
     return prog->egress && prog->egress->body.n;
 }
 
+bool p4_prog_output_early(const struct p4_prog *prog)
+{
+    return prog->use.output_early;
+}
+
 /* ---- pipeline instance ---- */
 
 /* The engine when neither the host nor the program chooses (the compiled records where no

@@ -109,6 +109,15 @@ size_t p4_prog_state_bytes(const struct p4_prog *prog);
  * fields of p4_egress_in (ports, rid, instance type, queue depths and times). */
 bool p4_prog_egress_runs(const struct p4_prog *prog);
 
+/* True when nothing that happens to a packet between ingress and egress (its time in the
+ * queue, the traffic manager's fields, other packets) can change what egress,
+ * computeChecksum and the deparser make of its state: the egress control has no statements
+ * and the other two only compute on the state (no table, call, extern with state, log, assert,
+ * division or loop; p4use.h). Then p4_pipe_egress may run on a unicast packet's state right
+ * after p4_pipe_ingress, with the traffic manager's fields of p4_egress_in left zero, and
+ * makes the same output as later. */
+bool p4_prog_output_early(const struct p4_prog *prog);
+
 struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host);
 void p4_pipe_destroy(struct p4_pipe *pipe);
 const struct p4_prog *p4_pipe_prog(const struct p4_pipe *pipe);

@@ -316,6 +316,8 @@ struct p4use {
     bool truncates;      /* truncate appears */
     bool egress_scratch; /* egress, computeChecksum or the deparser refer to scratch slots */
     bool deparse_emits;  /* the deparser only emits (running it twice writes the same) */
+    bool output_early;   /* egress is empty and computeChecksum and the deparser only compute
+                          * on the state: their output is the same made right after ingress */
 };
 
 struct p4_prog {

@@ -175,6 +175,78 @@ static bool egress_scratch(struct walk *w)
     return false;
 }
 
+static bool pure_block(const struct p4ir_block *b);
+
+/* No call (function, action, extern), table lookup or division (a fault at zero). */
+static bool pure_expr(const struct p4ir_expr *e)
+{
+    if (!e)
+        return true;
+    if (e->op == P4OP_CALL || e->op == P4OP_HIT || e->op == P4OP_MISS || e->op == P4OP_DIV ||
+        e->op == P4OP_MOD)
+        return false;
+    if (e->op == P4OP_AGG && e->ptr) {
+        struct p4ir_expr *const *el = e->ptr;
+        for (int i = 0; i < e->aux2; i++) {
+            if (!pure_expr(el[i]))
+                return false;
+        }
+    }
+    return pure_expr(e->a) && pure_expr(e->b) && pure_expr(e->c) && pure_expr(e->hdr);
+}
+
+/* Assignments, conditions, header validity and stack operations, emits and checksum updates
+ * of pure expressions: nothing that reaches a table, an extern with state, the host (log,
+ * assert, random) or a fault (division, a runaway loop). */
+static bool pure_stmt(const struct p4ir_stmt *st)
+{
+    switch (st->op) {
+    case P4ST_ASSIGN:
+    case P4ST_ASSIGN_SLICE:
+    case P4ST_COPY:
+    case P4ST_ZERO:
+    case P4ST_SETVALID:
+    case P4ST_BLOCK:
+    case P4ST_IF:
+    case P4ST_EMIT:
+    case P4ST_PUSH:
+    case P4ST_POP:
+    case P4ST_EXIT:
+    case P4ST_RETURN:
+        break;
+    case P4ST_BUILTIN:
+        if (st->aux != P4B_UPDATE_CKSUM && st->aux != P4B_NOP)
+            return false;
+        break;
+    default:
+        return false;
+    }
+    for (int i = 0; i < st->nargs; i++) {
+        if (!pure_expr(st->args[i]))
+            return false;
+    }
+    return pure_expr(st->a) && pure_expr(st->b) && pure_block(&st->body) &&
+           pure_block(&st->els);
+}
+
+static bool pure_block(const struct p4ir_block *b)
+{
+    for (int i = 0; i < b->n; i++) {
+        if (!pure_stmt(b->s[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Nothing between ingress and egress (time, queues, other packets) can change what egress,
+ * computeChecksum and the deparser make of a packet's state. */
+static bool output_early(const struct p4_prog *prog)
+{
+    return (!prog->egress || !prog->egress->body.n) &&
+           (!prog->compute || pure_block(&prog->compute->body)) &&
+           (!prog->deparser || pure_block(&prog->deparser->body));
+}
+
 // clang-format off
 #define P4USE_STD(X)                                                                       \
     X(ingress_port) X(egress_spec) X(egress_port) X(instance_type) X(packet_length)         \
@@ -198,6 +270,7 @@ void p4use_analyse(struct p4_prog *prog)
     for (int i = 0; prog->deparser && i < prog->deparser->body.n; i++)
         u->deparse_emits &= prog->deparser->body.s[i]->op == P4ST_EMIT;
     u->egress_scratch = egress_scratch(&w);
+    u->output_early = output_early(prog);
     free(w.ref);
     free(w.seen);
 }

@@ -56,10 +56,11 @@ echo "kills: $seen_old left the old set, $seen_new the new set"
 [ $seen_old -gt 0 ] || fail "no kill landed during the run"
 
 # 2. a run killed while writing leaves its hidden folder; the next run into the target
-#    removes it
-"$bin" run "$tmp/long.yaml" --out "$tmp/t" --seed 2 --quiet &
+#    removes it. The killed run simulates 3 s (seconds of work), so it is still writing when
+#    its folder is seen however loaded the machine is; the wait for the folder is up to 60 s.
+"$bin" run "$tmp/long.yaml" --out "$tmp/t" --seed 2 --quiet --set stop=3s &
 pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 6000); do
     ls -a "$tmp" | grep -q '^\.t\.ddlsim-' && break
     sleep 0.01
 done
