@@ -83,27 +83,20 @@ static cx_fn *binary_fn(const struct p4ir_expr *e)
     return cx_binop;
 }
 
-static bool is_binary(enum p4op op)
+/* The number of operands of an operator of the operator table (p4ops.h), 0 for other ops. */
+static int arity(enum p4op op)
 {
     switch (op) {
 #define CC_BIN_CASE(name, ...) case P4OP_##name:
         P4OPS_BINARY(CC_BIN_CASE)
 #undef CC_BIN_CASE
-        return true;
-    default:
-        return false;
-    }
-}
-
-static bool is_unary(enum p4op op)
-{
-    switch (op) {
+        return 2;
 #define CC_UN_CASE(name, ...) case P4OP_##name:
         P4OPS_UNARY(CC_UN_CASE)
 #undef CC_UN_CASE
-        return true;
+        return 1;
     default:
-        return false;
+        return 0;
     }
 }
 
@@ -111,7 +104,7 @@ static bool is_unary(enum p4op op)
 static void cexpr_op(struct p4cc *cc, const struct p4ir_expr *e, struct cx *x)
 {
     enum p4op op = (enum p4op)e->op;
-    if (is_binary(op) && narrow(e->a) && narrow(e->b)) {
+    if (arity(op) == 2 && narrow(e->a) && narrow(e->b)) {
         x->a = cexpr(cc, e->a);
         x->b = cexpr(cc, e->b);
         x->fn = binary_fn(e);
@@ -127,7 +120,7 @@ static void cexpr_op(struct p4cc *cc, const struct p4ir_expr *e, struct cx *x)
                 x->k = e->b->k;
             }
         }
-    } else if (is_unary(op) && narrow(e->a)) {
+    } else if (arity(op) == 1 && narrow(e->a)) {
         x->a = cexpr(cc, e->a);
         x->fn = cx_unop;
     } else if (op == P4OP_COND && narrow(e->a) && narrow(e->b) && narrow(e->c)) {

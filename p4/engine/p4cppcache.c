@@ -31,11 +31,11 @@ static int entry_path(const char *path, const char *include_dir, char *out, size
         p4native_tool_ident("cpp", ident, sizeof(ident), why, sizeof(why)) != 0 ||
         !getcwd(cwd, sizeof(cwd)))
         return -1;
-    uint64_t h = p4native_fnv(0xcbf29ce484222325ULL, MAGIC, sizeof(MAGIC));
-    h = p4native_fnv(h, ident, strlen(ident) + 1);
-    h = p4native_fnv(h, cwd, strlen(cwd) + 1);
-    h = p4native_fnv(h, path, strlen(path) + 1);
-    h = p4native_fnv(h, include_dir, strlen(include_dir) + 1);
+    uint64_t h = p4util_fnv(0xcbf29ce484222325ULL, MAGIC, sizeof(MAGIC));
+    h = p4util_fnv(h, ident, strlen(ident) + 1);
+    h = p4util_fnv(h, cwd, strlen(cwd) + 1);
+    h = p4util_fnv(h, path, strlen(path) + 1);
+    h = p4util_fnv(h, include_dir, strlen(include_dir) + 1);
     snprintf(out, n, "%s/p4cpp-%016llx.i", dir, (unsigned long long)h);
     return 0;
 }

@@ -25,14 +25,6 @@ struct p4native {
 
 /* ---- digests ---- */
 
-/* FNV-1a (64 bits) of s, continuing from h. */
-uint64_t p4native_fnv(uint64_t h, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 /* A second digest of another construction (multiply, xor-shift per 8 bytes), so that a
  * collision of the file name's digest is caught after loading. */
 static uint64_t mix(const char *s, size_t n)
@@ -48,23 +40,6 @@ static uint64_t mix(const char *s, size_t n)
 }
 
 /* ---- the compiler and the cache folder ---- */
-
-/* mkdir -p; 0 or -1 */
-static int make_dirs(char *path)
-{
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p)
-            continue;
-        char c = *p;
-        *p = 0;
-        int rc = mkdir(path, 0700);
-        *p = c;
-        if (rc != 0 && errno != EEXIST)
-            return -1;
-        if (!c)
-            return 0;
-    }
-}
 
 /* dlopen runs an object's constructors before its embedded digest can be checked, so the
  * folder objects are loaded from must be the user's own directory (not a symbolic link), not
@@ -107,7 +82,7 @@ int p4native_cache_dir(char *dir, size_t n, char *why, size_t nwhy)
         snprintf(dir, n, "/tmp/ddlsim-cache-%ld", (long)getuid());
     for (size_t l = strlen(dir); l > 1 && dir[l - 1] == '/'; l--)
         dir[l - 1] = 0; /* so that lstat sees the last component itself */
-    if (make_dirs(dir) != 0) {
+    if (p4util_mkdirs(dir, 0700) != 0) {
         snprintf(why, nwhy, "cannot create the cache folder %s: %s", dir, strerror(errno));
         return -1;
     }
@@ -258,8 +233,8 @@ static int load(struct p4cc *tw, struct p4nsrc *src, char *why, size_t nwhy)
     strcat(ident, " " CC_FLAGS_TEXT);
     uint64_t check = mix(src->text, src->len);
     p4nemit_put(src, "const uint64_t p4n_check = 0x%016llxULL;\n", (unsigned long long)check);
-    uint64_t h = p4native_fnv(0xcbf29ce484222325ULL, ident, strlen(ident) + 1);
-    h = p4native_fnv(h, src->text, src->len);
+    uint64_t h = p4util_fnv(0xcbf29ce484222325ULL, ident, strlen(ident) + 1);
+    h = p4util_fnv(h, src->text, src->len);
     char key[17];
     char so[PATH_MAX];
     snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);

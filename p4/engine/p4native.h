@@ -36,8 +36,6 @@ int p4native_cache_dir(char *dir, size_t n, char *why, size_t nwhy);
 /* A program's identity for digests: its resolved path (PATH searched), size and modification
  * time; 0, or -1 with "the C compiler 'TOOL' was not found" in why. */
 int p4native_tool_ident(const char *tool, char *ident, size_t n, char *why, size_t nwhy);
-/* FNV-1a (64 bits) of s[0..n), continuing from h. */
-uint64_t p4native_fnv(uint64_t h, const char *s, size_t n);
 
 enum p4native_status {
     P4NATIVE_NOT_TRIED, /* no pipeline of the program asked for the native engine */

@@ -27,6 +27,7 @@ struct em {
     const struct p4cc *cc;
     int nlab;
     int depth;
+    int bitpos; /* in the parser: the packet's bit position here when it is known, else -1 */
 };
 
 void p4nemit_put(struct p4nsrc *o, const char *fmt, ...)
@@ -296,16 +297,23 @@ static bool extract_shadow(struct em *m, const struct cs *s, const char *out, bo
 {
     const struct cshadow *sh = s->sh;
     int nw8 = s->fields.nwords * 8;
-    PUT(m, "{ uint32_t bp = BITPOS, fr = bp >> 3;\n"
-           "if ((bp & 7) || (uint64_t)fr + %d > IN_LEN) { CS(%d); if (FLOW) goto %s; }\n"
-           "else { uint8_t *d = (uint8_t *)(S + %d);\nmemcpy(d, IN + fr, %d);\nS[%d] = 1;\n",
-        nw8, rec(m, s), out, s->slot2 + 1, nw8, s->slot2);
+    if (m->bitpos >= 0 && m->bitpos % 8 == 0) /* a known byte position: constant offsets */
+        PUT(m,
+            "{ uint32_t fr = %d;\n"
+            "if ((uint64_t)fr + %d > IN_LEN) { CS(%d); if (FLOW) goto %s; }\n",
+            m->bitpos / 8, nw8, rec(m, s), out);
+    else
+        PUT(m, "{ uint32_t bp = BITPOS, fr = bp >> 3;\n"
+               "if ((bp & 7) || (uint64_t)fr + %d > IN_LEN) { CS(%d); if (FLOW) goto %s; }\n",
+            nw8, rec(m, s), out);
+    PUT(m, "else { uint8_t *d = (uint8_t *)(S + %d);\nmemcpy(d, IN + fr, %d);\nS[%d] = 1;\n",
+        s->slot2 + 1, nw8, s->slot2);
     for (int i = 0; i < sh->dec.n; i++) {
         const struct cfield *f = &sh->dec.f[i];
         PUT(m, "S[%d] = LD64(d + %d) >> %d & 0x%llxULL;\n", sh->hslot + f->off, f->bo, f->sh,
             (unsigned long long)f->mask);
     }
-    PUT(m, "S[%d] = 1;\nBITPOS = bp + %u; } }\n", s->slot, (unsigned)s->k);
+    PUT(m, "S[%d] = 1;\nBITPOS = fr * 8 + %u; } }\n", s->slot, (unsigned)s->k);
     return clean;
 }
 
@@ -367,13 +375,24 @@ static bool cksum_shadow(struct em *m, const struct cs *s, const char *out, bool
     return clean;
 }
 
-/* An action call: its body inlined (a simple call), else p4cc_run_call. */
-static void call(struct em *m, const struct ccall *c, bool clean)
+/* Whether the code emitted since `from` can leave the flow set: it calls a record or a
+ * helper (CS, CX, R[...]) or assigns or tests FLOW; code without any is inline code that
+ * cannot. */
+static bool may_set_flow(const struct em *m, size_t from)
+{
+    const char *t = m->o->text + from;
+    return strstr(t, "CS(") || strstr(t, "CX(") || strstr(t, "R[") || strstr(t, "FLOW =");
+}
+
+/* An action call: its body inlined (a simple call), else p4cc_run_call; whether the flow is
+ * known to be normal after it (normal before, and no statement of the body can set it). */
+static bool call(struct em *m, const struct ccall *c, bool clean)
 {
     if (!c->simple || m->depth >= INLINE_DEPTH) {
         PUT(m, "((call_fn *)R[%d])(V, R[%d]);\n", P4N_RUN_CALL, rec(m, c));
-        return;
+        return false;
     }
+    size_t at = m->o->len;
     for (int i = 0; i < c->nin; i++) {
         clean &= pure(c->in[i]);
         PUT(m, "S[%d] = ", c->in_slot[i]);
@@ -385,8 +404,13 @@ static void call(struct em *m, const struct ccall *c, bool clean)
     m->depth++;
     PUT(m, "{\n");
     block(m, &c->fn->body, out, clean);
-    PUT(m, "%s:; if (FLOW == %d) FLOW = 0; }\n", out, P4VM_RETURN);
+    clean &= !may_set_flow(m, at);
+    if (clean)
+        PUT(m, "%s:; }\n", out);
+    else
+        PUT(m, "%s:; if (FLOW == %d) FLOW = 0; }\n", out, P4VM_RETURN);
     m->depth--;
+    return clean;
 }
 
 /* The lookup of the key in KEYBUF into a<l> (the action, -1 none) and d (its data): in a
@@ -422,6 +446,7 @@ static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
     PUT(m, "{ const uint64_t *d; _Bool h; uint64_t *K = KEYBUF;\n");
     for (int i = 0; i < t->ir->nkeys; i++)
         PUT(m, "K[%d] = S[%d];\n", t->ir->keys[i].woff, t->kslot[i]);
+    size_t at = m->o->len;
     match(m, t->ir, l);
     PUT(m, "switch (a%d) {\n", l);
     for (int i = 0; i < t->ir->nactions; i++) {
@@ -434,7 +459,10 @@ static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
         call(m, c, clean);
         PUT(m, "break; }\n");
     }
-    PUT(m, "default: break; }\nif (FLOW) goto %s;\n", out);
+    PUT(m, "default: break; }\n");
+    clean &= !may_set_flow(m, at);
+    if (!clean)
+        PUT(m, "if (FLOW) goto %s;\n", out);
     if (s->fn == cs_switch) {
         const struct p4ir_stmt *st = s->st;
         PUT(m, "switch (a%d) {\n", l);
@@ -451,7 +479,7 @@ static bool table(struct em *m, const struct cs *s, const char *out, bool clean)
         PUT(m, "} }\n");
     }
     PUT(m, "}\n");
-    return false;
+    return clean && !may_set_flow(m, at);
 }
 
 /* register.read(dst, index) and register.write(index, value) on elements of at most 64 bits
@@ -508,10 +536,30 @@ static bool loop(struct em *m, const struct cs *s)
     return false;
 }
 
+/* Whether a parser statement keeps the bit position or moves it by a known amount (added to
+ * *bits): a shadowed header's extract (its record, the fallback, moves it as much when it
+ * succeeds; when it fails the parser ends) and inline assignments. Others (extracts through
+ * records, advance, sub-parsers, branches) can move it by amounts known only at run time. */
+static bool fixed_step(const struct cs *s, int *bits)
+{
+    if (s->fn == cs_extract_shadow)
+        *bits += (int)s->k;
+    return s->fn == cs_extract_shadow || s->fn == cs_moves || s->fn == cs_assign_load ||
+           s->fn == cs_assign_const || s->fn == cs_setvalid;
+}
+
 /* One statement; whether the flow is known to be normal after it. */
 static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
 {
     const struct p4ir_std *std = &m->cc->prog->std;
+    int moved = 0;
+    if (!fixed_step(s, &moved))
+        m->bitpos = -1; /* before: the statement's own extracts do not know it either */
+    if (s->fn == cs_extract_shadow) {
+        bool c = extract_shadow(m, s, out, clean);
+        m->bitpos = m->bitpos >= 0 ? m->bitpos + moved : -1;
+        return c;
+    }
     if (s->fn == cs_moves)
         return moves(m, s, clean);
     if (s->fn == cs_assign_load) {
@@ -549,16 +597,12 @@ static bool stmt(struct em *m, const struct cs *s, const char *out, bool clean)
             PUT(m, "S[%d] = 0;\n", std->mcast_grp);
         return clean;
     }
-    if (s->fn == cs_extract_shadow)
-        return extract_shadow(m, s, out, clean);
     if (s->fn == cs_emit_shadow)
         return emit_shadow(m, s, clean);
     if (s->fn == cs_emit)
         return emit_words(m, s, clean);
-    if (s->fn == cs_call) {
-        call(m, s->call, clean);
-        return false;
-    }
+    if (s->fn == cs_call)
+        return call(m, s->call, clean);
     if (s->fn == cs_update_cksum_shadow)
         return cksum_shadow(m, s, out, clean);
     if (s->fn == cs_apply || s->fn == cs_switch)
@@ -666,10 +710,58 @@ static bool parser_bounded(const struct p4_prog *prog)
     return !cyc;
 }
 
+/* The bit position after a block of parser statements that starts at `at` (-1 unknown). */
+static int block_moves(const struct cb *b, int at)
+{
+    for (int i = 0; i < b->n && at >= 0; i++) {
+        if (!fixed_step(&b->s[i], &at))
+            at = -1;
+    }
+    return at;
+}
+
+/* Merges position v into state st's entry position (pos: -2 not reached, -1 unknown). */
+static bool merge_pos(int *pos, int st, int v)
+{
+    if (st < 0 || pos[st] == v || pos[st] == -1)
+        return false;
+    pos[st] = pos[st] == -2 ? v : -1;
+    return true;
+}
+
+/* The bit position at each state's entry, where every path to it has the same known one
+ * (the parser starts at bit 0): a fixed point over the transitions, each entry position
+ * changing at most twice (not reached, a position, unknown). The caller frees it. */
+static int *entry_positions(const struct p4cc *cc)
+{
+    const struct p4_prog *prog = cc->prog;
+    int *pos = p4util_malloc(((size_t)prog->nstates + 1) * sizeof(int));
+    for (int st = 0; st < prog->nstates; st++)
+        pos[st] = -2;
+    bool changed = merge_pos(pos, prog->start_state, block_moves(&cc->parser_init, 0));
+    while (changed) {
+        changed = false;
+        for (int st = 0; st < prog->nstates; st++) {
+            if (pos[st] == -2)
+                continue;
+            const struct p4ir_state *s = &prog->states[st];
+            int out = block_moves(&cc->states[st].body, pos[st]);
+            if (!s->nkeys)
+                changed |= merge_pos(pos, s->next, out);
+            for (int i = 0; s->nkeys && i < s->ncases; i++)
+                changed |= merge_pos(pos, s->cases[i].next, out);
+            if (s->nkeys && cc->states[st].nvals >= 0)
+                changed |= merge_pos(pos, cc->states[st].dflt, out);
+        }
+    }
+    return pos;
+}
+
 static void parser(struct em *m)
 {
     const struct p4_prog *prog = m->cc->prog;
     bool bounded = parser_bounded(prog);
+    int *pos = entry_positions(m->cc);
     PUT(m,
         "void p4n_parser(void *vm, const void *const *R)\n{\nchar *V = vm; uint64_t *S = SLOTS;\n"
         "int steps = 0;\nFLOW = 0; PERR = 0; IN_PARSER = 1;\n");
@@ -679,11 +771,14 @@ static void parser(struct em *m)
     go_state(m, prog->start_state);
     for (int st = 0; st < prog->nstates; st++) {
         PUT(m, "st%d:\n", st);
+        m->bitpos = pos[st] >= 0 ? pos[st] : -1;
         if (!bounded)
             PUT(m, "if (++steps > 100000) { PERR = %d; goto done; }\n", ERR_PARSER_TIMEOUT);
         block(m, &m->cc->states[st].body, "done", true);
         transition(m, st);
     }
+    m->bitpos = -1;
+    free(pos);
     PUT(m, "done:\nFLOW = 0; IN_PARSER = 0; S[0] = BITPOS / 8;\n");
     if (prog->std.parser_error >= 0)
         PUT(m, "S[%d] = (uint64_t)PERR;\n", prog->std.parser_error);
@@ -742,7 +837,7 @@ static void prelude(struct em *m)
 void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
 {
     memset(out, 0, sizeof(*out));
-    struct em m = {out, cc, 0, 0};
+    struct em m = {out, cc, 0, 0, -1};
     const void *fixed[P4N_FIXED] = {(const void *)p4cc_select,    (const void *)p4cc_match,
                                     (const void *)p4vm_action_data, (const void *)p4cc_run_call,
                                     cc,                             (const void *)p4cc_loop_fault};

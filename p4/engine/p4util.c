@@ -1,8 +1,11 @@
-/* Allocation, diagnostics and fixed-width multiword arithmetic for the P4 engine. */
+/* Allocation, diagnostics, fixed-width multiword arithmetic, a digest and mkdir -p for the P4
+ * engine. */
 #include "p4/engine/p4util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A runtime failure, not a crash: exit 1 with a message (exit codes: README). */
 static _Noreturn void p4util_out_of_memory(size_t n)
@@ -281,4 +284,28 @@ int p4util_errbuf(char *err, size_t errlen, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
+}
+
+uint64_t p4util_fnv(uint64_t h, const void *s, size_t n)
+{
+    const uint8_t *p = s;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+int p4util_mkdirs(char *path, unsigned mode)
+{
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p)
+            continue;
+        char c = *p;
+        *p = 0;
+        int rc = mkdir(path, (mode_t)mode);
+        *p = c;
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+        if (!c)
+            return 0;
+    }
 }

@@ -1,5 +1,5 @@
 /* Small helpers private to the P4 engine: checked allocation (abort on out-of-memory), a
- * growable array macro, big fixed-width values, and located diagnostics.
+ * growable array macro, big fixed-width values, located diagnostics, FNV-1a and mkdir -p.
  * p4/engine depends on nothing outside itself, so these do not come from sim/. */
 #ifndef SIM_P4_P4UTIL_H
 #define SIM_P4_P4UTIL_H
@@ -22,6 +22,11 @@ char *p4util_strndup(const char *s, size_t n);
 char *p4util_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define P4_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* FNV-1a (64 bits) of s[0..n), continuing from h (start: 0xcbf29ce484222325). */
+uint64_t p4util_fnv(uint64_t h, const void *s, size_t n);
+/* mkdir -p of path (each missing folder created with mode); 0, or -1 with errno set. */
+int p4util_mkdirs(char *path, unsigned mode);
 
 /* Append x to a growable array (ptr, n, cap). */
 #define P4_PUSH(ptr, n, cap, x)                                                                    \
