@@ -16,20 +16,24 @@
 
 #define BLOCKING_NPRIO 8
 
-/* The current transmission first: with the clock of the lowest priorities, one cache line. */
+/* The current transmission first, then the time spent sending each priority: a packet of
+ * priority p adds to sent[p] alone (one cache line for the low priorities, however many there
+ * are above), and the clock of priority c is the sum of sent[] below c. */
 struct blocking_clock {
     sim_time_t cur_start;
     sim_time_t cur_dur;
     uint8_t cur_prio;
     bool cur_valid;
-    sim_time_t lower_tx[BLOCKING_NPRIO]; /* up to the start of the current transmission */
+    sim_time_t sent[BLOCKING_NPRIO]; /* up to the start of the current transmission */
 };
 
 /* The clock of priority `prio` at `now`. */
 static inline sim_time_t blocking_clock_at(const struct blocking_clock *b, uint8_t prio,
                                            sim_time_t now)
 {
-    sim_time_t t = b->lower_tx[prio & 7];
+    sim_time_t t = 0;
+    for (int c = 0; c < (prio & 7); c++)
+        t += b->sent[c];
     if (b->cur_valid && b->cur_prio < (prio & 7)) {
         sim_time_t run = now - b->cur_start;
         t += run < b->cur_dur ? run : b->cur_dur;

@@ -7,7 +7,7 @@
 #include "sim/util.h"
 
 _Static_assert(offsetof(struct tmgr_port, max_bytes) == 384 &&
-                   offsetof(struct tmgr_port, blk.lower_tx) < 448 &&
+                   offsetof(struct tmgr_port, blk.sent[1]) <= 448 - 8 &&
                    offsetof(struct tmgr_port, cls) == 512,
                "struct tmgr_port: the per-packet fields in lines 0, 6 and 8");
 
