@@ -16,9 +16,14 @@
 #                      tree at 25 Gbps, TCP, 1500-byte MTU: MSS 1460), the same with 9000-byte
 #                      jumbo frames (MSS 8960; row ring_128_1GB_mtu9000) and k = 64 (100us
 #                      permutation, and check)
-#   BENCH_SCALE_CACHE="8 16" fat-tree sizes also run under cachegrind's cache simulation
-#                      (valgrind --tool=cachegrind --cache-sim=yes, about 50x slower): instructions,
-#                      D1 and LL data misses, and per event, into $OUT/bench-scale-cache.csv
+#   BENCH_SCALE_CACHE="8 32" fat-tree sizes also run under callgrind's cache simulation of the
+#                      simulation phase alone (sim_run; valgrind --tool=callgrind --cache-sim=yes,
+#                      about 50x slower): instructions, D1 and LL data misses, and per event, into
+#                      $OUT/bench-scale-cache.csv. The caches are 64-way (the lines an event
+#                      touches, little conflict luck): D1 32 KiB, LL BENCH_SCALE_CACHE_LL bytes
+#                      (default 524288: this machine's L2; 33554432: its L3, misses that go to
+#                      memory); each run for BENCH_SCALE_CACHE_STOP (default: BENCH_SCALE_STOP;
+#                      50us keeps k = 32 to minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -123,11 +128,15 @@ fi
 if [ -n "${BENCH_SCALE_CACHE:-}" ]; then
     echo "name,hosts,events,instructions,d1_misses,ll_misses,instructions_per_event,\
 d1_misses_per_event,ll_misses_per_event" >"$OUT/bench-scale-cache.csv"
+    cstop=${BENCH_SCALE_CACHE_STOP:-$STOP}
+    ll=${BENCH_SCALE_CACHE_LL:-524288}
     for k in $BENCH_SCALE_CACHE; do
-        fat_tree_yaml "$k" "$STOP" none >"$tmp/cg$k.yaml"
-        valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
+        fat_tree_yaml "$k" "$cstop" none >"$tmp/cg$k.yaml"
+        valgrind --tool=callgrind --cache-sim=yes --D1=32768,64,64 --I1=32768,64,64 \
+            --LL="$ll",64,64 --collect-atstart=no --toggle-collect=sim_run \
+            --callgrind-out-file=/dev/null \
             "$bin" run "$tmp/cg$k.yaml" --out "$tmp/cgout" >"$tmp/cg.out" 2>"$tmp/cg.err"
-        awk -v name="fat_tree_k${k}_${STOP}" -v hosts=$((k * k * k / 4)) '
+        awk -v name="fat_tree_k${k}_${cstop}_ll$((ll / 1024))k" -v hosts=$((k * k * k / 4)) '
             function num(s) { gsub(/,/, "", s); return s + 0 }
             / events in / { for (i = 1; i <= NF; i++) if ($(i + 1) == "events") ev = num($i) }
             /I +refs:/ { ir = num($4) }

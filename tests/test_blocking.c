@@ -23,7 +23,8 @@ static sim_time_t clock_ref(const struct tx *txs, int n, uint8_t c, sim_time_t n
 }
 
 /* Back-to-back transmissions of mixed priorities (0 to 7, repeated, with gaps): at the start,
- * the middle and the end of each, every priority's clock equals the definition's. */
+ * the middle and the end of each, every priority's clock equals the definition's, one at a time
+ * and all at once. */
 static void test_blocking_clock_matches_definition(void **state)
 {
     (void)state;
@@ -36,9 +37,14 @@ static void test_blocking_clock_matches_definition(void **state)
         txs[i] = (struct tx){prios[i], now, 1000 + 37 * i};
         blocking_clock_tx(&b, prios[i], now, txs[i].dur);
         sim_time_t at[3] = {now, now + txs[i].dur / 2, now + txs[i].dur};
-        for (int k = 0; k < 3; k++)
-            for (uint8_t c = 0; c < BLOCKING_NPRIO; c++)
+        for (int k = 0; k < 3; k++) {
+            sim_time_t all[BLOCKING_NPRIO];
+            blocking_clock_all(&b, at[k], all);
+            for (uint8_t c = 0; c < BLOCKING_NPRIO; c++) {
                 assert_int_equal(blocking_clock_at(&b, c, at[k]), clock_ref(txs, i + 1, c, at[k]));
+                assert_int_equal(all[c], clock_ref(txs, i + 1, c, at[k]));
+            }
+        }
         now += txs[i].dur + (i % 3) * 50; /* idle gaps between some */
     }
     /* priority 0 never waits for anything below it */

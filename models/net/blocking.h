@@ -41,6 +41,19 @@ static inline sim_time_t blocking_clock_at(const struct blocking_clock *b, uint8
     return t;
 }
 
+/* The clocks of every priority at `now` (out[c] = blocking_clock_at(b, c, now)), in one pass. */
+static inline void blocking_clock_all(const struct blocking_clock *b, sim_time_t now,
+                                      sim_time_t out[BLOCKING_NPRIO])
+{
+    sim_time_t run = b->cur_valid ? now - b->cur_start : 0;
+    run = run < b->cur_dur ? run : b->cur_dur;
+    sim_time_t sum = 0;
+    for (int c = 0; c < BLOCKING_NPRIO; c++) {
+        out[c] = sum + (b->cur_valid && b->cur_prio < c ? run : 0);
+        sum += b->sent[c];
+    }
+}
+
 /* The port starts sending a packet of priority `prio` that takes `dur_ps` on the wire. */
 void blocking_clock_tx(struct blocking_clock *b, uint8_t prio, sim_time_t now, sim_time_t dur_ps);
 

@@ -88,8 +88,7 @@ static void enlist(struct host *h, struct nic_source *s)
         return;
     s->active = true;
     s->next = NULL;
-    for (uint8_t c = 0; c < BLOCKING_NPRIO; c++)
-        s->blk_mark[c] = blocking_clock_at(&h->nic_blk, c, h->node.sim->now);
+    blocking_clock_all(&h->nic_blk, h->node.sim->now, s->blk_mark);
     uint8_t c = source_class(h, s);
     if (h->src_tail[c])
         h->src_tail[c]->next = s;
@@ -243,8 +242,8 @@ static struct pkt *host_pull(struct node *n, struct port *out)
     blocking_clock_tx(&h->nic_blk, p->prio, now, dur);
     /* the source's next packet waits from now, but its own stream's packet on the wire is not
      * priority inversion at the NIC: the marks start past it */
-    for (uint8_t c = 0; from && c < BLOCKING_NPRIO; c++)
-        from->blk_mark[c] = blocking_clock_at(&h->nic_blk, c, now + dur);
+    if (from)
+        blocking_clock_all(&h->nic_blk, now + dur, from->blk_mark);
     return p;
 }
 

@@ -130,8 +130,7 @@ static void advance(struct msg_conn *c)
         c->pushed += m->bytes;
         m->end = c->pushed;
         m->in_stream = true;
-        for (uint8_t k = 0; k < BLOCKING_NPRIO; k++)
-            m->blk_mark[k] = blocking_clock_at(&c->src->nic_blk, k, c->sim->now);
+        blocking_clock_all(&c->src->nic_blk, c->sim->now, m->blk_mark);
         c->next_push = m->next;
         flow_push(c->data, m->bytes);
     }
