@@ -150,6 +150,18 @@ static struct pkt *copy_with(struct sw *sw, const struct pkt *p, struct p4st *st
     return c;
 }
 
+/* Egress's input: the packet's header bytes, deparsed in place where the program allows. */
+static inline struct p4_egress_in egress_in(struct p4switch *ps, struct pkt *p)
+{
+    return (struct p4_egress_in){
+        .bytes = p->hdr,
+        .len = p->hdr_len,
+        .out = ps->out,
+        .out_cap = sizeof(ps->out),
+        .in_place = p->hdr,
+    };
+}
+
 /* The traffic manager's CE mark is on the wire whatever the program deparsed (a program that
  * rewrites the ECN field itself still sees the header as parsed at ingress). */
 static void mark_again(struct pkt *p)
@@ -176,13 +188,7 @@ static __attribute__((hot)) void output_queued(struct p4switch *ps, struct pkt *
 {
     ps->pending_pkt = NULL;
     uint8_t ecn_before = pkt_ecn(p);
-    struct p4_egress_in in = {
-        .bytes = p->hdr,
-        .len = p->hdr_len,
-        .out = ps->out,
-        .out_cap = sizeof(ps->out),
-        .in_place = p->hdr,
-    };
+    struct p4_egress_in in = egress_in(ps, p);
     struct p4_egress_out res;
     p4_pipe_egress(ps->pipe, ps->scratch, &in, &res);
     bool same = res.in_place && !res.overflow && res.out_len == p->hdr_len;
@@ -369,13 +375,7 @@ static __attribute__((hot)) struct pkt *p4_egress(struct sw *sw, uint32_t port, 
         return put_output(sw, port, p, st, &st->res,
                           st->res.in_place ? p->hdr : (const uint8_t *)st->state,
                           st->ecn_before);
-    struct p4_egress_in in = {
-        .bytes = p->hdr,
-        .len = p->hdr_len,
-        .out = ps->out,
-        .out_cap = sizeof(ps->out),
-        .in_place = p->hdr,
-    };
+    struct p4_egress_in in = egress_in(ps, p);
     if (ps->egress_runs)
         egress_meta(sw, port, p, &in);
     struct p4_egress_out res;
