@@ -4,7 +4,8 @@
  * 16 MB UDP, VGG-16 with a parameter server (8 workers, ITER iterations), 64 DCTCP flows for
  * 100 ms; and the time to build a k=32 fat-tree (8,192 hosts, 1,280 switches, 10.5 million
  * route entries with P4) with and without P4. Targets: P4 <= 1.3 x none, fat-tree build
- * <= 3 s. Usage: bench_p4scen [ITER (default 2)]; bench_p4scen --yaml DIR [ITER] writes each
+ * <= 3 s. Each case's time is the least of BENCH_P4_ROUNDS (default 5) rounds that run the
+ * cases in turn. Usage: bench_p4scen [ITER (default 2)]; bench_p4scen --yaml DIR [ITER] writes each
  * scenario instead, as DIR/NAME-none.yaml, NAME-native.yaml and NAME-compiled.yaml (NAME:
  * incast, vgg, dctcp), for counting instructions with callgrind (scripts/bench-p4-instr.sh).
  * Run from the repository root. */
@@ -77,22 +78,26 @@ static char *dctcp(void)
     return y;
 }
 
-/* Runs the scenario with none and with basic.p4 on every engine; returns native / none. */
-static double scenario(const char *name, const char *fmt)
+/* Runs the scenario with none and with basic.p4 on every engine, `rounds` times in turn, and
+ * keeps each one's least CPU time (one run of a short scenario moves by more than the 1.3
+ * margin on a shared machine); returns native / none. */
+static double scenario(const char *name, const char *fmt, int rounds)
 {
-    uint64_t en;
-    uint64_t ec;
-    uint64_t ei;
-    uint64_t enat;
-    double none = run(fmt, "none", "auto", &en);
-    double nat = run(fmt, "basic", "native", &enat);
-    double comp = run(fmt, "basic", "compiled", &ec);
-    double interp = run(fmt, "basic", "interp", &ei);
+    static const char *const cases[][2] = {
+        {"none", "auto"}, {"basic", "native"}, {"basic", "compiled"}, {"basic", "interp"}};
+    double best[4];
+    uint64_t ev[4];
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < 4; i++) {
+            double t = run(fmt, cases[i][0], cases[i][1], &ev[i]);
+            best[i] = r == 0 || t < best[i] ? t : best[i];
+        }
+    }
     printf("bench_p4scen: %-28s none %7.3f s  basic.p4 native %7.3f s (%.2fx)  compiled %7.3f s "
            "(%.2fx)  interpreted %7.3f s (%.2fx)  events %llu / %llu\n",
-           name, none, nat, nat / none, comp, comp / none, interp, interp / none,
-           (unsigned long long)en, (unsigned long long)ec);
-    return nat / none;
+           name, best[0], best[1], best[1] / best[0], best[2], best[2] / best[0], best[3],
+           best[3] / best[0], (unsigned long long)ev[0], (unsigned long long)ev[2]);
+    return best[1] / best[0];
 }
 
 /* Writes DIR/NAME-none.yaml, NAME-native.yaml and NAME-compiled.yaml; 0 or -1. */
@@ -138,6 +143,8 @@ int main(int argc, char **argv)
     const char *dir = argc > 2 && strcmp(argv[1], "--yaml") == 0 ? argv[2] : NULL;
     int ai = dir ? 3 : 1;
     int iterations = argc > ai ? atoi(argv[ai]) : 2;
+    const char *re = getenv("BENCH_P4_ROUNDS");
+    int rounds = re && atoi(re) > 0 ? atoi(re) : 5;
     char *a = incast();
     char *b = vgg(iterations < 1 ? 1 : iterations);
     char *c = dctcp();
@@ -148,15 +155,16 @@ int main(int argc, char **argv)
                  ? 1
                  : 0;
     } else {
-        double worst = scenario("incast 64 x 16MB", a);
+        double worst = scenario("incast 64 x 16MB", a, rounds);
         char name[64];
         snprintf(name, sizeof(name), "VGG-16 PS (%d iterations)", iterations);
-        double r = scenario(name, b);
+        double r = scenario(name, b, rounds);
         worst = r > worst ? r : worst;
-        r = scenario("64 DCTCP flows, 100 ms", c);
+        r = scenario("64 DCTCP flows, 100 ms", c, rounds);
         worst = r > worst ? r : worst;
-        printf("bench_p4scen: target P4 <= 1.3 x none: %s (worst %.2fx)\n",
-               worst <= 1.3 ? "met" : "MISSED", worst);
+        printf("bench_p4scen: target P4 <= 1.3 x none (least CPU time of %d rounds): %s (worst "
+               "%.2fx)\n",
+               rounds, worst <= 1.3 ? "met" : "MISSED", worst);
         /* basic.p4's route table holds 1,024 entries: the fat-tree's switches get
          * basic_wide.p4 (room for every host) */
         double ftn = fat_tree("none");
