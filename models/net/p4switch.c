@@ -176,14 +176,14 @@ static void pending_release(struct pkt_ext *e)
     container_of(e, struct p4switch, pending)->pending_pkt = NULL;
 }
 
-/* The per-packet functions are `hot`, kept together with the engine's (p4.c says why). */
 /* An early program's packet (p4_prog_output_early) that the traffic manager took (and holds,
  * or sends at once): its output is the same made now as at egress, so its state need not wait
  * in the queue.
  * With the same length (the traffic manager's bytes) and no CE mark of the program's own to
  * count at egress, the output stands as the header bytes, the traffic manager's mark
  * applied as egress would: the packet leaves with no P4 state. Else the output (over the
- * header bytes in place, or in the state) waits for egress to put it on. */
+ * header bytes in place, or in the state) waits for egress to put it on. Like every per-packet
+ * function here it is `hot`, kept together with the engine's (p4.c says why). */
 static __attribute__((hot)) void output_queued(struct p4switch *ps, struct pkt *p)
 {
     ps->pending_pkt = NULL;
