@@ -1,7 +1,7 @@
 /* The native P4 engine's loading (p4native.h): the cache (a second load of a program finds
  * its object and compiles nothing; a damaged object is compiled again), and the fallback to
  * the compiled records when the C compiler is missing or fails, with its exact note on stderr
- * and results identical to the compiled engine's. tests/test_p4cc.c compares the native
+ * and results identical to the compiled engine's, and the folder's bound after a compile. tests/test_p4cc.c compares the native
  * engine's results with the other engines on every program. Run from the repository root. */
 #include "tests/testutil.h"
 
@@ -30,22 +30,6 @@ static void fresh_cache(char *dir, size_t n)
     snprintf(dir, n, "%s/p4native-test-XXXXXX", b);
     assert_non_null(mkdtemp(dir));
     setenv("DDLSIM_P4_CACHE", dir, 1);
-}
-
-static void remove_cache(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    struct dirent *e;
-    char path[600];
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' && (!e->d_name[1] || e->d_name[1] == '.'))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 /* The number of objects (files ending in .so) in the cache, the path of the last in path. */
@@ -164,7 +148,7 @@ static void test_p4native_falls_back_with_one_note(void **state)
         p4_pipe_destroy(cp);
         p4_prog_free(prog);
         unsetenv("DDLSIM_P4_CC");
-        remove_cache(dir);
+        test_remove_dir(dir);
     }
 }
 
@@ -198,7 +182,58 @@ static void test_p4native_cache(void **state)
     }
     char so[600];
     object_of(dir, so, sizeof(so)); /* one object, no temporary files left */
-    remove_cache(dir);
+    test_remove_dir(dir);
+}
+
+/* Compiling an object trims the cache folder to $DDLSIM_P4_CACHE_MAX: with a limit of 2M an
+ * old 4 MiB entry of another program goes, while the program's own entries (object, source,
+ * preprocessed text: about 0.1 MiB) stay, and the object runs; a later load that finds the object marks it as used (its time moves from an
+ * hour ago to now). A limit that is not a size compiles with the default and one exact note. */
+static void test_p4native_compile_trims_cache(void **state)
+{
+    char dir[256];
+    char err[1024];
+    char old[600];
+    char so[600];
+    fresh_cache(dir, sizeof(dir));
+    snprintf(old, sizeof(old), "%s/p4n-0000000000000000.so", dir);
+    int fd = open(old, O_WRONLY | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 4 << 20), 0);
+    close(fd);
+    setenv("DDLSIM_P4_CACHE_MAX", "2M", 1);
+    for (int round = 0; round < 2; round++) {
+        struct p4_prog *prog = load_basic();
+        struct p4_pipe *np = pipe_on(prog, P4_EXEC_NATIVE, err, sizeof(err));
+        assert_string_equal(err, "");
+        assert_int_equal(p4native_status(prog), round ? P4NATIVE_CACHED : P4NATIVE_COMPILED);
+        uint8_t out[512];
+        assert_int_equal(one_pass(np, prog, out), sizeof(packet));
+        object_of(dir, so, sizeof(so));
+        struct stat st;
+        assert_int_equal(stat(so, &st), 0);
+        if (round == 0) {
+            assert_int_equal(access(old, F_OK), -1);
+            struct timespec t[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+            assert_int_equal(utimensat(AT_FDCWD, so, t, 0), 0);
+        } else {
+            assert_true(st.st_mtim.tv_sec >= time(NULL) - 60);
+        }
+        p4_pipe_destroy(np);
+        p4_prog_free(prog);
+    }
+    test_remove_dir(dir);
+    fresh_cache(dir, sizeof(dir));
+    setenv("DDLSIM_P4_CACHE_MAX", "lots", 1);
+    struct p4_prog *prog = load_basic();
+    struct p4_pipe *np = pipe_on(prog, P4_EXEC_NATIVE, err, sizeof(err));
+    assert_string_equal(err, "ddlsim: note: DDLSIM_P4_CACHE_MAX 'lots' is not a size such as "
+                             "512M; the limit is 256M\n");
+    assert_int_equal(p4native_status(prog), P4NATIVE_COMPILED);
+    p4_pipe_destroy(np);
+    p4_prog_free(prog);
+    unsetenv("DDLSIM_P4_CACHE_MAX");
+    test_remove_dir(dir);
 }
 
 /* A cache folder writable by group or others, one owned by another user (made with chown:
@@ -220,7 +255,7 @@ static void test_p4native_refuses_unsafe_cache_folder(void **state)
         else if (c == 1)
             assert_int_equal(chmod(dir, 0703), 0);
         else if (c == 2 && (geteuid() != 0 || chown(dir, geteuid() + 1, (gid_t)-1) != 0)) {
-            remove_cache(dir);
+            test_remove_dir(dir);
             continue;
         } else if (c == 3) {
             assert_int_equal(symlink(strrchr(dir, '/') + 1, link), 0);
@@ -246,7 +281,7 @@ static void test_p4native_refuses_unsafe_cache_folder(void **state)
         p4_prog_free(prog);
         if (c == 3)
             unlink(link);
-        remove_cache(dir);
+        test_remove_dir(dir);
     }
     char dir[256];
     fresh_cache(dir, sizeof(dir));
@@ -262,8 +297,8 @@ static void test_p4native_refuses_unsafe_cache_folder(void **state)
     assert_int_equal(st.st_mode & 0777, 0700);
     p4_pipe_destroy(np);
     p4_prog_free(prog);
-    remove_cache(sub);
-    remove_cache(dir);
+    test_remove_dir(sub);
+    test_remove_dir(dir);
 }
 
 /* Writes text to path with a modification time an hour back plus ns nanoseconds. */
@@ -343,11 +378,12 @@ static void test_p4native_keeps_preprocessed_programs(void **state)
     assert_int_equal(cpp_runs(count), 4);
     setenv("PATH", old_path, 1);
     free(old_path);
-    remove_cache(bin);
-    remove_cache(dir);
+    test_remove_dir(bin);
+    test_remove_dir(dir);
 }
 
 TEST_MAIN(cmocka_unit_test(test_p4native_falls_back_with_one_note),
           cmocka_unit_test(test_p4native_keeps_preprocessed_programs),
           cmocka_unit_test(test_p4native_cache),
+          cmocka_unit_test(test_p4native_compile_trims_cache),
           cmocka_unit_test(test_p4native_refuses_unsafe_cache_folder))

@@ -11,6 +11,9 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <unistd.h>
+
 /* A test binary's main: runs the given cmocka_unit_test(...) entries as one group. */
 #define TEST_MAIN(...)                                                                             \
     int main(void)                                                                                 \
@@ -29,6 +32,23 @@ static inline void test_write_temp(char *tmpl, int suffix, const char *text)
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
+}
+
+/* Removes the folder dir and the files in it (no subfolders). */
+static inline void test_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    char path[1024];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
 }
 
 #endif

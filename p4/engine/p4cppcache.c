@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "p4/engine/p4cachedir.h"
 #include "p4/engine/p4cpp.h"
 #include "p4/engine/p4native.h"
 #include "p4/engine/p4util.h"
@@ -87,6 +88,7 @@ char *p4cppcache_get(const char *path, const char *include_dir, size_t *len)
         } else {
             text[n] = 0;
             *len = n;
+            p4cachedir_touch(entry);
         }
     }
     fclose(f);
@@ -127,6 +129,12 @@ void p4cppcache_put(const char *path, const char *include_dir, const char *text,
     fprintf(f, "--\n%zu\n", len);
     ok = ok && fwrite(text, 1, len, f) == len;
     ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, entry) != 0)
+    if (!ok || rename(tmp, entry) != 0) {
         unlink(tmp);
+        return;
+    }
+    char why[256];
+    char *slash = strrchr(entry, '/');
+    *slash = 0;
+    p4cachedir_trim(entry, p4cachedir_limit(why, sizeof(why)), slash + 1);
 }

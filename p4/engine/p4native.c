@@ -1,5 +1,6 @@
 /* The native back end: generation, compilation, the cache and loading (see p4native.h). */
 #include "p4/engine/p4native.h"
+#include "p4/engine/p4cachedir.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -220,8 +221,27 @@ static int open_so(struct p4cc *tw, const char *so, uint64_t check, char *why, s
     return 0;
 }
 
+/* Marks the object so (dir/p4n-KEY.so) and its source as used. */
+static void touch_entry(const char *so)
+{
+    char c[PATH_MAX];
+    p4cachedir_touch(so);
+    snprintf(c, sizeof(c), "%.*s.c", (int)(strlen(so) - 3), so);
+    p4cachedir_touch(c);
+}
+
+/* Trims the cache folder after the object so was written into it. */
+static void trim_after(const char *dir, const char *so, FILE *diag)
+{
+    char why[256];
+    uint64_t limit = p4cachedir_limit(why, sizeof(why));
+    if (why[0] && diag)
+        fprintf(diag, "ddlsim: note: %s\n", why);
+    p4cachedir_trim(dir, limit, strrchr(so, '/') + 1);
+}
+
 /* Finds the program's object in the cache or compiles it, and loads it into tw. */
-static int load(struct p4cc *tw, struct p4nsrc *src, char *why, size_t nwhy)
+static int load(struct p4cc *tw, struct p4nsrc *src, FILE *diag, char *why, size_t nwhy)
 {
     char dir[PATH_MAX - 64];
     char ident[PATH_MAX + 128];
@@ -239,11 +259,14 @@ static int load(struct p4cc *tw, struct p4nsrc *src, char *why, size_t nwhy)
     char so[PATH_MAX];
     snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);
     snprintf(so, sizeof(so), "%s/p4n-%s.so", dir, key);
-    if (own_file(so) && open_so(tw, so, check, why, nwhy) == 0)
+    if (own_file(so) && open_so(tw, so, check, why, nwhy) == 0) {
+        touch_entry(so);
         return 0;
+    }
     if (compile(cc, dir, key, src, so, why, nwhy) != 0)
         return -1;
     tw->nat->compiled = true;
+    trim_after(dir, so, diag);
     return open_so(tw, so, check, why, nwhy);
 }
 
@@ -264,7 +287,7 @@ const struct p4cc *p4native_twin(const struct p4cc *cc, FILE *diag)
     tw->twin = NULL;
     tw->nat = p4util_calloc(1, sizeof(*tw->nat));
     char why[PATH_MAX + 256];
-    if (load(tw, &src, why, sizeof(why)) != 0) {
+    if (load(tw, &src, diag, why, sizeof(why)) != 0) {
         if (diag)
             fprintf(diag, "ddlsim: note: no native code for the P4 program (%s); it runs on the "
                           "compiled engine\n", why);
