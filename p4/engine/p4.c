@@ -261,11 +261,12 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
     pipe->cc = exec == P4_EXEC_COMPILED ? prog->cc : NULL;
     if (exec == P4_EXEC_NATIVE)
         pipe->cc = p4native_twin(prog->cc, stderr);
-    if (pipe->cc) {
-        const struct p4ir_callable *const blocks[5] = {prog->verify, prog->ingress, prog->egress,
-                                                       prog->compute, prog->deparser};
+    const struct p4ir_callable *const blocks[5] = {prog->verify, prog->ingress, prog->egress,
+                                                   prog->compute, prog->deparser};
+    for (int i = 0; i < 5; i++)
+        pipe->runs |= blocks[i] && blocks[i]->body.n ? 1u << i : 0;
+    if (pipe->cc)
         p4cc_native_entries(pipe->cc, blocks, &pipe->native);
-    }
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
@@ -323,7 +324,7 @@ static inline __attribute__((always_inline)) void run_parser(struct p4_pipe *pip
 static inline __attribute__((always_inline)) void
 run_control(struct p4_pipe *pipe, enum p4cc_block which, const struct p4ir_callable *c)
 {
-    if (!c->body.n)
+    if (!(pipe->runs >> which & 1))
         return;
     if (pipe->native.ctl[which])
         pipe->native.ctl[which](&pipe->vm, pipe->native.rec);
@@ -650,7 +651,7 @@ __attribute__((hot)) void p4_pipe_egress(struct p4_pipe *pipe, void *state, cons
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    if (prog->egress->body.n && !run_egress(pipe, in, out))
+    if ((pipe->runs >> P4CC_EGRESS & 1) && !run_egress(pipe, in, out))
         return;
     deparse(pipe, in, out);
     out->recirculate = vm->recirculate;

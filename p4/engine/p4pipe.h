@@ -54,6 +54,7 @@ struct p4_pipe {
     uint64_t rng; /* xorshift64* state */
     const struct p4cc *cc; /* the compiled engine, NULL: the interpreter */
     struct p4cc_native native; /* cc's native code, called directly (all NULL: none) */
+    unsigned runs;             /* bit (1 << enum p4cc_block): the block has statements */
 };
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);
