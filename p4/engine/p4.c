@@ -261,6 +261,12 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
     pipe->cc = exec == P4_EXEC_COMPILED ? prog->cc : NULL;
     if (exec == P4_EXEC_NATIVE)
         pipe->cc = p4native_twin(prog->cc, stderr);
+    const struct p4ir_callable *const blocks[5] = {prog->verify, prog->ingress, prog->egress,
+                                                   prog->compute, prog->deparser};
+    for (int i = 0; i < 5; i++)
+        pipe->runs |= blocks[i] && blocks[i]->body.n ? 1u << i : 0;
+    if (pipe->cc)
+        p4cc_native_entries(pipe->cc, blocks, &pipe->native);
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
@@ -300,20 +306,29 @@ const struct p4_prog *p4_pipe_prog(const struct p4_pipe *pipe)
     return pipe->prog;
 }
 
-static void run_parser(struct p4_pipe *pipe)
+/* The parser and the blocks are inlined where the pipeline runs them, so that each native
+ * block is called from a call site of its own (one site shared by all of them, as
+ * p4cc_run_control has, sees a different target at each call: a predictor that keeps the last
+ * target of each site mispredicts every one). */
+static inline __attribute__((always_inline)) void run_parser(struct p4_pipe *pipe)
 {
-    if (pipe->cc)
+    if (pipe->native.parser)
+        pipe->native.parser(&pipe->vm, pipe->native.rec);
+    else if (pipe->cc)
         p4cc_run_parser(pipe->cc, &pipe->vm);
     else
         p4vm_run_parser(&pipe->vm);
 }
 
 /* A block with no statements changes nothing (the flow is normal before and after each). */
-static void run_control(struct p4_pipe *pipe, enum p4cc_block which, const struct p4ir_callable *c)
+static inline __attribute__((always_inline)) void
+run_control(struct p4_pipe *pipe, enum p4cc_block which, const struct p4ir_callable *c)
 {
-    if (!c->body.n)
+    if (!(pipe->runs >> which & 1))
         return;
-    if (pipe->cc)
+    if (pipe->native.ctl[which])
+        pipe->native.ctl[which](&pipe->vm, pipe->native.rec);
+    else if (pipe->cc)
         p4cc_run_control(pipe->cc, &pipe->vm, which, c);
     else
         p4vm_run_control(&pipe->vm, c);
@@ -636,7 +651,7 @@ __attribute__((hot)) void p4_pipe_egress(struct p4_pipe *pipe, void *state, cons
     vm->in = in->bytes;
     vm->in_len = in->len;
     vm->packet_length = (uint32_t)get_std(pipe, prog->std.packet_length);
-    if (prog->egress->body.n && !run_egress(pipe, in, out))
+    if ((pipe->runs >> P4CC_EGRESS & 1) && !run_egress(pipe, in, out))
         return;
     deparse(pipe, in, out);
     out->recirculate = vm->recirculate;

@@ -31,5 +31,19 @@ enum p4cc_block { P4CC_VERIFY, P4CC_INGRESS, P4CC_EGRESS, P4CC_COMPUTE, P4CC_DEP
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm);
 void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
                       const struct p4ir_callable *c);
+/* The native code of a form (p4native.h), for callers that run it directly: the parser and
+ * each block (NULL where it has none: that block runs through p4cc_run_control), with the
+ * records they read. A native block sets the flow normal before and after, as
+ * p4cc_run_control does. */
+typedef void p4cc_native_fn(struct p4vm *vm, const void *const *rec);
+struct p4cc_native {
+    p4cc_native_fn *parser;
+    p4cc_native_fn *ctl[5]; /* by enum p4cc_block */
+    const void *const *rec;
+};
+/* Fills n for the blocks of prog (cc's program) in pipeline order: verify, ingress, egress,
+ * compute, deparser. All NULL when cc has no native code. */
+void p4cc_native_entries(const struct p4cc *cc, const struct p4ir_callable *const blocks[5],
+                         struct p4cc_native *n);
 
 #endif

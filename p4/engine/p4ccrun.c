@@ -859,3 +859,11 @@ void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block wh
     else
         control_records(vm, f, c);
 }
+
+void p4cc_native_entries(const struct p4cc *cc, const struct p4ir_callable *const blocks[5],
+                         struct p4cc_native *n)
+{
+    *n = (struct p4cc_native){.parser = cc->nparser, .rec = cc->nrec};
+    for (int i = 0; i < 5; i++) /* as p4cc_run_control chooses */
+        n->ctl[i] = cc->nctl[i] && cc->ctl[i]->ir == blocks[i] ? cc->nctl[i] : NULL;
+}

@@ -4,6 +4,7 @@
 #define SIM_P4_P4PIPE_H
 
 #include "p4/engine/p4.h"
+#include "p4/engine/p4cc.h"
 #include "p4/engine/p4table.h"
 #include "p4/engine/p4vm.h"
 
@@ -52,6 +53,8 @@ struct p4_pipe {
     int capmirrors;
     uint64_t rng; /* xorshift64* state */
     const struct p4cc *cc; /* the compiled engine, NULL: the interpreter */
+    struct p4cc_native native; /* cc's native code, called directly (all NULL: none) */
+    unsigned runs;             /* bit (1 << enum p4cc_block): the block has statements */
 };
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);
