@@ -1,5 +1,6 @@
 #include "sim/evq.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,30 @@ void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase
     t->fire = fire;
     t->slot = EVQ_IDLE;
     t->phase = (uint8_t)phase;
+    t->hint_lines = 0;
+    t->hint = 0;
+}
+
+void evq_timer_hint(struct evq_timer *t, void *const *ptr, uint8_t lines)
+{
+    ptrdiff_t off = (const char *)ptr - (const char *)t;
+    SIM_ASSERT(off != 0 && off >= INT16_MIN && off <= INT16_MAX && lines < 16);
+    t->hint = (int16_t)off;
+    t->hint_lines = lines;
+}
+
+/* Prefetches the lines of the object t's hint points to (the pointer is in a line of t's owner
+ * that the previous pop prefetched). A prefetch never faults, so a NULL target costs nothing. */
+static inline void prefetch_hint(const struct evq_timer *t)
+{
+    if (!t->hint)
+        return;
+    const char *p;
+    memcpy(&p, (const char *)t + t->hint, sizeof(p)); /* a pointer of the owner's type */
+    unsigned lines = t->hint_lines;
+    for (unsigned i = 0; lines; i++, lines >>= 1)
+        if (lines & 1)
+            __builtin_prefetch(p + 64 * i);
 }
 
 /* Removes the top entry and frees its slot. */
@@ -262,6 +287,7 @@ struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
     if (q->len == 0)
         return NULL;
     struct evq_timer *t = q->timers[SLOT_OF(q->heap[0])];
+    prefetch_hint(t); /* its lines arrive while the heap is sifted */
     q->cur = q->heap[0];
     *at = q->heap[0].at;
     t->slot = EVQ_IDLE;

@@ -35,10 +35,14 @@ enum evq_phase {
 
 #define EVQ_IDLE UINT32_MAX
 
+/* 16 bytes. The hint (evq_timer_hint) names a pointer in the timer's owner whose target the
+ * event reads first: evq_pop prefetches it one event ahead. */
 struct evq_timer {
     evq_fire_fn *fire;
-    uint32_t slot; /* EVQ_IDLE when not scheduled */
-    uint8_t phase; /* enum evq_phase */
+    uint32_t slot;      /* EVQ_IDLE when not scheduled */
+    uint8_t phase;      /* enum evq_phase */
+    uint8_t hint_lines; /* bit i: line i of the hint's target is prefetched */
+    int16_t hint;       /* bytes from the timer to the hint pointer; 0: none */
 };
 
 /* 16 bytes: the 4 children of a heap node fill one cache line (the heap is aligned so). */
@@ -67,6 +71,11 @@ void evq_fini(struct evq *q);
 
 /* Prepares a timer; it is idle until scheduled. */
 void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase);
+
+/* The event of t reads *ptr first (ptr is a field of t's owner, within 32 KiB of t), and of
+ * the object it points to, the 64-byte lines whose bits are set in `lines` (bits 0-3): when t's
+ * event is next, evq_pop prefetches them while the event before it runs. */
+void evq_timer_hint(struct evq_timer *t, void *const *ptr, uint8_t lines);
 
 static inline bool evq_timer_pending(const struct evq_timer *t)
 {

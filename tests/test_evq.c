@@ -337,7 +337,52 @@ static void test_evq_reserved_place(void **state)
     sim_destroy(sim);
 }
 
-TEST_MAIN(cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_reserved_place), cmocka_unit_test(test_evq_phases),
+/* An owner with a hint: the pointer its event reads first, before or after the timer. */
+struct hinted {
+    void *before;
+    struct rec r;
+    void *after;
+};
+
+/* A hint (a pointer of the timer's owner that evq_pop prefetches through) keeps the timer at 16
+ * bytes, records where the pointer is relative to the timer, and changes nothing in the run:
+ * hinted timers whose pointers are NULL, point at a live object or at the owner itself run in
+ * the same order as the same timers without hints. */
+static void test_evq_hint(void **state)
+{
+    assert_int_equal(sizeof(struct evq_timer), 16);
+    int logs[2][64], nlogs[2] = {0, 0};
+    static struct hinted h[2][32];
+    char target[256];
+    for (int pass = 0; pass < 2; pass++) {
+        struct sim *sim = sim_create(1, NULL);
+        for (int i = 0; i < 32; i++) {
+            struct hinted *o = &h[pass][i];
+            rec_at(sim, &o->r, i, logs[pass], &nlogs[pass], (enum evq_phase)(i % 3), (i * 7) % 5);
+            o->before = i % 4 == 0 ? NULL : target;
+            o->after = o;
+            if (pass == 0)
+                continue;
+            if (i % 2)
+                evq_timer_hint(&o->r.t, &o->before, 1u << 0 | 1u << 3);
+            else
+                evq_timer_hint(&o->r.t, &o->after, 1u << 1);
+            assert_int_equal(o->r.t.hint, i % 2 ? (int)(offsetof(struct hinted, before) -
+                                                        offsetof(struct hinted, r.t))
+                                                 : (int)(offsetof(struct hinted, after) -
+                                                         offsetof(struct hinted, r.t)));
+        }
+        assert_int_equal(sim_run(sim, SIM_TIME_NEVER), 32);
+        sim_destroy(sim);
+    }
+    assert_int_equal(nlogs[0], 32);
+    assert_int_equal(nlogs[1], 32);
+    assert_memory_equal(logs[0], logs[1], 32 * sizeof(int));
+    evq_timer_init(&h[1][1].r.t, rec_fire, EVQ_PHASE_DEFAULT);
+    assert_int_equal(h[1][1].r.t.hint, 0);
+}
+
+TEST_MAIN(cmocka_unit_test(test_evq_hint), cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_reserved_place), cmocka_unit_test(test_evq_phases),
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
           cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_random_heap_huge),
           cmocka_unit_test(test_evq_layout_and_slots), cmocka_unit_test(test_evq_cancel_heavy))

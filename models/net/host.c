@@ -55,8 +55,8 @@ static void host_kick(struct host *h)
 /* The NIC queue counts what the device of the host's link holds. */
 static void nic_attach(struct host *h)
 {
-    if (!h->nic.dev && h->node.nports > 0)
-        h->nic.dev = &h->node.ports[0]->tx.cfg;
+    if (h->nic.framing == PQ_NO_DEVICE && h->node.nports > 0)
+        pq_attach(&h->nic, &h->node.ports[0]->tx.cfg);
 }
 
 void host_send(struct host *h, struct pkt *p)

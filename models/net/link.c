@@ -44,6 +44,11 @@ void link_init(struct link *l, struct port *port, const struct link_cfg *cfg)
         l->byte_ps = (sim_time_t)(8 * ps_per_bit / cfg->rate_bps);
     evq_timer_init(&l->tx_done, link_tx_done, EVQ_PHASE_DEPART);
     evq_timer_init(&l->arrive, link_arrive, EVQ_PHASE_ARRIVAL);
+    /* an arrival reads the wire's head packet: its first line and its header (pkt.h) */
+    evq_timer_hint(&l->arrive, (void *const *)&l->on_wire.head,
+                   1u << 0 | 1u << (offsetof(struct pkt, hdr) / 64));
+    /* an end of transmission, the frame it puts on the wire */
+    evq_timer_hint(&l->tx_done, (void *const *)&l->serializing, 1u << 0);
 }
 
 void link_fini(struct sim *sim, struct link *l)

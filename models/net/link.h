@@ -63,11 +63,12 @@ extern const size_t link_nparams;
 /* After decoding: the framing's overhead when no layer set `overhead`. */
 void link_cfg_finish(struct link_cfg *c, bool overhead_given);
 
-/* Bytes a device with this framing holds for a packet of `size_bytes` (Ethernet frame). */
-static inline uint32_t link_dev_bytes(const struct link_cfg *c, uint32_t size_bytes)
+/* Bytes a device with framing `framing` (enum link_framing) holds for a packet of `size_bytes`
+ * (Ethernet frame). */
+static inline uint32_t link_framing_bytes(int framing, uint32_t size_bytes)
 {
     uint32_t ip = size_bytes > ETH_HDR_LEN ? size_bytes - ETH_HDR_LEN : 0;
-    switch (c->framing) {
+    switch (framing) {
     case LINK_FRAMING_PPP:
         return ip + PPP_HDR_BYTES;
     case LINK_FRAMING_NONE:
@@ -75,6 +76,12 @@ static inline uint32_t link_dev_bytes(const struct link_cfg *c, uint32_t size_by
     default:
         return size_bytes < ETH_MIN_FRAME_BYTES ? ETH_MIN_FRAME_BYTES : size_bytes;
     }
+}
+
+/* Bytes a device with this framing holds for a packet of `size_bytes` (Ethernet frame). */
+static inline uint32_t link_dev_bytes(const struct link_cfg *c, uint32_t size_bytes)
+{
+    return link_framing_bytes(c->framing, size_bytes);
 }
 
 /* Bytes on the wire for a packet of `size_bytes`: device bytes + overhead. */

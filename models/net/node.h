@@ -103,13 +103,14 @@ struct port {
     struct pfc_tx pfc_tx; /* pauses this port sent upstream */
 };
 
+/* 40 bytes: a switch or host keeps its hottest fields in the rest of the node's line. */
 struct node {
     uint32_t id;
+    uint32_t nports;
     char *name;
     struct sim *sim;
     const struct node_ops *ops;
     struct port **ports;
-    uint32_t nports;
 };
 
 void node_init(struct node *n, struct sim *sim, const struct node_ops *ops, const char *name,

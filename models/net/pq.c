@@ -12,6 +12,7 @@ void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_
     q->nprio = nprio;
     q->sched = (uint8_t)sched;
     q->quantum_bytes = quantum_bytes ? quantum_bytes : 1514;
+    q->framing = PQ_NO_DEVICE;
     for (int i = 0; i < PQ_MAX_PRIO; i++)
         q->weight[i] = 1;
 }

@@ -24,7 +24,7 @@ struct pq_class {
     uint32_t pkts;
 };
 
-/* The fields every enqueue and dequeue reads come first: 32 bytes, so with the first class
+/* The fields every enqueue and dequeue reads come first: 24 bytes, so with the first class
  * they fill one cache line when the pq is 64-byte aligned (the traffic manager's ports are);
  * `busy` spares a dequeue the walk over every class's head. DRR state is last. */
 struct pq {
@@ -33,20 +33,31 @@ struct pq {
     uint8_t drr_cur; /* DRR: class whose turn it is */
     bool by_tc;      /* classify by p->tc (NIC queues) instead of p->qclass (switch queues) */
     uint8_t busy;    /* bit i: class i holds packets */
+    int8_t framing;  /* of the link it feeds (enum link_framing, pq_attach): bytes count what
+                      * its device holds; PQ_NO_DEVICE: the packet's size_bytes */
     uint32_t pkts;
     uint32_t quantum_bytes;
     uint64_t bytes; /* all classes */
-    const struct link_cfg *dev; /* the link it feeds: bytes count link_dev_bytes (NULL: the
-                                 * packet's size_bytes) */
     struct pq_class cls[PQ_MAX_PRIO];
     uint32_t weight[PQ_MAX_PRIO];  /* DRR: quantum multiplier of each class */
     int64_t deficit[PQ_MAX_PRIO];  /* DRR: bytes a class may still send in its turn */
 };
 
+#define PQ_NO_DEVICE (-1)
+
 /* Bytes a queued packet takes in q (what the device of q's link holds). */
 static inline uint32_t pq_pkt_bytes(const struct pq *q, const struct pkt *p)
 {
-    return q->dev ? link_dev_bytes(q->dev, p->size_bytes) : p->size_bytes;
+    if (q->framing == PQ_NO_DEVICE)
+        return p->size_bytes;
+    return link_framing_bytes(q->framing, p->size_bytes);
+}
+
+/* q feeds a link of configuration `dev`: its bytes count what the link's device holds (its
+ * framing is kept in q's first line, so an enqueue reads no line of the link). */
+static inline void pq_attach(struct pq *q, const struct link_cfg *dev)
+{
+    q->framing = (int8_t)dev->framing;
 }
 
 void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_bytes);

@@ -172,7 +172,7 @@ static void route_ingress(struct sw *sw, struct pkt *p)
         return;
     }
     uint32_t k = n == 1 ? 0 : pkt_flow_hash(p, sw->salt) % n;
-    p->qclass = sw->cfg.queue_by == SWITCH_QUEUE_BY_PRIORITY ? p->prio : p->tc;
+    p->qclass = sw->queue_by == SWITCH_QUEUE_BY_PRIORITY ? p->prio : p->tc;
     switch_enqueue(sw, ports[k], p);
 }
 
@@ -205,7 +205,10 @@ static void switch_receive(struct node *n, struct port *in, struct pkt *p)
     }
     sw->rx_pkts++;
     p->in_port = (uint16_t)in->index;
-    delayline_push(n->sim, &sw->pipe, p);
+    if (sw->pipelined)
+        delayline_push(n->sim, &sw->pipe, p);
+    else
+        sw->stage->ingress(sw, p); /* what the delay line does at once, without reading it */
 }
 
 static struct pkt *switch_pull(struct node *n, struct port *out)
@@ -280,9 +283,12 @@ static struct node *switch_create(const struct node_env *env, const char *name, 
                                   const void *cfgp)
 {
     const struct switch_cfg *cfg = cfgp;
-    struct sw *sw = xcalloc(1, sizeof(*sw));
+    struct sw *sw = xaligned(64, sizeof(*sw)); /* its lines as switch.h lays them out */
+    memset(sw, 0, sizeof(*sw));
     node_init(&sw->node, env->sim, &switch_node_ops, name, id);
     sw->cfg = *cfg;
+    sw->queue_by = (uint8_t)cfg->queue_by;
+    sw->pipelined = cfg->latency_ps > 0;
     sw->cfg.tm.pfc_classes = 0xff;
     if (cfg->pfc_classes.given) {
         sw->cfg.tm.pfc_classes = 0;
@@ -320,7 +326,7 @@ static int switch_connected(struct node *n, const struct node_env *env,
     for (uint32_t i = 0; i < n->nports; i++) {
         for (uint32_t c = 0; c < w->n; c++)
             sw->tm.ports[i].q.weight[c] = (uint32_t)param_vec_int(w, c);
-        sw->tm.ports[i].q.dev = &n->ports[i]->tx.cfg;
+        pq_attach(&sw->tm.ports[i].q, &n->ports[i]->tx.cfg);
         uint64_t h = sw->cfg.tm.pfc_headroom_bytes;
         sw->tm.ports[i].headroom_bytes = h ? h : auto_headroom(&n->ports[i]->tx.cfg);
     }

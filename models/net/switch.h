@@ -87,17 +87,23 @@ struct switch_stage_ops {
     void (*destroy)(struct sw *sw);
 };
 
+/* 64-byte aligned. What a packet's hop reads of the switch is in its first three lines: the
+ * node, the stage, the ECMP salt and hot copies of two settings (line 0); the routes and the
+ * receive counter (line 1); the traffic manager's shared state and the settings its admission
+ * reads (line 2, tmgr.h). The configuration and the rarer counters come after. */
 struct sw {
     struct node node;
-    struct switch_cfg cfg;
-    struct tmgr tm;
-    struct delayline pipe;
     const struct switch_stage_ops *stage;
-    void *stage_ud; /* the stage's state (struct p4switch) */
+    void *stage_ud;    /* the stage's state (struct p4switch) */
+    uint32_t salt;     /* ECMP hash salt */
+    uint8_t queue_by;  /* cfg.queue_by */
+    bool pipelined;    /* cfg.latency_ps > 0: packets pass the delay line `pipe` */
     struct route_set routes; /* next hops by destination host index */
-    uint32_t salt;           /* ECMP hash salt */
     uint64_t rx_pkts;
     uint64_t no_route_drops; /* no route, or a port the switch does not have */
+    _Alignas(64) struct tmgr tm;
+    struct delayline pipe;
+    struct switch_cfg cfg;
     uint64_t ingress_drops;  /* dropped by the ingress stage (P4 mark_to_drop, no egress) */
     uint64_t egress_drops;   /* dropped by the egress stage (P4) */
     uint64_t p4_limit_drops; /* P4: deparsed headers too large for a packet, or too many

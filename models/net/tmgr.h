@@ -37,22 +37,24 @@ enum tmgr_unit {
     TMGR_UNIT_PACKETS = 1,
 };
 
+/* The settings an enqueue of a lossy packet reads first (24 bytes: with struct tmgr's shared
+ * state, one cache line). */
 struct tmgr_cfg {
     uint64_t buffer_bytes;      /* shared by all ports; 0 = unlimited */
     uint64_t queue_limit_bytes; /* per queue; 0 = unlimited */
-    int64_t nprio;              /* queues per port, 1..8 */
+    int ecn_mode;               /* enum tmgr_ecn_mode */
+    bool pfc;                   /* priority flow control for the classes in pfc_classes */
+    uint8_t pfc_classes;        /* bit c: class c is lossless */
+    int ecn_unit;               /* enum tmgr_unit */
     int sched;                  /* enum pq_sched */
-    uint64_t drr_quantum_bytes;
-    int ecn_mode;  /* enum tmgr_ecn_mode */
-    int ecn_unit;  /* enum tmgr_unit */
+    uint64_t pfc_xoff_bytes;    /* per ingress port and class: pause upstream at or above */
+    uint64_t pfc_xon_bytes;     /* resume at or below */
+    uint64_t pfc_headroom_bytes; /* absorbed after XOFF; 0 = from the ingress link (auto) */
     uint64_t ecn_kmin;
     uint64_t ecn_kmax;
     double ecn_pmax;
-    bool pfc;                 /* priority flow control for the classes in pfc_classes */
-    uint8_t pfc_classes;      /* bit c: class c is lossless */
-    uint64_t pfc_xoff_bytes;  /* per ingress port and class: pause upstream at or above */
-    uint64_t pfc_xon_bytes;   /* resume at or below */
-    uint64_t pfc_headroom_bytes; /* absorbed after XOFF; 0 = from the ingress link (auto) */
+    int64_t nprio;              /* queues per port, 1..8 */
+    uint64_t drr_quantum_bytes;
 };
 
 /* One cache line each: an enqueue updates its class's. */
@@ -71,7 +73,7 @@ struct tmgr_stats {
  * blocking clock (line 6), its class's statistics (line 8); PFC and P4 state last. */
 struct tmgr_port {
     struct pq q;
-    uint64_t max_bytes; /* deepest the port got (all classes) */
+    _Alignas(64) uint64_t max_bytes; /* deepest the port got (all classes) */
     uint32_t max_pkts;
     struct blocking_clock blk; /* network blocking time of packets waiting here */
     struct tmgr_stats cls[PQ_MAX_PRIO];
@@ -82,12 +84,13 @@ struct tmgr_port {
                          * traffic manager's own marks are in cls[].mark_pkts) */
 };
 
+/* Its first line holds what every enqueue reads (64-byte aligned in struct sw). */
 struct tmgr {
-    struct tmgr_cfg cfg;
     struct tmgr_port *ports;
-    uint32_t nports;
     uint64_t buffered;      /* bytes in all queues */
     uint64_t peak_buffered;
+    uint32_t nports;
+    struct tmgr_cfg cfg;
     gsl_rng *rng;           /* RED marking draws */
 };
 
