@@ -603,7 +603,10 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
     ps->egress_runs = p4_prog_egress_runs(prog);
     size_t bytes = p4_prog_state_bytes(prog);
     ps->early = p4_prog_output_early(prog);
-    ps->scratch = xcalloc(1, bytes + 8);
+    /* 64-byte aligned: glibc's memset zeroes a 32-byte aligned state on its shortest path (43
+     * instructions for basic.p4's 384 bytes, 50 otherwise), whatever the heap's layout */
+    ps->scratch = xaligned(64, bytes + 8);
+    memset(ps->scratch, 0, bytes + 8);
     ps->pending.release = pending_release;
     pool_init(&ps->states, sizeof(struct p4st) + (ps->early ? MAX(bytes, PKT_HDR_MAX) : bytes),
               256);
