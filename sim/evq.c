@@ -87,11 +87,15 @@ static void sift_up(struct evq_entry *h, uint32_t i, struct evq_entry e)
     h[i] = e;
 }
 
-/* The least of the children first .. end-1 of a node (end > first), chosen without branches
- * (which one it is, the predictor guesses wrong about half the time); its rank in *least. */
-static inline uint32_t least_child(const struct evq_entry *h, uint32_t first, uint32_t end,
+/* The least child of node i of the heap h of n entries, chosen without branches (which one it
+ * is, the predictor guesses wrong about half the time), its rank in *least; n when i is a leaf. */
+static inline uint32_t least_child(const struct evq_entry *h, uint32_t n, uint32_t i,
                                    unsigned __int128 *least)
 {
+    uint32_t first = ARITY * i + 1;
+    if (first >= n)
+        return n;
+    uint32_t end = first + ARITY < n ? first + ARITY : n;
     uint32_t c = first;
     unsigned __int128 m = rank(&h[first]);
     for (uint32_t k = first + 1; k < end; k++) {
@@ -107,14 +111,9 @@ static inline uint32_t least_child(const struct evq_entry *h, uint32_t first, ui
 /* Puts e at node i of the heap h of n entries, or below. */
 static void sift_down(struct evq_entry *h, uint32_t n, uint32_t i, struct evq_entry e)
 {
-    for (;;) {
-        uint32_t first = ARITY * i + 1;
-        if (first >= n)
-            break;
-        unsigned __int128 least;
-        uint32_t c = least_child(h, first, first + ARITY < n ? first + ARITY : n, &least);
-        if (least >= rank(&e))
-            break;
+    unsigned __int128 least;
+    uint32_t c;
+    while ((c = least_child(h, n, i, &least)) < n && least < rank(&e)) {
         h[i] = h[c];
         i = c;
     }
@@ -126,13 +125,10 @@ static void sift_down(struct evq_entry *h, uint32_t n, uint32_t i, struct evq_en
  * nearly always belongs near the bottom), then e rises from there. */
 static void sift_hole(struct evq_entry *h, uint32_t n, struct evq_entry e)
 {
+    unsigned __int128 least;
     uint32_t i = 0;
-    for (;;) {
-        uint32_t first = ARITY * i + 1;
-        if (first >= n)
-            break;
-        unsigned __int128 least;
-        uint32_t c = least_child(h, first, first + ARITY < n ? first + ARITY : n, &least);
+    uint32_t c;
+    while ((c = least_child(h, n, i, &least)) < n) {
         h[i] = h[c];
         i = c;
     }
