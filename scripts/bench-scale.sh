@@ -27,7 +27,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-bin=$PWD/$BUILD/ddlsim
+case $BUILD in
+/*) bin=$BUILD/ddlsim ;;
+*) bin=$PWD/$BUILD/ddlsim ;;
+esac
+[ -x "$bin" ] || { echo "bench-scale: no $bin (make first)" >&2; exit 1; }
 OUT=${OUT:-$BUILD/bench-scale}
 STOP=${BENCH_SCALE_STOP:-200us}
 KS=${BENCH_SCALE_KS-8 16 32}
@@ -135,7 +139,11 @@ d1_misses_per_event,ll_misses_per_event" >"$OUT/bench-scale-cache.csv"
         valgrind --tool=callgrind --cache-sim=yes --D1=32768,64,64 --I1=32768,64,64 \
             --LL="$ll",64,64 --collect-atstart=no --toggle-collect=sim_run \
             --callgrind-out-file=/dev/null \
-            "$bin" run "$tmp/cg$k.yaml" --out "$tmp/cgout" >"$tmp/cg.out" 2>"$tmp/cg.err"
+            "$bin" run "$tmp/cg$k.yaml" --out "$tmp/cgout" >"$tmp/cg.out" 2>"$tmp/cg.err" || {
+            echo "bench-scale: callgrind of k = $k failed:" >&2
+            tail -3 "$tmp/cg.err" >&2
+            exit 1
+        }
         awk -v name="fat_tree_k${k}_${cstop}_ll$((ll / 1024))k" -v hosts=$((k * k * k / 4)) '
             function num(s) { gsub(/,/, "", s); return s + 0 }
             / events in / { for (i = 1; i <= NF; i++) if ($(i + 1) == "events") ev = num($i) }

@@ -52,15 +52,21 @@ static void *regrow(void *old, size_t keep, size_t bytes)
     return p;
 }
 
-/* Grows the heap and the slot arrays to `cap` entries (the new slots are free). */
+/* A heap's array of `cap` entries keeping its first n (it starts HEAP_PAD entries into *mem). */
+static struct evq_entry *regrow_heap(void **mem, uint32_t n, uint32_t cap)
+{
+    size_t entry = sizeof(struct evq_entry);
+    *mem = regrow(*mem, n ? (HEAP_PAD + n) * entry : 0, (HEAP_PAD + cap) * entry);
+    return (struct evq_entry *)*mem + HEAP_PAD;
+}
+
+/* Grows both heaps and the slot arrays to `cap` entries (the new slots are free). */
 static void grow(struct evq *q, uint32_t cap)
 {
     if (cap > SLOTS_MAX)
         too_many("pending events", SLOTS_MAX);
-    size_t entry = sizeof(struct evq_entry);
-    q->heap_mem = regrow(q->heap_mem, q->len ? (HEAP_PAD + q->len) * entry : 0,
-                         (HEAP_PAD + cap) * entry);
-    q->heap = (struct evq_entry *)q->heap_mem + HEAP_PAD;
+    q->heap = regrow_heap(&q->heap_mem, q->nlen, cap);
+    q->far = regrow_heap(&q->far_mem, q->flen, cap);
     q->timers = regrow(q->timers, q->cap * sizeof(*q->timers), cap * sizeof(*q->timers));
     q->free = regrow(q->free, q->cap * sizeof(*q->free), cap * sizeof(*q->free));
     uint32_t nfree = q->cap - q->len;
@@ -69,74 +75,135 @@ static void grow(struct evq *q, uint32_t cap)
     q->cap = cap;
 }
 
-static void sift_up(struct evq *q, uint32_t i, struct evq_entry e)
+static void sift_up(struct evq_entry *h, uint32_t i, struct evq_entry e)
 {
     while (i > 0) {
         uint32_t parent = PARENT(i);
-        if (!entry_less(&e, &q->heap[parent]))
+        if (!entry_less(&e, &h[parent]))
             break;
-        q->heap[i] = q->heap[parent];
+        h[i] = h[parent];
         i = parent;
     }
-    q->heap[i] = e;
+    h[i] = e;
 }
 
-static void sift_down(struct evq *q, uint32_t i, struct evq_entry e)
+/* The least child of node i of the heap h of n entries, chosen without branches (which one it
+ * is, the predictor guesses wrong about half the time), its rank in *least; n when i is a leaf. */
+static inline uint32_t least_child(const struct evq_entry *h, uint32_t n, uint32_t i,
+                                   unsigned __int128 *least)
 {
-    uint32_t n = q->len;
-    for (;;) {
-        uint32_t first = ARITY * i + 1;
-        if (first >= n)
-            break;
-        uint32_t end = first + ARITY < n ? first + ARITY : n;
-        /* the least child, chosen without branches (which one it is, the predictor guesses
-         * wrong about half the time) */
-        uint32_t c = first;
-        unsigned __int128 least = rank(&q->heap[first]);
-        for (uint32_t k = first + 1; k < end; k++) {
-            unsigned __int128 r = rank(&q->heap[k]);
-            bool lt = r < least;
-            c = lt ? k : c;
-            least = lt ? r : least;
-        }
-        if (least >= rank(&e))
-            break;
-        q->heap[i] = q->heap[c];
+    uint32_t first = ARITY * i + 1;
+    if (first >= n)
+        return n;
+    uint32_t end = first + ARITY < n ? first + ARITY : n;
+    uint32_t c = first;
+    unsigned __int128 m = rank(&h[first]);
+    for (uint32_t k = first + 1; k < end; k++) {
+        unsigned __int128 r = rank(&h[k]);
+        bool lt = r < m;
+        c = lt ? k : c;
+        m = lt ? r : m;
+    }
+    *least = m;
+    return c;
+}
+
+/* Puts e at node i of the heap h of n entries, or below. */
+static void sift_down(struct evq_entry *h, uint32_t n, uint32_t i, struct evq_entry e)
+{
+    unsigned __int128 least;
+    uint32_t c;
+    while ((c = least_child(h, n, i, &least)) < n && least < rank(&e)) {
+        h[i] = h[c];
         i = c;
     }
-    q->heap[i] = e;
+    h[i] = e;
+}
+
+/* Fills the root's hole of the heap h of n entries with e, its former last leaf: the hole goes
+ * down along the least children to a leaf without comparing with e (an entry from the bottom
+ * nearly always belongs near the bottom), then e rises from there. */
+static void sift_hole(struct evq_entry *h, uint32_t n, struct evq_entry e)
+{
+    unsigned __int128 least;
+    uint32_t i = 0;
+    uint32_t c;
+    while ((c = least_child(h, n, i, &least)) < n) {
+        h[i] = h[c];
+        i = c;
+    }
+    sift_up(h, i, e);
+}
+
+/* Removes the root of the heap h of *n entries. */
+static void heap_pop(struct evq_entry *h, uint32_t *n)
+{
+    if (--*n > 0)
+        sift_hole(h, *n, h[*n]);
+}
+
+/* Orders the n entries of h (bottom-up: O(n)). */
+static void heapify(struct evq_entry *h, uint32_t n)
+{
+    for (uint32_t i = n > 1 ? PARENT(n - 1) + 1 : 0; i-- > 0;)
+        sift_down(h, n, i, h[i]);
 }
 
 void evq_init(struct evq *q)
 {
-    q->heap = NULL;
-    q->heap_mem = NULL;
-    q->timers = NULL;
-    q->free = NULL;
-    q->cap = 0;
-    q->len = 0;
-    q->dead = 0;
+    *q = (struct evq){0};
     grow(q, 1024);
-    q->counter = 0;
-    q->fired = 0;
-    q->folded = 0;
-    q->cur = (struct evq_entry){0, 0};
+    q->ring = xaligned(64, EVQ_RING * sizeof(*q->ring));
+    for (uint32_t b = 0; b < EVQ_RING; b++)
+        q->ring[b] = (struct evq_bucket){EVQ_NONE, EVQ_NONE};
+    q->ring_shift = EVQ_RING_SHIFT;
+    q->free_chunk = EVQ_NONE;
+}
+
+/* Empties bucket b into h (appending at *n), its chunks back to the pool; returns how many. */
+static uint32_t take_bucket(struct evq *q, uint32_t b, struct evq_entry *h, uint32_t *n)
+{
+    uint32_t count = 0;
+    for (uint32_t c = q->ring[b].head; c != EVQ_NONE;) {
+        struct evq_chunk *ch = &q->chunks[c];
+        for (uint32_t i = 0; i < ch->n; i++)
+            h[(*n)++] = ch->e[i];
+        count += ch->n;
+        uint32_t next = ch->next;
+        ch->next = q->free_chunk;
+        q->free_chunk = c;
+        c = next;
+    }
+    q->ring[b] = (struct evq_bucket){EVQ_NONE, EVQ_NONE};
+    q->ring_bits[b / 64] &= ~(1ull << (b % 64));
+    q->ring_len -= count;
+    return count;
+}
+
+/* Every entry of the ring moves to the end of the far heap's array (not ordered). */
+static void ring_to_far(struct evq *q)
+{
+    for (uint32_t w = 0; w < EVQ_RING / 64; w++)
+        while (q->ring_bits[w])
+            take_bucket(q, w * 64 + (uint32_t)__builtin_ctzll(q->ring_bits[w]), q->far, &q->flen);
 }
 
 void evq_fini(struct evq *q)
 {
-    for (uint32_t i = 0; i < q->len; i++) {
-        struct evq_timer *t = q->timers[SLOT_OF(q->heap[i])];
+    ring_to_far(q);
+    for (uint32_t i = 0; i < q->nlen + q->flen; i++) {
+        struct evq_entry e = i < q->nlen ? q->heap[i] : q->far[i - q->nlen];
+        struct evq_timer *t = q->timers[SLOT_OF(e)];
         if (t)
             t->slot = EVQ_IDLE;
     }
+    free(q->chunks);
+    free(q->ring);
     free(q->heap_mem);
+    free(q->far_mem);
     free(q->timers);
     free(q->free);
-    q->heap = q->heap_mem = NULL;
-    q->free = NULL;
-    q->timers = NULL;
-    q->len = q->cap = q->dead = 0;
+    *q = (struct evq){0};
 }
 
 void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase)
@@ -165,46 +232,203 @@ static inline void prefetch_hint(const struct evq_timer *t)
     const char *p;
     memcpy(&p, (const char *)t + t->hint, sizeof(p)); /* a pointer of the owner's type */
     unsigned lines = t->hint_lines;
-    for (unsigned i = 0; lines; i++, lines >>= 1)
-        if (lines & 1)
-            __builtin_prefetch(p + 64 * i);
+    if (lines & 1)
+        __builtin_prefetch(p);
+    if (lines & 2)
+        __builtin_prefetch(p + 64);
+    if (lines & 4)
+        __builtin_prefetch(p + 128);
+    if (lines & 8)
+        __builtin_prefetch(p + 192);
 }
 
-/* Removes the top entry and frees its slot. */
-static void remove_top(struct evq *q)
+/* Frees the slot of an entry that leaves the queue. */
+static void free_slot(struct evq *q, uint32_t slot)
 {
     q->len--;
-    q->free[q->cap - q->len - 1] = SLOT_OF(q->heap[0]);
-    if (q->len > 0)
-        sift_down(q, 0, q->heap[q->len]);
+    q->free[q->cap - q->len - 1] = slot;
 }
 
-/* Drops dead entries from the top, so the top is a pending timer (or the heap is empty). */
-static void drop_dead_top(struct evq *q)
+/* An empty chunk from the pool (which grows geometrically when none is free). */
+static uint32_t new_chunk(struct evq *q)
 {
-    while (q->len > 0 && !q->timers[SLOT_OF(q->heap[0])]) {
-        remove_top(q);
-        q->dead--;
+    if (q->free_chunk == EVQ_NONE) {
+        uint32_t n = q->nchunks ? 2 * q->nchunks : 256;
+        if (n > SLOTS_MAX)
+            too_many("pending events", SLOTS_MAX);
+        q->chunks = regrow(q->chunks, q->nchunks * sizeof(*q->chunks), n * sizeof(*q->chunks));
+        for (uint32_t c = n; c-- > q->nchunks;) {
+            q->chunks[c].next = q->free_chunk;
+            q->free_chunk = c;
+        }
+        q->nchunks = n;
+    }
+    uint32_t c = q->free_chunk;
+    q->free_chunk = q->chunks[c].next;
+    q->chunks[c].next = EVQ_NONE;
+    q->chunks[c].n = 0;
+    return c;
+}
+
+/* Where an entry waits: the heap before near_end; a bucket of the ring up to EVQ_RING bucket
+ * widths after it; beyond, the far heap. */
+static inline __attribute__((always_inline)) void place(struct evq *q, struct evq_entry e)
+{
+    uint64_t at = (uint64_t)e.at;
+    if (at < q->near_end) {
+        sift_up(q->heap, q->nlen++, e);
+        return;
+    }
+    uint64_t off = (at - q->near_end) >> q->ring_shift;
+    if (off >= EVQ_RING) {
+        sift_up(q->far, q->flen++, e);
+        return;
+    }
+    uint32_t b = (q->ring_head + (uint32_t)off) & (EVQ_RING - 1);
+    struct evq_bucket *bk = &q->ring[b];
+    if (bk->tail == EVQ_NONE || q->chunks[bk->tail].n == EVQ_CHUNK) {
+        uint32_t c = new_chunk(q);
+        if (bk->tail == EVQ_NONE)
+            bk->head = c;
+        else
+            q->chunks[bk->tail].next = c;
+        bk->tail = c;
+        q->ring_bits[b / 64] |= 1ull << (b % 64);
+    }
+    struct evq_chunk *ch = &q->chunks[bk->tail];
+    ch->e[ch->n++] = e;
+    q->ring_len++;
+}
+
+/* The offset from the ring's head of its first bucket that holds entries (ring_len > 0). */
+static uint32_t first_bucket(const struct evq *q)
+{
+    uint32_t h = q->ring_head;
+    for (uint32_t k = 0; k <= EVQ_RING / 64; k++) {
+        uint32_t w = (h / 64 + k) % (EVQ_RING / 64);
+        uint64_t bits = q->ring_bits[w];
+        if (k == 0)
+            bits &= ~0ull << (h % 64); /* the head's word: from the head on */
+        else if (k == EVQ_RING / 64)
+            bits &= h % 64 ? ~(~0ull << (h % 64)) : 0; /* back at it: below the head */
+        if (bits)
+            return (w * 64 + (uint32_t)__builtin_ctzll(bits) - h) & (EVQ_RING - 1);
+    }
+    SIM_ASSERT(false);
+    return 0;
+}
+
+/* The far heap's entries that the ring now covers move into it. */
+static void migrate(struct evq *q)
+{
+    while (q->flen > 0 && ((uint64_t)q->far[0].at - q->near_end) >> q->ring_shift < EVQ_RING) {
+        struct evq_entry e = q->far[0];
+        heap_pop(q->far, &q->flen);
+        place(q, e);
     }
 }
 
-/* Removes every dead entry and orders the rest again (bottom-up: O(len)). Keys are unique, so
- * the order of the events does not depend on where entries sit. */
-static void drop_dead(struct evq *q)
+/* Keeps the pending entries of h[0..*n) (a heap when `order`), freeing the slots of dead ones. */
+static void keep_pending(struct evq *q, struct evq_entry *h, uint32_t *n, bool order)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < q->len; i++) {
-        struct evq_entry e = q->heap[i];
-        if (q->timers[SLOT_OF(e)]) {
-            q->heap[n++] = e;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < *n; i++) {
+        if (q->timers[SLOT_OF(h[i])])
+            h[k++] = h[i];
+        else
+            free_slot(q, SLOT_OF(h[i]));
+    }
+    *n = k;
+    if (order)
+        heapify(h, k);
+}
+
+/* Every entry of the ring moves to the far heap, and the ring's buckets become 2^shift ps. */
+static void rebucket(struct evq *q, uint32_t shift)
+{
+    ring_to_far(q);
+    heapify(q->far, q->flen);
+    q->ring_head = 0;
+    q->ring_shift = shift;
+}
+
+/* Every 256 buckets moved into the heap: buckets that held fewer than 8 entries on average
+ * become twice as wide (a move costs more than the entries' sifts save), more than 256 half as
+ * wide (the heap is deeper than it need be). */
+static void review_width(struct evq *q)
+{
+    uint64_t avg = q->moved / q->refills;
+    uint32_t shift = q->ring_shift;
+    if (avg < 8 && shift < EVQ_RING_SHIFT_MAX)
+        shift++;
+    else if (avg > 256 && shift > EVQ_RING_SHIFT_MIN)
+        shift--;
+    q->refills = 0;
+    q->moved = 0;
+    if (shift != q->ring_shift) {
+        rebucket(q, shift);
+        migrate(q);
+    }
+}
+
+/* While the heap is empty and entries wait elsewhere: the ring's next bucket that holds
+ * entries becomes the heap (its pending entries, ordered; dead ones leave), and the ring moves
+ * past it; when the ring is empty, it moves to the far heap's first entry. */
+static void refill(struct evq *q)
+{
+    while (q->nlen == 0 && q->len > 0) {
+        if (q->ring_len == 0) {
+            q->near_end = (uint64_t)q->far[0].at;
+            migrate(q);
             continue;
         }
-        q->free[q->cap - q->len + (i - n)] = SLOT_OF(e);
+        uint32_t off = first_bucket(q);
+        uint32_t b = (q->ring_head + off) & (EVQ_RING - 1);
+        q->moved += take_bucket(q, b, q->heap, &q->nlen);
+        /* the dead among them leave */
+        uint32_t before = q->nlen;
+        keep_pending(q, q->heap, &q->nlen, false);
+        q->dead -= before - q->nlen;
+        q->ring_head = (b + 1) & (EVQ_RING - 1);
+        q->near_end += (uint64_t)(off + 1) << q->ring_shift;
+        heapify(q->heap, q->nlen);
+        migrate(q);
+        if (++q->refills == 256)
+            review_width(q);
     }
-    q->len = n;
+}
+
+/* Removes the heap's top entry and frees its slot. */
+static inline __attribute__((always_inline)) void remove_top(struct evq *q)
+{
+    free_slot(q, SLOT_OF(q->heap[0]));
+    heap_pop(q->heap, &q->nlen);
+}
+
+/* Drops dead entries from the top, so the top is a pending timer (or the queue is empty). */
+static void drop_dead_top(struct evq *q)
+{
+    for (;;) {
+        while (q->nlen > 0 && !q->timers[SLOT_OF(q->heap[0])]) {
+            remove_top(q);
+            q->dead--;
+        }
+        if (q->nlen > 0 || q->len == 0)
+            return;
+        refill(q);
+    }
+}
+
+/* Removes every dead entry. Keys are unique, so the order of the events does not depend on
+ * where entries sit. */
+static void drop_dead(struct evq *q)
+{
+    ring_to_far(q);
+    keep_pending(q, q->heap, &q->nlen, true);
+    keep_pending(q, q->far, &q->flen, true);
     q->dead = 0;
-    for (uint32_t i = n > 1 ? PARENT(n - 1) + 1 : 0; i-- > 0;)
-        sift_down(q, i, q->heap[i]);
+    migrate(q);
+    drop_dead_top(q);
 }
 
 uint64_t evq_reserve(struct evq *q)
@@ -259,7 +483,14 @@ static void insert(struct evq *q, struct evq_timer *t, sim_time_t at, uint64_t s
     t->slot = slot;
     q->timers[slot] = t;
     q->len++;
-    sift_up(q, q->len - 1, e);
+    if (q->len == 1) {
+        /* into an empty queue: the heap's span moves up to it (the ring is empty) */
+        if ((uint64_t)at >= q->near_end)
+            q->near_end = (uint64_t)at + 1;
+        q->heap[q->nlen++] = e;
+        return;
+    }
+    place(q, e);
 }
 
 void evq_cancel(struct evq *q, struct evq_timer *t)
@@ -284,7 +515,7 @@ void evq_reschedule(struct evq *q, struct evq_timer *t, sim_time_t at)
 
 struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
 {
-    if (q->len == 0)
+    if (q->nlen == 0)
         return NULL;
     struct evq_timer *t = q->timers[SLOT_OF(q->heap[0])];
     prefetch_hint(t); /* its lines arrive while the heap is sifted */
@@ -292,8 +523,11 @@ struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
     *at = q->heap[0].at;
     t->slot = EVQ_IDLE;
     remove_top(q);
-    drop_dead_top(q);
-    if (q->len > 0) {
+    if (q->dead > q->len / 2) /* dead entries far ahead outnumber the pending ones */
+        drop_dead(q);
+    else
+        drop_dead_top(q);
+    if (q->nlen > 0) {
         /* the next event's owner (its timer's line and the next), to arrive while this event
          * runs: at scale they are far apart in memory and nearly always cache misses */
         const char *next = (const char *)q->timers[SLOT_OF(q->heap[0])];

@@ -1,17 +1,24 @@
-/* The event queue: a 4-ary heap in one array of 16-byte {time, key} entries, ordered by (time,
- * key). The key is (phase << 62 | insertion counter << 24 | slot): among events at the same
- * picosecond, lower phases run first, and within a phase events run in the order they were
- * scheduled, so runs are bit-for-bit reproducible (the counter is unique, so the slot never
- * decides). At most 2^38 events are scheduled in a run and 2^24 are pending at once (exit 1
- * beyond).
+/* The event queue: 16-byte {time, key} entries, ordered by (time, key). The key is
+ * (phase << 62 | insertion counter << 24 | slot): among events at the same picosecond, lower
+ * phases run first, and within a phase events run in the order they were scheduled, so runs are
+ * bit-for-bit reproducible (the counter is unique, so the slot never decides, and the order does
+ * not depend on where an entry waits). At most 2^38 events are scheduled in a run and 2^24 are
+ * pending at once (exit 1 beyond).
+ *
+ * Where entries wait (struct evq): the next few nanoseconds' in a 4-ary heap, the next
+ * microseconds' unordered in a ring of buckets (an append each), later ones in a second heap; a
+ * bucket becomes the heap when its time comes. At scale most pending events are link arrivals a
+ * microsecond or two ahead: they are appended, not sifted through a heap of all of them (at
+ * 58,000 pending entries that heap did not fit an L2 and its sift was half the instructions).
  *
  * Timers are intrusive: embedded in their owner, which recovers itself with container_of. A
  * pending timer holds a slot; the queue keeps each slot's timer in a compact array. A cancel
- * only clears that (the entry stays, dead, until it reaches the top, where it is dropped; when
- * more than half the entries are dead they are all removed at once), so a sift moves entries and
- * writes nothing else: with an array of heap positions, every moved entry wrote a random line of
- * it, a cache miss per level at scale. Scheduling never allocates (the arrays grow geometrically
- * and never shrink; an array of 2 MiB or more is on huge pages, hugepage.h). */
+ * only clears that (the entry stays, dead, until it reaches the heap's top or moves into the
+ * heap, where it is dropped; when more than half the entries are dead they are all removed at
+ * once), so a sift moves entries and writes nothing else: with an array of heap positions, every
+ * moved entry wrote a random line of it, a cache miss per level at scale. Scheduling never
+ * allocates once the arrays have grown (they grow geometrically and never shrink; an array of
+ * 2 MiB or more is on huge pages, hugepage.h). */
 #ifndef SIM_SIM_EVQ_H
 #define SIM_SIM_EVQ_H
 
@@ -51,14 +58,58 @@ struct evq_entry {
     uint64_t key;
 };
 
+/* The ring: EVQ_RING buckets of 2^ring_shift ps each. The width adapts to the run, so that a
+ * bucket holds a few dozen entries: it starts at 2^EVQ_RING_SHIFT ps (4.1 ns; the ring spans
+ * 4.2 us), within 2^EVQ_RING_SHIFT_MIN .. 2^EVQ_RING_SHIFT_MAX. */
+#define EVQ_RING_BITS 10
+#define EVQ_RING (1u << EVQ_RING_BITS)
+#define EVQ_RING_SHIFT 12
+#define EVQ_RING_SHIFT_MIN 8
+#define EVQ_RING_SHIFT_MAX 36
+
+/* A bucket is a chain of chunks of 3 entries (a cache line each), unordered; chunks come from a
+ * pool shared by the buckets and go back to it when their bucket moves into the heap, so the
+ * ring holds the lines of its entries only, and reuses the ones just freed. */
+#define EVQ_CHUNK 3
+#define EVQ_NONE UINT32_MAX
+struct evq_chunk {
+    _Alignas(64) struct evq_entry e[EVQ_CHUNK];
+    uint32_t next; /* the next chunk of the bucket, or EVQ_NONE */
+    uint32_t n;
+};
+
+struct evq_bucket {
+    uint32_t head; /* chunk, or EVQ_NONE */
+    uint32_t tail;
+};
+
+/* Two levels: the heap holds the entries before near_end, ordered; the ring's buckets those of
+ * the next EVQ_RING bucket widths, unordered; the far heap the later ones. When the heap runs
+ * empty, the ring's next bucket that holds entries becomes the heap, and the ring moves on
+ * (taking in the far heap's entries it then covers). */
 struct evq {
     struct evq_entry *heap;
-    uint32_t len;    /* entries in the heap, dead ones included; the top is never dead */
+    uint32_t nlen;   /* entries in the heap; 0 only when the queue is empty */
+    uint32_t len;    /* entries in the queue, dead ones included */
     uint32_t cap;
     uint32_t dead;   /* entries of cancelled timers */
+    uint64_t near_end; /* the heap's entries are before it, the others at or after it */
     struct evq_timer **timers; /* slot -> its pending timer, NULL for a dead entry's slot */
     uint32_t *free;  /* free slots: cap - len of them */
     void *heap_mem;  /* the heap's allocation (the heap starts 3 entries in: evq.c) */
+    struct evq_bucket *ring; /* bucket (ring_head + i) % EVQ_RING: [near_end + i w, + w) */
+    uint32_t ring_head;
+    uint32_t ring_len; /* entries in the ring */
+    uint32_t ring_shift; /* a bucket is 2^ring_shift ps */
+    uint32_t refills;    /* buckets moved into the heap since the width was last reviewed */
+    uint64_t moved;      /* entries they held */
+    uint64_t ring_bits[EVQ_RING / 64]; /* bit b: bucket b holds entries */
+    struct evq_chunk *chunks; /* the pool */
+    uint32_t nchunks;
+    uint32_t free_chunk;      /* first of the free chunks' chain, or EVQ_NONE */
+    struct evq_entry *far;
+    uint32_t flen;
+    void *far_mem;
     uint64_t counter; /* insertion counter, low 56 bits of the key */
     uint64_t fired;   /* events executed, for statistics */
     uint64_t folded;  /* events that did nothing, run without an entry (evq_note_folded) */
@@ -91,7 +142,7 @@ void evq_cancel(struct evq *q, struct evq_timer *t);
 
 static inline sim_time_t evq_next_time(const struct evq *q)
 {
-    return q->len ? q->heap[0].at : SIM_TIME_NEVER;
+    return q->nlen ? q->heap[0].at : SIM_TIME_NEVER;
 }
 
 /* Removes and returns the earliest timer (its time in *at), or NULL when empty. */

@@ -123,7 +123,14 @@ static void fz_fire(struct sim *sim, struct evq_timer *t)
 
 /* n timers at random times in [0, 1000) (many ties), then n / 3 random cancels and reschedules:
  * pops come in (time, scheduling order) order, each live timer exactly once. */
-static void random_heap(int N)
+/* A time in [0, range) (range up to 2^62). */
+static sim_time_t rand_time(unsigned *seed, sim_time_t range)
+{
+    uint64_t r = (uint64_t)rand_r(seed) << 31 | (uint64_t)rand_r(seed);
+    return (sim_time_t)(r % (uint64_t)range);
+}
+
+static void random_heap(int N, sim_time_t range)
 {
     struct evq q;
     evq_init(&q);
@@ -132,7 +139,7 @@ static void random_heap(int N)
     unsigned seed = 12345;
     for (int i = 0; i < N; i++) {
         evq_timer_init(&v[i].t, fz_fire, EVQ_PHASE_DEFAULT);
-        v[i].at = rand_r(&seed) % 1000;
+        v[i].at = rand_time(&seed, range);
         v[i].order = order++;
         v[i].live = true;
         evq_schedule(&q, &v[i].t, v[i].at);
@@ -143,7 +150,7 @@ static void random_heap(int N)
             evq_cancel(&q, &v[k].t);
             v[k].live = false;
         } else {
-            v[k].at = rand_r(&seed) % 1000;
+            v[k].at = rand_time(&seed, range);
             v[k].order = order++;
             v[k].live = true;
             evq_reschedule(&q, &v[k].t, v[k].at);
@@ -175,14 +182,16 @@ static void random_heap(int N)
 
 static void test_evq_random_heap(void **state)
 {
-    random_heap(5000);
+    random_heap(5000, 1000);
+    /* spread over the ring's buckets and beyond its span (evq.h) */
+    random_heap(5000, 4 * ((sim_time_t)EVQ_RING << EVQ_RING_SHIFT));
 }
 
 /* Large enough that the heap (16 B an entry) and the slot arrays move onto huge pages as they
  * grow (evq.c regrow): the order and the slots survive the copies. */
 static void test_evq_random_heap_huge(void **state)
 {
-    random_heap(300000);
+    random_heap(300000, 1000);
     assert_true(300000 * sizeof(struct evq_entry) > 2 * HUGEPAGE_BYTES);
 }
 
@@ -236,11 +245,16 @@ static int ref_least(const struct fz *v, const uint8_t *phase, int n)
  * every pop is the reference's least pending timer (so cancelled entries left in the heap never
  * run and never change the order), the queue counts only pending timers, and the heap holds at
  * most twice the pending timers (dead entries are removed, not kept). */
-static void test_evq_cancel_heavy(void **state)
+#define NMAX_HEAVY 600
+static void cancel_heavy(int N, bool wide)
 {
-    enum { N = 600, OPS = 60000 };
-    struct fz v[N] = {0};
-    uint8_t phase[N];
+    enum { NMAX = NMAX_HEAVY, OPS = 60000 };
+    /* how far ahead a timer is scheduled: within one of the ring's buckets (ties), or (wide) also
+     * across its buckets and beyond its span, into the far heap (evq.h) */
+    const sim_time_t ahead[3] = {40, 20 * ((sim_time_t)1 << EVQ_RING_SHIFT),
+                                 3 * ((sim_time_t)EVQ_RING << EVQ_RING_SHIFT)};
+    struct fz v[NMAX] = {0};
+    uint8_t phase[NMAX];
     struct evq q;
     evq_init(&q);
     unsigned seed = 777;
@@ -272,9 +286,9 @@ static void test_evq_cancel_heavy(void **state)
             live -= v[k].live;
             v[k].live = false;
             evq_cancel(&q, &v[k].t);
-        } else { /* schedule or move, at most 40 ps ahead: ties */
+        } else { /* schedule or move, at most 40 ps ahead (ties), or farther when wide */
             live += !v[k].live;
-            v[k].at = now + rand_r(&seed) % 40;
+            v[k].at = now + rand_r(&seed) % ahead[wide ? rand_r(&seed) % 3 : 0];
             v[k].order = order++;
             v[k].live = true;
             evq_reschedule(&q, &v[k].t, v[k].at);
@@ -288,6 +302,19 @@ static void test_evq_cancel_heavy(void **state)
     evq_fini(&q);
     for (int i = 0; i < N; i++)
         assert_false(evq_timer_pending(&v[i].t));
+}
+
+static void test_evq_cancel_heavy(void **state)
+{
+    cancel_heavy(NMAX_HEAVY, false);
+}
+
+/* The same with times across the ring's buckets and beyond it: entries move from the far heap
+ * to the ring and from the ring to the heap as the run advances, in the reference's order. */
+static void test_evq_cancel_heavy_wide(void **state)
+{
+    cancel_heavy(NMAX_HEAVY, true);
+    cancel_heavy(12, true); /* sparse: gaps in the ring */
 }
 
 struct probe {
@@ -385,4 +412,5 @@ static void test_evq_hint(void **state)
 TEST_MAIN(cmocka_unit_test(test_evq_hint), cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_reserved_place), cmocka_unit_test(test_evq_phases),
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
           cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_random_heap_huge),
-          cmocka_unit_test(test_evq_layout_and_slots), cmocka_unit_test(test_evq_cancel_heavy))
+          cmocka_unit_test(test_evq_layout_and_slots), cmocka_unit_test(test_evq_cancel_heavy),
+          cmocka_unit_test(test_evq_cancel_heavy_wide))

@@ -89,14 +89,31 @@ static bool can_fold(const struct link *l, sim_time_t end)
     return (behind || l->keyed) && n->ops->idle(n, l->port);
 }
 
-/* Schedules the arrival of the wire's head, which the end of transmission `seq` put there: into
- * that end's place when arrivals are keyed. */
-static void schedule_arrival(struct sim *sim, struct link *l, uint64_t seq)
+/* Schedules the arrival of the wire's head (at `at`), which the end of transmission `seq` put
+ * there: into that end's place when arrivals are keyed. */
+static void schedule_arrival_at(struct sim *sim, struct link *l, uint64_t seq, sim_time_t at)
 {
     if (l->keyed)
-        evq_schedule_reserved(&sim->evq, &l->arrive, l->on_wire.head->t_enq, seq);
+        evq_schedule_reserved(&sim->evq, &l->arrive, at, seq);
     else
-        evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+        evq_schedule(&sim->evq, &l->arrive, at);
+}
+
+static void schedule_arrival(struct sim *sim, struct link *l, uint64_t seq)
+{
+    schedule_arrival_at(sim, l, seq, l->on_wire.head->t_enq);
+}
+
+/* Puts p (t_enq: its arrival) on the wire behind the frame ahead, which keeps the time from its
+ * own arrival to p's: the arrival of the frame ahead schedules p's without reading p. */
+static void wire_push(struct link *l, struct pkt *p)
+{
+    struct pkt *ahead = l->on_wire.tail;
+    if (ahead) {
+        sim_time_t gap = p->t_enq - ahead->t_enq;
+        ahead->wire_gap = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX;
+    }
+    pkt_fifo_push(&l->on_wire, p);
 }
 
 /* A folded frame goes onto the wire at its start; with keyed arrivals, its arrival is scheduled
@@ -105,7 +122,7 @@ static void fold(struct sim *sim, struct link *l, struct pkt *p)
 {
     p->t_enq = l->free_at + l->cfg.delay_ps;
     bool ahead = l->on_wire.tail && l->on_wire.tail->t_enq > l->free_at;
-    pkt_fifo_push(&l->on_wire, p);
+    wire_push(l, p);
     l->folded = true;
     if (ahead)
         return; /* the arrival ahead schedules p's arrival, as it would have */
@@ -182,7 +199,7 @@ static void link_tx_done(struct sim *sim, struct evq_timer *t)
     if (p) { /* else a folded end called back: its frame is on the wire already */
         l->serializing = NULL;
         p->t_enq = sim->now + l->cfg.delay_ps;
-        pkt_fifo_push(&l->on_wire, p);
+        wire_push(l, p);
         if (!evq_timer_pending(&l->arrive))
             schedule_arrival(sim, l, l->tx_seq);
     }
@@ -193,12 +210,17 @@ static void link_arrive(struct sim *sim, struct evq_timer *t)
 {
     struct link *l = container_of(t, struct link, arrive);
     struct pkt *p = pkt_fifo_pop(&l->on_wire);
-    if (l->on_wire.head && l->on_wire.head == l->keyed_pkt) {
-        /* a folded frame the wire was not to hold yet: its end would schedule this */
-        l->keyed_pkt = NULL;
-        schedule_arrival(sim, l, l->tx_seq);
-    } else if (l->on_wire.head) {
-        evq_schedule(&sim->evq, &l->arrive, l->on_wire.head->t_enq);
+    if (l->on_wire.head) {
+        /* the next frame's arrival, from p's line (wire_push) unless it is far */
+        sim_time_t next = p->wire_gap != UINT32_MAX ? p->t_enq + p->wire_gap
+                                                     : l->on_wire.head->t_enq;
+        if (l->on_wire.head == l->keyed_pkt) {
+            /* a folded frame the wire was not to hold yet: its end would schedule this */
+            l->keyed_pkt = NULL;
+            schedule_arrival_at(sim, l, l->tx_seq, next);
+        } else {
+            evq_schedule(&sim->evq, &l->arrive, next);
+        }
     }
     struct port *peer = l->peer;
     peer->node->ops->receive(peer->node, peer, p);

@@ -60,6 +60,8 @@ struct pkt {
     uint8_t qclass;      /* the queue this switch's forwarding stage chose (this hop only) */
     bool tm_ce;          /* this switch's traffic manager marked CE (re-applied after a P4
                           * deparser rewrote the header) */
+    uint32_t wire_gap;   /* on a link's wire: ps from its arrival to the next frame's
+                          * (UINT32_MAX: as far or farther; link.c) */
     /* second line */
     struct pkt_ext *ext; /* owned: released by pkt_free; not copied by pkt_clone */
     uint64_t id;         /* unique per simulation */
