@@ -5,10 +5,12 @@
  * 100 ms; and the time to build a k=32 fat-tree (8,192 hosts, 1,280 switches, 10.5 million
  * route entries with P4) with and without P4. Targets: P4 <= 1.3 x none, fat-tree build
  * <= 3 s. Each case's time is the least of BENCH_P4_ROUNDS (default 5) rounds that run the
- * cases in turn. Usage: bench_p4scen [ITER (default 2)]; bench_p4scen --yaml DIR [ITER] writes each
+ * cases in turn. Usage: bench_p4scen [--case incast|vgg|dctcp|fattree] [ITER (default 2)] (--case:
+ * that case alone); bench_p4scen --yaml DIR [ITER] writes each
  * scenario instead, as DIR/NAME-none.yaml, NAME-native.yaml and NAME-compiled.yaml (NAME:
  * incast, vgg, dctcp), for counting instructions with callgrind (scripts/bench-p4-instr.sh).
  * Run from the repository root. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,10 +140,30 @@ static double fat_tree(const char *program)
     return dt;
 }
 
+/* The cases `--case NAME` may select; NULL (no --case) runs them all. */
+static bool wanted(const char *only, const char *name)
+{
+    return !only || strcmp(only, name) == 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *dir = argc > 2 && strcmp(argv[1], "--yaml") == 0 ? argv[2] : NULL;
-    int ai = dir ? 3 : 1;
+    const char *dir = NULL;
+    const char *only = NULL;
+    int ai = 1;
+    for (; ai + 1 < argc && strncmp(argv[ai], "--", 2) == 0; ai += 2) {
+        if (strcmp(argv[ai], "--yaml") == 0)
+            dir = argv[ai + 1];
+        else if (strcmp(argv[ai], "--case") == 0)
+            only = argv[ai + 1];
+        else
+            break;
+    }
+    if (only && !wanted(only, "incast") && !wanted(only, "vgg") && !wanted(only, "dctcp") &&
+        !wanted(only, "fattree")) {
+        fprintf(stderr, "bench_p4scen: --case is one of incast, vgg, dctcp, fattree\n");
+        return 2;
+    }
     int iterations = argc > ai ? atoi(argv[ai]) : 2;
     const char *re = getenv("BENCH_P4_ROUNDS");
     int rounds = re && atoi(re) > 0 ? atoi(re) : 5;
@@ -154,17 +176,22 @@ int main(int argc, char **argv)
                      write_yaml(dir, "dctcp", c)
                  ? 1
                  : 0;
-    } else {
-        double worst = scenario("incast 64 x 16MB", a, rounds);
+    } else if (!only || strcmp(only, "fattree") != 0) {
+        double worst = 0;
         char name[64];
         snprintf(name, sizeof(name), "VGG-16 PS (%d iterations)", iterations);
-        double r = scenario(name, b, rounds);
-        worst = r > worst ? r : worst;
-        r = scenario("64 DCTCP flows, 100 ms", c, rounds);
-        worst = r > worst ? r : worst;
+        const char *names[] = {"incast 64 x 16MB", name, "64 DCTCP flows, 100 ms"};
+        const char *keys[] = {"incast", "vgg", "dctcp"};
+        const char *fmts[] = {a, b, c};
+        for (int i = 0; i < 3; i++) {
+            double r = wanted(only, keys[i]) ? scenario(names[i], fmts[i], rounds) : 0;
+            worst = r > worst ? r : worst;
+        }
         printf("bench_p4scen: target P4 <= 1.3 x none (least CPU time of %d rounds): %s (worst "
                "%.2fx)\n",
                rounds, worst <= 1.3 ? "met" : "MISSED", worst);
+    }
+    if (!dir && wanted(only, "fattree")) {
         /* basic.p4's route table holds 1,024 entries: the fat-tree's switches get
          * basic_wide.p4 (room for every host) */
         double ftn = fat_tree("none");
