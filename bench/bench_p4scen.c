@@ -1,20 +1,24 @@
 /* What P4 switches cost in whole scenarios: the same scenario with basic.p4 (native engine,
- * compiled engine, and the interpreter) and with `program: none` (fixed-function forwarding), in CPU time of
- * this process (other load on the machine inflates it less than wall time): incast 64 x
- * 16 MB UDP, VGG-16 with a parameter server (8 workers, ITER iterations), 64 DCTCP flows for
- * 100 ms; and the time to build a k=32 fat-tree (8,192 hosts, 1,280 switches, 10.5 million
- * route entries with P4) with and without P4. Targets: P4 <= 1.3 x none, fat-tree build
- * <= 3 s. Each case's time is the least of BENCH_P4_ROUNDS (default 5) rounds that run the
- * cases in turn. Usage: bench_p4scen [--case incast|vgg|dctcp|fattree] [ITER (default 2)] (--case:
- * that case alone); bench_p4scen --yaml DIR [ITER] writes each
- * scenario instead, as DIR/NAME-none.yaml, NAME-native.yaml and NAME-compiled.yaml (NAME:
- * incast, vgg, dctcp), for counting instructions with callgrind (scripts/bench-p4-instr.sh).
+ * compiled engine, and the interpreter) and with `program: none` (fixed-function forwarding),
+ * in CPU time of this process (other load on the machine inflates it less than wall time):
+ * incast 64 x 16 MB UDP, VGG-16 with a parameter server (8 workers, ITER iterations), 64 DCTCP
+ * flows for 100 ms; and the time to build a k=32 fat-tree (8,192 hosts, 1,280 switches, 10.5
+ * million route entries with P4) with and without P4. Targets: P4 <= 1.3 x none, fat-tree
+ * build <= 3 s. Each case's time is the least of BENCH_P4_ROUNDS (default 5) rounds that run
+ * the cases in turn (BENCH_P4_FORK=1: each run in a child process of its own; BENCH_P4_STOP=T:
+ * each scenario stops at T, to trace a part of it).
+ * Usage: bench_p4scen [--case incast|vgg|dctcp|fattree] [ITER (default 2)] (--case: that case
+ * alone); bench_p4scen --yaml DIR [ITER] writes each scenario instead, as DIR/NAME-none.yaml,
+ * NAME-native.yaml and NAME-compiled.yaml (NAME: incast, vgg, dctcp), for counting
+ * instructions with callgrind (scripts/bench-p4-instr.sh).
  * Run from the repository root. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench/benchutil.h"
 #include "sim/app/scenario.h"
@@ -27,12 +31,16 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* CPU seconds of running the scenario `fmt` with program/engine set. */
-static double run(const char *fmt, const char *program, const char *exec, uint64_t *events)
+/* CPU seconds of running the scenario `fmt` with program/engine set, in this process. */
+static double run_here(const char *fmt, const char *program, const char *exec, uint64_t *events)
 {
     char sw[128];
     snprintf(sw, sizeof(sw), "program: %s, p4_exec: %s", program, exec);
-    char *y = xasprintf(fmt, sw);
+    const char *stop = getenv("BENCH_P4_STOP");
+    char *y0 = xasprintf(fmt, sw);
+    const char *rest = strncmp(y0, "stop:", 5) == 0 ? strchr(y0, '\n') + 1 : y0;
+    char *y = stop ? xasprintf("stop: %s\n%s", stop, rest) : xstrdup(y0);
+    free(y0);
     struct scenario *sc = bench_load("bench_p4scen", y);
     double t0 = cpu_now();
     scenario_run(sc);
@@ -41,6 +49,43 @@ static double run(const char *fmt, const char *program, const char *exec, uint64
     scenario_destroy(sc);
     free(y);
     return dt;
+}
+
+struct child_res {
+    double t;
+    uint64_t events;
+};
+
+/* run_here, or with BENCH_P4_FORK=1 in a child process of its own (a fresh heap for each run,
+ * as `ddlsim run` has: compares what running many scenarios in one process does). */
+static double run(const char *fmt, const char *program, const char *exec, uint64_t *events)
+{
+    const char *f = getenv("BENCH_P4_FORK");
+    if (!f || strcmp(f, "1") != 0)
+        return run_here(fmt, program, exec, events);
+    int fd[2];
+    fflush(NULL);
+    pid_t pid = pipe(fd) == 0 ? fork() : -1;
+    if (pid < 0) {
+        perror("bench_p4scen: fork");
+        exit(1);
+    }
+    if (pid == 0) {
+        struct child_res r;
+        r.t = run_here(fmt, program, exec, &r.events);
+        _exit(write(fd[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+    }
+    close(fd[1]);
+    struct child_res r;
+    bool ok = read(fd[0], &r, sizeof(r)) == (ssize_t)sizeof(r);
+    close(fd[0]);
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench_p4scen: a run failed\n");
+        exit(1);
+    }
+    *events = r.events;
+    return r.t;
 }
 
 static char *incast(void)
