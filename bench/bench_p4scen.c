@@ -1,18 +1,24 @@
 /* What P4 switches cost in whole scenarios: the same scenario with basic.p4 (native engine,
- * compiled engine, and the interpreter) and with `program: none` (fixed-function forwarding), in CPU time of
- * this process (other load on the machine inflates it less than wall time): incast 64 x
- * 16 MB UDP, VGG-16 with a parameter server (8 workers, ITER iterations), 64 DCTCP flows for
- * 100 ms; and the time to build a k=32 fat-tree (8,192 hosts, 1,280 switches, 10.5 million
- * route entries with P4) with and without P4. Targets: P4 <= 1.3 x none, fat-tree build
- * <= 3 s. Each case's time is the least of BENCH_P4_ROUNDS (default 5) rounds that run the
- * cases in turn. Usage: bench_p4scen [ITER (default 2)]; bench_p4scen --yaml DIR [ITER] writes each
- * scenario instead, as DIR/NAME-none.yaml, NAME-native.yaml and NAME-compiled.yaml (NAME:
- * incast, vgg, dctcp), for counting instructions with callgrind (scripts/bench-p4-instr.sh).
+ * compiled engine, and the interpreter) and with `program: none` (fixed-function forwarding),
+ * in CPU time of this process (other load on the machine inflates it less than wall time):
+ * incast 64 x 16 MB UDP, VGG-16 with a parameter server (8 workers, ITER iterations), 64 DCTCP
+ * flows for 100 ms; and the time to build a k=32 fat-tree (8,192 hosts, 1,280 switches, 10.5
+ * million route entries with P4) with and without P4. Targets: P4 <= 1.3 x none, fat-tree
+ * build <= 3 s. Each case's time is the least of BENCH_P4_ROUNDS (default 5) rounds that run
+ * the cases in turn (BENCH_P4_FORK=1: each run in a child process of its own; BENCH_P4_STOP=T:
+ * each scenario stops at T, to trace a part of it).
+ * Usage: bench_p4scen [--case incast|vgg|dctcp|fattree] [ITER (default 2)] (--case: that case
+ * alone); bench_p4scen --yaml DIR [ITER] writes each scenario instead, as DIR/NAME-none.yaml,
+ * NAME-native.yaml and NAME-compiled.yaml (NAME: incast, vgg, dctcp), for counting
+ * instructions with callgrind (scripts/bench-p4-instr.sh).
  * Run from the repository root. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench/benchutil.h"
 #include "sim/app/scenario.h"
@@ -25,12 +31,16 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* CPU seconds of running the scenario `fmt` with program/engine set. */
-static double run(const char *fmt, const char *program, const char *exec, uint64_t *events)
+/* CPU seconds of running the scenario `fmt` with program/engine set, in this process. */
+static double run_here(const char *fmt, const char *program, const char *exec, uint64_t *events)
 {
     char sw[128];
     snprintf(sw, sizeof(sw), "program: %s, p4_exec: %s", program, exec);
-    char *y = xasprintf(fmt, sw);
+    const char *stop = getenv("BENCH_P4_STOP");
+    char *y0 = xasprintf(fmt, sw);
+    const char *rest = strncmp(y0, "stop:", 5) == 0 ? strchr(y0, '\n') + 1 : y0;
+    char *y = stop ? xasprintf("stop: %s\n%s", stop, rest) : xstrdup(y0);
+    free(y0);
     struct scenario *sc = bench_load("bench_p4scen", y);
     double t0 = cpu_now();
     scenario_run(sc);
@@ -39,6 +49,43 @@ static double run(const char *fmt, const char *program, const char *exec, uint64
     scenario_destroy(sc);
     free(y);
     return dt;
+}
+
+struct child_res {
+    double t;
+    uint64_t events;
+};
+
+/* run_here, or with BENCH_P4_FORK=1 in a child process of its own (a fresh heap for each run,
+ * as `ddlsim run` has: compares what running many scenarios in one process does). */
+static double run(const char *fmt, const char *program, const char *exec, uint64_t *events)
+{
+    const char *f = getenv("BENCH_P4_FORK");
+    if (!f || strcmp(f, "1") != 0)
+        return run_here(fmt, program, exec, events);
+    int fd[2];
+    fflush(NULL);
+    pid_t pid = pipe(fd) == 0 ? fork() : -1;
+    if (pid < 0) {
+        perror("bench_p4scen: fork");
+        exit(1);
+    }
+    if (pid == 0) {
+        struct child_res r;
+        r.t = run_here(fmt, program, exec, &r.events);
+        _exit(write(fd[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+    }
+    close(fd[1]);
+    struct child_res r;
+    bool ok = read(fd[0], &r, sizeof(r)) == (ssize_t)sizeof(r);
+    close(fd[0]);
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench_p4scen: a run failed\n");
+        exit(1);
+    }
+    *events = r.events;
+    return r.t;
 }
 
 static char *incast(void)
@@ -138,10 +185,30 @@ static double fat_tree(const char *program)
     return dt;
 }
 
+/* The cases `--case NAME` may select; NULL (no --case) runs them all. */
+static bool wanted(const char *only, const char *name)
+{
+    return !only || strcmp(only, name) == 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *dir = argc > 2 && strcmp(argv[1], "--yaml") == 0 ? argv[2] : NULL;
-    int ai = dir ? 3 : 1;
+    const char *dir = NULL;
+    const char *only = NULL;
+    int ai = 1;
+    for (; ai + 1 < argc && strncmp(argv[ai], "--", 2) == 0; ai += 2) {
+        if (strcmp(argv[ai], "--yaml") == 0)
+            dir = argv[ai + 1];
+        else if (strcmp(argv[ai], "--case") == 0)
+            only = argv[ai + 1];
+        else
+            break;
+    }
+    if (only && !wanted(only, "incast") && !wanted(only, "vgg") && !wanted(only, "dctcp") &&
+        !wanted(only, "fattree")) {
+        fprintf(stderr, "bench_p4scen: --case is one of incast, vgg, dctcp, fattree\n");
+        return 2;
+    }
     int iterations = argc > ai ? atoi(argv[ai]) : 2;
     const char *re = getenv("BENCH_P4_ROUNDS");
     int rounds = re && atoi(re) > 0 ? atoi(re) : 5;
@@ -154,17 +221,22 @@ int main(int argc, char **argv)
                      write_yaml(dir, "dctcp", c)
                  ? 1
                  : 0;
-    } else {
-        double worst = scenario("incast 64 x 16MB", a, rounds);
+    } else if (!only || strcmp(only, "fattree") != 0) {
+        double worst = 0;
         char name[64];
         snprintf(name, sizeof(name), "VGG-16 PS (%d iterations)", iterations);
-        double r = scenario(name, b, rounds);
-        worst = r > worst ? r : worst;
-        r = scenario("64 DCTCP flows, 100 ms", c, rounds);
-        worst = r > worst ? r : worst;
+        const char *names[] = {"incast 64 x 16MB", name, "64 DCTCP flows, 100 ms"};
+        const char *keys[] = {"incast", "vgg", "dctcp"};
+        const char *fmts[] = {a, b, c};
+        for (int i = 0; i < 3; i++) {
+            double r = wanted(only, keys[i]) ? scenario(names[i], fmts[i], rounds) : 0;
+            worst = r > worst ? r : worst;
+        }
         printf("bench_p4scen: target P4 <= 1.3 x none (least CPU time of %d rounds): %s (worst "
                "%.2fx)\n",
                rounds, worst <= 1.3 ? "met" : "MISSED", worst);
+    }
+    if (!dir && wanted(only, "fattree")) {
         /* basic.p4's route table holds 1,024 entries: the fat-tree's switches get
          * basic_wide.p4 (room for every host) */
         double ftn = fat_tree("none");

@@ -365,9 +365,11 @@ static struct pkt *put_output(struct sw *sw, uint32_t port, struct pkt *p, struc
 static __attribute__((hot)) struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
 {
     struct p4switch *ps = p4sw(sw);
-    if (p->ext == &ps->pending)
+    if (p == ps->pending_pkt) /* p->ext is &ps->pending */
         output_queued(ps, p);
-    if (!p->ext)
+    /* Only this switch's states ride on its packets: with none live, the packet has none, and
+     * its second line (p->ext), cold after the wait in the queue, need not be read. */
+    if (ps->states.live == 0 || !p->ext)
         return p;
     uint8_t ecn_before = pkt_ecn(p);
     struct p4st *st = container_of(p->ext, struct p4st, ext);
