@@ -352,21 +352,17 @@ static void rebucket(struct evq *q, uint32_t shift)
     q->ring_shift = shift;
 }
 
-/* Every 256 buckets moved into the heap: buckets that held fewer than 8 entries on average
- * become twice as wide (a move costs more than the entries' sifts save), more than 256 half as
- * wide (the heap is deeper than it need be). */
+/* Every 256 buckets moved into the heap: if they held fewer than 8 entries on average, buckets
+ * become twice as wide (a move costs more than the entries' sifts save). They never become
+ * narrower: a full bucket often holds one instant's events (equal links send in step), which no
+ * width splits, and a narrower ring would leave the events a microsecond ahead to the far heap. */
 static void review_width(struct evq *q)
 {
     uint64_t avg = q->moved / q->refills;
-    uint32_t shift = q->ring_shift;
-    if (avg < 8 && shift < EVQ_RING_SHIFT_MAX)
-        shift++;
-    else if (avg > 256 && shift > EVQ_RING_SHIFT_MIN)
-        shift--;
     q->refills = 0;
     q->moved = 0;
-    if (shift != q->ring_shift) {
-        rebucket(q, shift);
+    if (avg < 8 && q->ring_shift < EVQ_RING_SHIFT_MAX) {
+        rebucket(q, q->ring_shift + 1);
         migrate(q);
     }
 }

@@ -58,13 +58,12 @@ struct evq_entry {
     uint64_t key;
 };
 
-/* The ring: EVQ_RING buckets of 2^ring_shift ps each. The width adapts to the run, so that a
- * bucket holds a few dozen entries: it starts at 2^EVQ_RING_SHIFT ps (4.1 ns; the ring spans
- * 4.2 us), within 2^EVQ_RING_SHIFT_MIN .. 2^EVQ_RING_SHIFT_MAX. */
+/* The ring: EVQ_RING buckets of 2^ring_shift ps each. The width starts at 2^EVQ_RING_SHIFT ps
+ * (4.1 ns; the ring spans 4.2 us) and doubles, up to 2^EVQ_RING_SHIFT_MAX, while buckets hold
+ * fewer than a few entries. */
 #define EVQ_RING_BITS 10
 #define EVQ_RING (1u << EVQ_RING_BITS)
 #define EVQ_RING_SHIFT 12
-#define EVQ_RING_SHIFT_MIN 8
 #define EVQ_RING_SHIFT_MAX 36
 
 /* A bucket is a chain of chunks of 3 entries (a cache line each), unordered; chunks come from a
