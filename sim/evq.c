@@ -197,12 +197,9 @@ void evq_fini(struct evq *q)
         if (t)
             t->slot = EVQ_IDLE;
     }
-    free(q->chunks);
-    free(q->ring);
-    free(q->heap_mem);
-    free(q->far_mem);
-    free(q->timers);
-    free(q->free);
+    void *arrays[] = {q->chunks, q->ring, q->heap_mem, q->far_mem, q->timers, q->free};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+        free(arrays[i]);
     *q = (struct evq){0};
 }
 
