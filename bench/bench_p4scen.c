@@ -196,13 +196,14 @@ int main(int argc, char **argv)
     const char *dir = NULL;
     const char *only = NULL;
     int ai = 1;
-    for (; ai + 1 < argc && strncmp(argv[ai], "--", 2) == 0; ai += 2) {
-        if (strcmp(argv[ai], "--yaml") == 0)
-            dir = argv[ai + 1];
-        else if (strcmp(argv[ai], "--case") == 0)
-            only = argv[ai + 1];
-        else
-            break;
+    for (; ai < argc && strncmp(argv[ai], "--", 2) == 0; ai += 2) {
+        bool yaml = strcmp(argv[ai], "--yaml") == 0;
+        if (ai + 1 >= argc || (!yaml && strcmp(argv[ai], "--case") != 0)) {
+            fprintf(stderr, "bench_p4scen: usage: bench_p4scen [--case NAME] [--yaml DIR] "
+                            "[ITERATIONS]\n");
+            return 2;
+        }
+        *(yaml ? &dir : &only) = argv[ai + 1];
     }
     if (only && !wanted(only, "incast") && !wanted(only, "vgg") && !wanted(only, "dctcp") &&
         !wanted(only, "fattree")) {
@@ -210,10 +211,14 @@ int main(int argc, char **argv)
         return 2;
     }
     int iterations = argc > ai ? atoi(argv[ai]) : 2;
+    if (iterations < 1 || argc > ai + 1) {
+        fprintf(stderr, "bench_p4scen: ITERATIONS is a positive number, and the last argument\n");
+        return 2;
+    }
     const char *re = getenv("BENCH_P4_ROUNDS");
     int rounds = re && atoi(re) > 0 ? atoi(re) : 5;
     char *a = incast();
-    char *b = vgg(iterations < 1 ? 1 : iterations);
+    char *b = vgg(iterations);
     char *c = dctcp();
     int rc = 0;
     if (dir) {
