@@ -27,13 +27,13 @@ void p4cc_sync(const struct p4cc *cc, uint64_t *slots, bool drop);
 /* The v1model control blocks in pipeline order. */
 enum p4cc_block { P4CC_VERIFY, P4CC_INGRESS, P4CC_EGRESS, P4CC_COMPUTE, P4CC_DEPARSER };
 /* As p4vm_run_parser and p4vm_run_control (of c, the program's block `which`), on the
- * compiled form. */
+ * compiled form's records; native code (p4cc_native_entries) is called by the caller. */
 void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm);
 void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
                       const struct p4ir_callable *c);
-/* The native code of a form (p4native.h), for callers that run it directly: the parser and
- * each block (NULL where it has none: that block runs through p4cc_run_control), with the
- * records they read. A native block sets the flow normal before and after, as
+/* The native code of a form (p4native.h), which callers run directly: the parser and each
+ * block (NULL where it has none: that block runs its records through p4cc_run_control), with
+ * the records they read. A native block sets the flow normal before and after, as
  * p4cc_run_control does. */
 typedef void p4cc_native_fn(struct p4vm *vm, const void *const *rec);
 struct p4cc_native {

@@ -822,16 +822,15 @@ int p4cc_match(struct p4vm *vm, const struct p4ir_table *t, bool *hit, const uin
     return p4vm_table_match(vm, t, hit, data);
 }
 
-/* The records' parser and controls, out of line so that the native ones are reached
- * through a jump without the records' set-up. */
-static __attribute__((noinline)) void parse_records(const struct p4cc *cc, struct p4vm *vm)
+void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
 {
     p4vm_parse(vm, parse_init, parse_body, parse_select, cc);
 }
 
-static __attribute__((noinline)) void control_records(struct p4vm *vm, const struct cfn *f,
-                                                      const struct p4ir_callable *c)
+void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
+                      const struct p4ir_callable *c)
 {
+    const struct cfn *f = cc->ctl[which];
     vm->flow = P4VM_NORMAL;
     if (f && f->ir == c) {
         p4cc_block(vm, &f->body);
@@ -842,28 +841,10 @@ static __attribute__((noinline)) void control_records(struct p4vm *vm, const str
     vm->flow = P4VM_NORMAL;
 }
 
-void p4cc_run_parser(const struct p4cc *cc, struct p4vm *vm)
-{
-    if (cc->nparser)
-        cc->nparser(vm, cc->nrec);
-    else
-        parse_records(cc, vm);
-}
-
-void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block which,
-                      const struct p4ir_callable *c)
-{
-    const struct cfn *f = cc->ctl[which];
-    if (cc->nctl[which] && f->ir == c)
-        cc->nctl[which](vm, cc->nrec); /* sets the flow normal before and after */
-    else
-        control_records(vm, f, c);
-}
-
 void p4cc_native_entries(const struct p4cc *cc, const struct p4ir_callable *const blocks[5],
                          struct p4cc_native *n)
 {
     *n = (struct p4cc_native){.parser = cc->nparser, .rec = cc->nrec};
-    for (int i = 0; i < 5; i++) /* as p4cc_run_control chooses */
+    for (int i = 0; i < 5; i++) /* native code only for the block it was emitted from */
         n->ctl[i] = cc->nctl[i] && cc->ctl[i]->ir == blocks[i] ? cc->nctl[i] : NULL;
 }
