@@ -325,8 +325,9 @@ static void migrate(struct evq *q)
     }
 }
 
-/* Keeps the pending entries of h[0..*n) (a heap when `order`), freeing the slots of dead ones. */
-static void keep_pending(struct evq *q, struct evq_entry *h, uint32_t *n, bool order)
+/* Keeps the pending entries of h[0..*n), ordered as a heap; the dead ones leave (their slots
+ * freed, q->dead counted down). */
+static void keep_pending(struct evq *q, struct evq_entry *h, uint32_t *n)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < *n; i++) {
@@ -335,9 +336,9 @@ static void keep_pending(struct evq *q, struct evq_entry *h, uint32_t *n, bool o
         else
             free_slot(q, SLOT_OF(h[i]));
     }
+    q->dead -= *n - k;
     *n = k;
-    if (order)
-        heapify(h, k);
+    heapify(h, k);
 }
 
 /* Every entry of the ring moves to the far heap, and the ring's buckets become 2^shift ps. */
@@ -378,13 +379,9 @@ static void refill(struct evq *q)
         uint32_t off = first_bucket(q);
         uint32_t b = (q->ring_head + off) & (EVQ_RING - 1);
         q->moved += take_bucket(q, b, q->heap, &q->nlen);
-        /* the dead among them leave */
-        uint32_t before = q->nlen;
-        keep_pending(q, q->heap, &q->nlen, false);
-        q->dead -= before - q->nlen;
+        keep_pending(q, q->heap, &q->nlen);
         q->ring_head = (b + 1) & (EVQ_RING - 1);
         q->near_end += (uint64_t)(off + 1) << q->ring_shift;
-        heapify(q->heap, q->nlen);
         migrate(q);
         if (++q->refills == 256)
             review_width(q);
@@ -417,9 +414,9 @@ static void drop_dead_top(struct evq *q)
 static void drop_dead(struct evq *q)
 {
     ring_to_far(q);
-    keep_pending(q, q->heap, &q->nlen, true);
-    keep_pending(q, q->far, &q->flen, true);
-    q->dead = 0;
+    keep_pending(q, q->heap, &q->nlen);
+    keep_pending(q, q->far, &q->flen);
+    SIM_ASSERT(q->dead == 0);
     migrate(q);
     drop_dead_top(q);
 }
@@ -511,7 +508,7 @@ struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
     if (q->nlen == 0)
         return NULL;
     struct evq_timer *t = q->timers[SLOT_OF(q->heap[0])];
-    prefetch_hint(t); /* its lines arrive while the heap is sifted */
+    prefetch_hint(t); /* the lines its event reads first arrive while the heap is sifted */
     q->cur = q->heap[0];
     *at = q->heap[0].at;
     t->slot = EVQ_IDLE;

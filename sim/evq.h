@@ -43,7 +43,7 @@ enum evq_phase {
 #define EVQ_IDLE UINT32_MAX
 
 /* 16 bytes. The hint (evq_timer_hint) names a pointer in the timer's owner whose target the
- * event reads first: evq_pop prefetches it one event ahead. */
+ * event reads first: evq_pop prefetches that target before it sifts the heap. */
 struct evq_timer {
     evq_fire_fn *fire;
     uint32_t slot;      /* EVQ_IDLE when not scheduled */
@@ -123,8 +123,9 @@ void evq_fini(struct evq *q);
 void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase);
 
 /* The event of t reads *ptr first (ptr is a field of t's owner, within 32 KiB of t), and of
- * the object it points to, the 64-byte lines whose bits are set in `lines` (bits 0-3): when t's
- * event is next, evq_pop prefetches them while the event before it runs. */
+ * the object it points to, the 64-byte lines whose bits are set in `lines` (bits 0-3): the pop
+ * of t's event reads *ptr (its owner's first lines were prefetched when the event before was
+ * popped) and prefetches those lines before it sifts the heap, so they arrive during the sift. */
 void evq_timer_hint(struct evq_timer *t, void *const *ptr, uint8_t lines);
 
 static inline bool evq_timer_pending(const struct evq_timer *t)

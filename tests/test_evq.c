@@ -121,8 +121,6 @@ static void fz_fire(struct sim *sim, struct evq_timer *t)
     container_of(t, struct fz, t)->fired++;
 }
 
-/* n timers at random times in [0, 1000) (many ties), then n / 3 random cancels and reschedules:
- * pops come in (time, scheduling order) order, each live timer exactly once. */
 /* A time in [0, range) (range up to 2^62). */
 static sim_time_t rand_time(unsigned *seed, sim_time_t range)
 {
@@ -130,6 +128,9 @@ static sim_time_t rand_time(unsigned *seed, sim_time_t range)
     return (sim_time_t)(r % (uint64_t)range);
 }
 
+/* N timers at random times in [0, range) (many ties when the range is small), then N / 3
+ * random cancels and reschedules: pops come in (time, scheduling order) order, each live timer
+ * exactly once. */
 static void random_heap(int N, sim_time_t range)
 {
     struct evq q;
