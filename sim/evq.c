@@ -67,6 +67,8 @@ static void grow(struct evq *q, uint32_t cap)
         too_many("pending events", SLOTS_MAX);
     q->heap = regrow_heap(&q->heap_mem, q->nlen, cap);
     q->far = regrow_heap(&q->far_mem, q->flen, cap);
+    q->run = regrow(q->run, q->rlen * sizeof(*q->run), cap * sizeof(*q->run));
+    q->scratch = regrow(q->scratch, 0, cap * sizeof(*q->scratch));
     q->timers = regrow(q->timers, q->cap * sizeof(*q->timers), cap * sizeof(*q->timers));
     q->free = regrow(q->free, q->cap * sizeof(*q->free), cap * sizeof(*q->free));
     uint32_t nfree = q->cap - q->len;
@@ -149,6 +151,49 @@ static void heapify(struct evq_entry *h, uint32_t n)
         sift_down(h, n, i, h[i]);
 }
 
+/* Sorts the n entries of a by insertion: linear when they are nearly in order. */
+static void insertion_sort(struct evq_entry *a, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        struct evq_entry e = a[i];
+        uint32_t j = i;
+        for (; j > 0 && entry_less(&e, &a[j - 1]); j--)
+            a[j] = a[j - 1];
+        a[j] = e;
+    }
+}
+
+/* Merges the ordered a[0..nl) and a[nl..nl+nr) (nl, nr > 0) through tmp: nothing to do when
+ * they are already in order; else only the left's entries after the right's first move. */
+static void merge(struct evq_entry *a, uint32_t nl, uint32_t nr, struct evq_entry *tmp)
+{
+    struct evq_entry *r = a + nl;
+    if (!entry_less(&r[0], &a[nl - 1]))
+        return;
+    uint32_t lo = 0;
+    while (!entry_less(&r[0], &a[lo]))
+        lo++;
+    uint32_t n = nl - lo;
+    memcpy(tmp, a + lo, n * sizeof(*tmp));
+    struct evq_entry *out = a + lo;
+    uint32_t i = 0, j = 0;
+    while (i < n && j < nr)
+        *out++ = entry_less(&r[j], &tmp[i]) ? r[j++] : tmp[i++];
+    memcpy(out, tmp + i, (n - i) * sizeof(*tmp));
+}
+
+/* Sorts the n entries of a (tmp: room for n): insertion in blocks, then merges of blocks, each
+ * skipped when its halves are already in order; a bucket's entries mostly are. */
+#define SORT_BLOCK 16
+static void sort_run(struct evq_entry *a, uint32_t n, struct evq_entry *tmp)
+{
+    for (uint32_t lo = 0; lo < n; lo += SORT_BLOCK)
+        insertion_sort(a + lo, n - lo < SORT_BLOCK ? n - lo : SORT_BLOCK);
+    for (uint32_t w = SORT_BLOCK; w < n; w *= 2)
+        for (uint32_t lo = 0; lo + w < n; lo += 2 * w)
+            merge(a + lo, w, n - lo - w < w ? n - lo - w : w, tmp);
+}
+
 void evq_init(struct evq *q)
 {
     *q = (struct evq){0};
@@ -191,13 +236,16 @@ static void ring_to_far(struct evq *q)
 void evq_fini(struct evq *q)
 {
     ring_to_far(q);
+    while (q->rpos < q->rlen)
+        q->far[q->flen++] = q->run[q->rpos++];
     for (uint32_t i = 0; i < q->nlen + q->flen; i++) {
         struct evq_entry e = i < q->nlen ? q->heap[i] : q->far[i - q->nlen];
         struct evq_timer *t = q->timers[SLOT_OF(e)];
         if (t)
             t->slot = EVQ_IDLE;
     }
-    void *arrays[] = {q->chunks, q->ring, q->heap_mem, q->far_mem, q->timers, q->free};
+    void *arrays[] = {q->chunks, q->ring,   q->heap_mem, q->far_mem,
+                      q->timers, q->free,   q->run,      q->scratch};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         free(arrays[i]);
     *q = (struct evq){0};
@@ -325,7 +373,7 @@ static void migrate(struct evq *q)
     }
 }
 
-/* Keeps the pending entries of h[0..*n), ordered as a heap; the dead ones leave (their slots
+/* Keeps the pending entries of h[0..*n), in their order; the dead ones leave (their slots
  * freed, q->dead counted down). */
 static void keep_pending(struct evq *q, struct evq_entry *h, uint32_t *n)
 {
@@ -338,7 +386,13 @@ static void keep_pending(struct evq *q, struct evq_entry *h, uint32_t *n)
     }
     q->dead -= *n - k;
     *n = k;
-    heapify(h, k);
+}
+
+/* keep_pending of a heap, ordered again. */
+static void keep_pending_heap(struct evq *q, struct evq_entry *h, uint32_t *n)
+{
+    keep_pending(q, h, n);
+    heapify(h, *n);
 }
 
 /* Every entry of the ring moves to the far heap, and the ring's buckets become 2^shift ps. */
@@ -365,12 +419,12 @@ static void review_width(struct evq *q)
     }
 }
 
-/* While the heap is empty and entries wait elsewhere: the ring's next bucket that holds
- * entries becomes the heap (its pending entries, ordered; dead ones leave), and the ring moves
- * past it; when the ring is empty, it moves to the far heap's first entry. */
+/* While the run and the heap are empty and entries wait elsewhere: the ring's next bucket that
+ * holds entries becomes the run (sorted; its dead entries leave when they come to the top), and
+ * the ring moves past it; when the ring is empty, it moves to the far heap's first entry. */
 static void refill(struct evq *q)
 {
-    while (q->nlen == 0 && q->len > 0) {
+    while (q->nlen == 0 && q->rpos == q->rlen && q->len > 0) {
         if (q->ring_len == 0) {
             q->near_end = (uint64_t)q->far[0].at;
             migrate(q);
@@ -378,8 +432,9 @@ static void refill(struct evq *q)
         }
         uint32_t off = first_bucket(q);
         uint32_t b = (q->ring_head + off) & (EVQ_RING - 1);
-        q->moved += take_bucket(q, b, q->heap, &q->nlen);
-        keep_pending(q, q->heap, &q->nlen);
+        q->rpos = q->rlen = 0;
+        q->moved += take_bucket(q, b, q->run, &q->rlen);
+        sort_run(q->run, q->rlen, q->scratch);
         q->ring_head = (b + 1) & (EVQ_RING - 1);
         q->near_end += (uint64_t)(off + 1) << q->ring_shift;
         migrate(q);
@@ -388,37 +443,54 @@ static void refill(struct evq *q)
     }
 }
 
-/* Removes the heap's top entry and frees its slot. */
-static inline __attribute__((always_inline)) void remove_top(struct evq *q)
+/* The next entry: the least of the run's next and the heap's top; NULL when both are empty. */
+static inline __attribute__((always_inline)) struct evq_entry *top(struct evq *q)
 {
-    free_slot(q, SLOT_OF(q->heap[0]));
-    heap_pop(q->heap, &q->nlen);
+    struct evq_entry *r = q->rpos < q->rlen ? &q->run[q->rpos] : NULL;
+    if (q->nlen > 0 && (!r || entry_less(&q->heap[0], r)))
+        return &q->heap[0];
+    return r;
 }
 
-/* Drops dead entries from the top, so the top is a pending timer (or the queue is empty). */
-static void drop_dead_top(struct evq *q)
+/* Removes the next entry, e (top(q)), and frees its slot. */
+static inline __attribute__((always_inline)) void remove_top(struct evq *q, struct evq_entry *e)
+{
+    free_slot(q, SLOT_OF(*e));
+    if (e == q->heap)
+        heap_pop(q->heap, &q->nlen);
+    else
+        q->rpos++;
+}
+
+/* Drops dead entries from the top, so that the next entry is a pending timer's; returns it, or
+ * NULL when the queue is empty. */
+static __attribute__((noinline)) struct evq_entry *drop_dead_top(struct evq *q)
 {
     for (;;) {
-        while (q->nlen > 0 && !q->timers[SLOT_OF(q->heap[0])]) {
-            remove_top(q);
+        struct evq_entry *e;
+        while ((e = top(q)) && !q->timers[SLOT_OF(*e)]) {
+            remove_top(q, e);
             q->dead--;
         }
-        if (q->nlen > 0 || q->len == 0)
-            return;
+        if (e || q->len == 0)
+            return e;
         refill(q);
     }
 }
 
 /* Removes every dead entry. Keys are unique, so the order of the events does not depend on
  * where entries sit. */
-static void drop_dead(struct evq *q)
+static struct evq_entry *drop_dead(struct evq *q)
 {
     ring_to_far(q);
-    keep_pending(q, q->heap, &q->nlen);
-    keep_pending(q, q->far, &q->flen);
+    uint32_t n = q->rlen - q->rpos;
+    keep_pending(q, q->run + q->rpos, &n);
+    q->rlen = q->rpos + n;
+    keep_pending_heap(q, q->heap, &q->nlen);
+    keep_pending_heap(q, q->far, &q->flen);
     SIM_ASSERT(q->dead == 0);
     migrate(q);
-    drop_dead_top(q);
+    return drop_dead_top(q);
 }
 
 uint64_t evq_reserve(struct evq *q)
@@ -505,22 +577,26 @@ void evq_reschedule(struct evq *q, struct evq_timer *t, sim_time_t at)
 
 struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
 {
-    if (q->nlen == 0)
+    struct evq_entry *e = top(q);
+    if (!e)
         return NULL;
-    struct evq_timer *t = q->timers[SLOT_OF(q->heap[0])];
-    prefetch_hint(t); /* the lines its event reads first arrive while the heap is sifted */
-    q->cur = q->heap[0];
-    *at = q->heap[0].at;
+    struct evq_timer *t = q->timers[SLOT_OF(*e)];
+    prefetch_hint(t); /* the lines its event reads first arrive while the queue moves on */
+    q->cur = *e;
+    *at = e->at;
     t->slot = EVQ_IDLE;
-    remove_top(q);
-    if (q->dead > q->len / 2) /* dead entries far ahead outnumber the pending ones */
-        drop_dead(q);
-    else
-        drop_dead_top(q);
-    if (q->nlen > 0) {
+    remove_top(q, e);
+    if (q->dead > q->len / 2) { /* dead entries far ahead outnumber the pending ones: all go */
+        e = drop_dead(q);
+    } else {
+        e = top(q);
+        if (!e || !q->timers[SLOT_OF(*e)])
+            e = drop_dead_top(q);
+    }
+    if (e) {
         /* the next event's owner (its timer's line and the next), to arrive while this event
          * runs: at scale they are far apart in memory and nearly always cache misses */
-        const char *next = (const char *)q->timers[SLOT_OF(q->heap[0])];
+        const char *next = (const char *)q->timers[SLOT_OF(*e)];
         __builtin_prefetch(next);
         __builtin_prefetch(next + 64);
     }

@@ -5,20 +5,21 @@
  * not depend on where an entry waits). At most 2^38 events are scheduled in a run and 2^24 are
  * pending at once (exit 1 beyond).
  *
- * Where entries wait (struct evq): the next few nanoseconds' in a 4-ary heap, the next
- * microseconds' unordered in a ring of buckets (an append each), later ones in a second heap; a
- * bucket becomes the heap when its time comes. At scale most pending events are link arrivals a
- * microsecond or two ahead: they are appended, not sifted through a heap of all of them (at
- * 58,000 pending entries that heap did not fit an L2 and its sift was half the instructions).
+ * Where entries wait (struct evq): the next few nanoseconds' in a sorted run and a 4-ary
+ * heap, the next microseconds' unordered in a ring of buckets (an append each), later ones in a
+ * second heap; a bucket is sorted into the run when its time comes. At scale most pending
+ * events are link arrivals a microsecond or two ahead: they are appended, not sifted through a
+ * heap of all of them (at 58,000 pending entries that heap did not fit an L2 and its sift was
+ * half the instructions).
  *
  * Timers are intrusive: embedded in their owner, which recovers itself with container_of. A
  * pending timer holds a slot; the queue keeps each slot's timer in a compact array. A cancel
- * only clears that (the entry stays, dead, until it reaches the heap's top or moves into the
- * heap, where it is dropped; when more than half the entries are dead they are all removed at
- * once), so a sift moves entries and writes nothing else: with an array of heap positions, every
- * moved entry wrote a random line of it, a cache miss per level at scale. Scheduling never
- * allocates once the arrays have grown (they grow geometrically and never shrink; an array of
- * 2 MiB or more is on huge pages, hugepage.h). */
+ * only clears that (the entry stays, dead, until it is the next entry, where it is dropped;
+ * when more than half the entries are dead they are all removed at once), so a sift moves
+ * entries and writes nothing else: with an array of heap positions, every moved entry wrote a
+ * random line of it, a cache miss per level at scale. Scheduling never allocates once the
+ * arrays have grown (they grow geometrically and never shrink; an array of 2 MiB or more is on
+ * huge pages, hugepage.h). */
 #ifndef SIM_SIM_EVQ_H
 #define SIM_SIM_EVQ_H
 
@@ -43,7 +44,7 @@ enum evq_phase {
 #define EVQ_IDLE UINT32_MAX
 
 /* 16 bytes. The hint (evq_timer_hint) names a pointer in the timer's owner whose target the
- * event reads first: evq_pop prefetches that target before it sifts the heap. */
+ * event reads first: evq_pop prefetches that target before it removes the entry. */
 struct evq_timer {
     evq_fire_fn *fire;
     uint32_t slot;      /* EVQ_IDLE when not scheduled */
@@ -82,13 +83,20 @@ struct evq_bucket {
     uint32_t tail;
 };
 
-/* Two levels: the heap holds the entries before near_end, ordered; the ring's buckets those of
- * the next EVQ_RING bucket widths, unordered; the far heap the later ones. When the heap runs
- * empty, the ring's next bucket that holds entries becomes the heap, and the ring moves on
- * (taking in the far heap's entries it then covers). */
+/* Two levels: the entries before near_end wait in the run (a bucket's entries, sorted) and the
+ * heap (those scheduled before near_end since); the ring's buckets those of the next EVQ_RING
+ * bucket widths, unordered; the far heap the later ones. The next event is the least of the
+ * run's next entry and the heap's top. When both are empty, the ring's next bucket that holds
+ * entries becomes the run, and the ring moves on (taking in the far heap's entries it then
+ * covers). A bucket's entries arrive nearly in order (often one instant's, in scheduling
+ * order), so sorting them costs less than sifting each out of a heap. */
 struct evq {
     struct evq_entry *heap;
-    uint32_t nlen;   /* entries in the heap; 0 only when the queue is empty */
+    uint32_t nlen;   /* entries in the heap */
+    uint32_t rpos;   /* the run's next entry; run and heap are empty only when the queue is */
+    uint32_t rlen;   /* the run's end */
+    struct evq_entry *run;
+    struct evq_entry *scratch; /* for the run's merges */
     uint32_t len;    /* entries in the queue, dead ones included */
     uint32_t cap;
     uint32_t dead;   /* entries of cancelled timers */
@@ -125,7 +133,7 @@ void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase
 /* The event of t reads *ptr first (ptr is a field of t's owner, within 32 KiB of t), and of
  * the object it points to, the 64-byte lines whose bits are set in `lines` (bits 0-3): the pop
  * of t's event reads *ptr (its owner's first lines were prefetched when the event before was
- * popped) and prefetches those lines before it sifts the heap, so they arrive during the sift. */
+ * popped) and prefetches those lines before it removes the entry, so they arrive meanwhile. */
 void evq_timer_hint(struct evq_timer *t, void *const *ptr, uint8_t lines);
 
 static inline bool evq_timer_pending(const struct evq_timer *t)
@@ -142,7 +150,10 @@ void evq_cancel(struct evq *q, struct evq_timer *t);
 
 static inline sim_time_t evq_next_time(const struct evq *q)
 {
-    return q->nlen ? q->heap[0].at : SIM_TIME_NEVER;
+    sim_time_t t = q->nlen ? q->heap[0].at : SIM_TIME_NEVER;
+    if (q->rpos < q->rlen && q->run[q->rpos].at < t)
+        return q->run[q->rpos].at;
+    return t;
 }
 
 /* Removes and returns the earliest timer (its time in *at), or NULL when empty. */

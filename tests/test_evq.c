@@ -318,6 +318,76 @@ static void test_evq_cancel_heavy_wide(void **state)
     cancel_heavy(12, true); /* sparse: gaps in the ring */
 }
 
+/* One bucket's worth of entries (evq.h: the ring's next bucket becomes the run, sorted): 3,000
+ * timers at one instant T in all three phases, and some at T + 1..T + 63, scheduled in an order
+ * far from theirs, a third of them into places reserved earlier (an older insertion number than
+ * entries already waiting); then, while the bucket is popped, cancels of waiting timers and new
+ * timers at T and T + 1 (into the heap beside the run). Every pop is the reference's least
+ * pending timer (time, phase, insertion number), and every pending timer runs once. */
+#define NBUCKET 3000
+static void test_evq_bucket_run(void **state)
+{
+    static struct fz v[NBUCKET];
+    static uint8_t phase[NBUCKET];
+    static uint64_t seq[NBUCKET];
+    const sim_time_t T = 10 * ((sim_time_t)1 << EVQ_RING_SHIFT) + 7;
+    struct evq q;
+    evq_init(&q);
+    unsigned seed = 4242;
+    struct evq_timer first;
+    evq_timer_init(&first, fz_fire, EVQ_PHASE_DEFAULT);
+    evq_schedule(&q, &first, 0); /* the heap's span ends at 1: T goes to a bucket */
+    uint64_t counter = 1;        /* evq's insertion numbers, mirrored */
+    for (int i = 0; i < NBUCKET; i++) {
+        phase[i] = (uint8_t)(rand_r(&seed) % 3);
+        evq_timer_init(&v[i].t, fz_fire, (enum evq_phase)phase[i]);
+        v[i].at = rand_r(&seed) % 4 ? T : T + 1 + rand_r(&seed) % 63;
+        if (i % 3 == 0) { /* a place reserved now, scheduled later */
+            seq[i] = evq_reserve(&q);
+            v[i].order = counter++;
+        }
+    }
+    for (int i = NBUCKET; i-- > 0;) { /* backwards: the reserved places are older */
+        if (i % 3 == 0) {
+            evq_schedule_reserved(&q, &v[i].t, v[i].at, seq[i]);
+        } else {
+            v[i].order = counter++;
+            evq_schedule(&q, &v[i].t, v[i].at);
+        }
+        v[i].live = true;
+    }
+    sim_time_t at;
+    assert_ptr_equal(evq_pop(&q, &at), &first);
+    int live = NBUCKET, pops = 0;
+    while (live > 0) {
+        int k = rand_r(&seed) % NBUCKET;
+        int what = rand_r(&seed) % 8;
+        if (what == 0 && v[k].live) { /* cancel: a dead entry in the run or the heap */
+            evq_cancel(&q, &v[k].t);
+            v[k].live = false;
+            live--;
+        } else if (what == 1 && !v[k].live && pops < 2 * NBUCKET) { /* back, at T or T + 1 */
+            v[k].at = T + rand_r(&seed) % 2;
+            v[k].order = counter++;
+            v[k].live = true;
+            live++;
+            evq_schedule(&q, &v[k].t, v[k].at);
+        } else {
+            int want = ref_least(v, phase, NBUCKET);
+            struct evq_timer *t = evq_pop(&q, &at);
+            assert_ptr_equal(t, &v[want].t);
+            assert_int_equal(at, v[want].at);
+            v[want].live = false;
+            live--;
+            pops++;
+        }
+        assert_int_equal(evq_len(&q), live);
+    }
+    assert_null(evq_pop(&q, &at));
+    assert_true(pops > NBUCKET);
+    evq_fini(&q);
+}
+
 struct probe {
     struct evq_timer t;
     uint64_t seq; /* the reserved place asked about */
@@ -414,4 +484,4 @@ TEST_MAIN(cmocka_unit_test(test_evq_hint), cmocka_unit_test(test_evq_order_and_t
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
           cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_random_heap_huge),
           cmocka_unit_test(test_evq_layout_and_slots), cmocka_unit_test(test_evq_cancel_heavy),
-          cmocka_unit_test(test_evq_cancel_heavy_wide))
+          cmocka_unit_test(test_evq_cancel_heavy_wide), cmocka_unit_test(test_evq_bucket_run))
