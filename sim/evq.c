@@ -315,13 +315,41 @@ static uint32_t new_chunk(struct evq *q)
     return c;
 }
 
-/* Where an entry waits: the heap before near_end; a bucket of the ring up to EVQ_RING bucket
- * widths after it; beyond, the far heap. */
+/* Appends e to bucket b of the ring in a new chunk (the bucket is empty or its last chunk full). */
+static __attribute__((noinline)) void append_chunk(struct evq *q, uint32_t b, struct evq_entry e)
+{
+    struct evq_bucket *bk = &q->ring[b];
+    uint32_t c = new_chunk(q);
+    if (bk->tail == EVQ_NONE)
+        bk->head = c;
+    else
+        q->chunks[bk->tail].next = c;
+    bk->tail = c;
+    q->ring_bits[b / 64] |= 1ull << (b % 64);
+    q->chunks[c].e[0] = e;
+    q->chunks[c].n = 1;
+    q->ring_len++;
+}
+
+/* An entry before near_end: at the run's end when it is not before the run's last entry (the
+ * events scheduled at one instant, or at now plus one delay, come in order), else in the heap. */
+static inline __attribute__((always_inline)) void place_near(struct evq *q, struct evq_entry e)
+{
+    if (q->rpos == q->rlen)
+        q->rpos = q->rlen = 0;
+    if (q->rlen < q->cap && (q->rlen == 0 || !entry_less(&e, &q->run[q->rlen - 1])))
+        q->run[q->rlen++] = e;
+    else
+        sift_up(q->heap, q->nlen++, e);
+}
+
+/* Where an entry waits: the run or the heap before near_end; a bucket of the ring up to
+ * EVQ_RING bucket widths after it; beyond, the far heap. */
 static inline __attribute__((always_inline)) void place(struct evq *q, struct evq_entry e)
 {
     uint64_t at = (uint64_t)e.at;
     if (at < q->near_end) {
-        sift_up(q->heap, q->nlen++, e);
+        place_near(q, e);
         return;
     }
     uint64_t off = (at - q->near_end) >> q->ring_shift;
@@ -330,17 +358,12 @@ static inline __attribute__((always_inline)) void place(struct evq *q, struct ev
         return;
     }
     uint32_t b = (q->ring_head + (uint32_t)off) & (EVQ_RING - 1);
-    struct evq_bucket *bk = &q->ring[b];
-    if (bk->tail == EVQ_NONE || q->chunks[bk->tail].n == EVQ_CHUNK) {
-        uint32_t c = new_chunk(q);
-        if (bk->tail == EVQ_NONE)
-            bk->head = c;
-        else
-            q->chunks[bk->tail].next = c;
-        bk->tail = c;
-        q->ring_bits[b / 64] |= 1ull << (b % 64);
+    uint32_t tail = q->ring[b].tail;
+    if (tail == EVQ_NONE || q->chunks[tail].n == EVQ_CHUNK) {
+        append_chunk(q, b, e);
+        return;
     }
-    struct evq_chunk *ch = &q->chunks[bk->tail];
+    struct evq_chunk *ch = &q->chunks[tail];
     ch->e[ch->n++] = e;
     q->ring_len++;
 }
@@ -493,18 +516,23 @@ static struct evq_entry *drop_dead(struct evq *q)
     return drop_dead_top(q);
 }
 
-uint64_t evq_reserve(struct evq *q)
+static inline __attribute__((always_inline)) uint64_t next_seq(struct evq *q)
 {
     if (q->counter == KEY_COUNTER_MAX)
         too_many("scheduled events", KEY_COUNTER_MAX);
     return q->counter++;
 }
 
-static void insert(struct evq *q, struct evq_timer *t, sim_time_t at, uint64_t seq);
+uint64_t evq_reserve(struct evq *q)
+{
+    return next_seq(q);
+}
+
+static inline void insert(struct evq *q, struct evq_timer *t, sim_time_t at, uint64_t seq);
 
 void evq_schedule(struct evq *q, struct evq_timer *t, sim_time_t at)
 {
-    insert(q, t, at, evq_reserve(q));
+    insert(q, t, at, next_seq(q));
 }
 
 void evq_schedule_reserved(struct evq *q, struct evq_timer *t, sim_time_t at, uint64_t seq)
@@ -525,16 +553,22 @@ void evq_mark_until(struct evq *q, sim_time_t until)
     q->cur = (struct evq_entry){.at = until, .key = UINT64_MAX};
 }
 
-static void insert(struct evq *q, struct evq_timer *t, sim_time_t at, uint64_t seq)
+/* The time an entry asked for at `at`, past the horizon, waits at: never (it is kept in the
+ * queue, as its owner expects it scheduled; the run loop stops first). */
+static __attribute__((noinline)) sim_time_t past_horizon(struct evq *q, sim_time_t at)
+{
+    SIM_ASSERT(at >= 0);
+    if (!q->past_horizon)
+        q->past_horizon = at;
+    return SIM_TIME_NEVER;
+}
+
+static inline __attribute__((always_inline)) void insert(struct evq *q, struct evq_timer *t,
+                                                         sim_time_t at, uint64_t seq)
 {
     SIM_ASSERT(t->slot == EVQ_IDLE);
-    SIM_ASSERT(at >= 0);
-    if (at > SIM_TIME_HORIZON) {
-        /* kept in the queue (its owner expects it scheduled); the run loop stops first */
-        if (!q->past_horizon)
-            q->past_horizon = at;
-        at = SIM_TIME_NEVER;
-    }
+    if ((uint64_t)at > SIM_TIME_HORIZON) /* a negative time too */
+        at = past_horizon(q, at);
     if (q->len == q->cap)
         grow(q, 2 * q->cap);
     uint32_t slot = q->free[q->cap - q->len - 1];
@@ -545,13 +579,8 @@ static void insert(struct evq *q, struct evq_timer *t, sim_time_t at, uint64_t s
     t->slot = slot;
     q->timers[slot] = t;
     q->len++;
-    if (q->len == 1) {
-        /* into an empty queue: the heap's span moves up to it (the ring is empty) */
-        if ((uint64_t)at >= q->near_end)
-            q->near_end = (uint64_t)at + 1;
-        q->heap[q->nlen++] = e;
-        return;
-    }
+    if (q->len == 1 && (uint64_t)at >= q->near_end)
+        q->near_end = (uint64_t)at + 1; /* into an empty queue: the near span moves up to it */
     place(q, e);
 }
 

@@ -388,6 +388,60 @@ static void test_evq_bucket_run(void **state)
     evq_fini(&q);
 }
 
+/* Entries scheduled before the near span's end go to the end of the sorted run when they are
+ * not before its last entry, else into the heap (evq.c place_near). Three timers at one instant,
+ * each popped and scheduled again at the same instant (after the others: the run grows at its
+ * end, 10,000 times, past the run's array, where they go to the heap), interleaved with a timer
+ * scheduled 1 ps ahead and then at the instant itself in an earlier phase (before the run's last
+ * entry: the heap): they run in the reference's order, and the run never outgrows its array. */
+static void test_evq_run_appends(void **state)
+{
+    enum { N = 4, OPS = 10000 };
+    struct fz v[N] = {0};
+    uint8_t phase[N] = {EVQ_PHASE_DEFAULT, EVQ_PHASE_DEFAULT, EVQ_PHASE_DEFAULT,
+                        EVQ_PHASE_DEFAULT};
+    struct evq q;
+    evq_init(&q);
+    uint64_t order = 0;
+    sim_time_t now = 1000;
+    for (int i = 0; i < N - 1; i++) {
+        evq_timer_init(&v[i].t, fz_fire, EVQ_PHASE_DEFAULT);
+        v[i] = (struct fz){.t = v[i].t, .at = now, .order = order++, .live = true};
+        evq_schedule(&q, &v[i].t, now);
+    }
+    evq_timer_init(&v[N - 1].t, fz_fire, EVQ_PHASE_DEFAULT);
+    bool heap_used = false, full = false;
+    for (int op = 0; op < OPS; op++) {
+        int want = ref_least(v, phase, N);
+        sim_time_t at;
+        assert_ptr_equal(evq_pop(&q, &at), &v[want].t);
+        assert_int_equal(at, v[want].at);
+        v[want].live = false;
+        now = at;
+        for (int k = 0; k < N; k++) { /* the one just run again, and every 7th op the odd one */
+            if (k != want && (k != N - 1 || op % 7 != 3))
+                continue;
+            evq_cancel(&q, &v[k].t);
+            phase[k] = k == N - 1 && op % 2 ? EVQ_PHASE_ARRIVAL : EVQ_PHASE_DEFAULT;
+            evq_timer_init(&v[k].t, fz_fire, (enum evq_phase)phase[k]);
+            v[k].at = now + (k == N - 1 && op % 2 == 0);
+            v[k].order = order++;
+            v[k].live = true;
+            evq_schedule(&q, &v[k].t, v[k].at);
+        }
+        heap_used |= q.nlen > 0;
+        full |= q.rlen == q.cap;
+        assert_true(q.rlen <= q.cap);
+        int live = 0;
+        for (int k = 0; k < N; k++)
+            live += v[k].live;
+        assert_int_equal(evq_len(&q), live);
+    }
+    assert_true(heap_used);
+    assert_true(full);
+    evq_fini(&q);
+}
+
 struct probe {
     struct evq_timer t;
     uint64_t seq; /* the reserved place asked about */
@@ -484,4 +538,5 @@ TEST_MAIN(cmocka_unit_test(test_evq_hint), cmocka_unit_test(test_evq_order_and_t
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
           cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_random_heap_huge),
           cmocka_unit_test(test_evq_layout_and_slots), cmocka_unit_test(test_evq_cancel_heavy),
-          cmocka_unit_test(test_evq_cancel_heavy_wide), cmocka_unit_test(test_evq_bucket_run))
+          cmocka_unit_test(test_evq_cancel_heavy_wide), cmocka_unit_test(test_evq_bucket_run),
+          cmocka_unit_test(test_evq_run_appends))
