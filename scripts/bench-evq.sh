@@ -10,11 +10,7 @@
 #       the machine's load; each scenario takes 1-4 minutes under callgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-case $BUILD in
-/*) bin=$BUILD/ddlsim ;;
-*) bin=$PWD/$BUILD/ddlsim ;;
-esac
+bin=${BUILD:-build}/ddlsim
 [ -x "$bin" ] || { echo "bench-evq: no $bin (make first)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "bench-evq: valgrind is needed" >&2; exit 1; }
 tmp=$(mktemp -d)
