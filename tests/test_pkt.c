@@ -49,6 +49,42 @@ static void test_pkt_udp_headers(void **state)
     assert_int_equal(pkt_live(sim), 0);
 }
 
+/* IPv4 headers over a spread of fields (addresses whose words carry in the sum, every DSCP and
+ * ECN value, TTL 0 = 64, lengths past 65535 clamped): each field where RFC 791 puts it, and the
+ * header checksum verifies (the one's complement sum of all ten words is 0xffff). */
+static void test_pkt_ipv4_fields(void **state)
+{
+    struct sim *sim = *state;
+    uint32_t x = 12345;
+    for (int i = 0; i < 2000; i++) {
+        x = x * 1103515245u + 12345u;
+        struct pkt_ipv4_spec s = {.src_ip = x ^ 0xffff0000u * (uint32_t)(i & 1),
+                                  .dst_ip = x * 2654435761u,
+                                  .proto = (uint8_t)(x >> 8),
+                                  .dscp = (uint8_t)(i & 63),
+                                  .ecn = (uint8_t)(i >> 6 & 3),
+                                  .ttl = (uint8_t)(i % 3 == 0 ? 0 : x >> 16),
+                                  .l4_bytes = i == 7 ? 70000u : x % 9000};
+        struct pkt *p = pkt_alloc(sim);
+        uint8_t *l4 = pkt_build_ipv4(p, &s);
+        const uint8_t *ip = p->hdr + ETH_HDR_LEN;
+        assert_ptr_equal(l4, ip + IPV4_HDR_LEN);
+        uint32_t len = IPV4_HDR_LEN + s.l4_bytes;
+        assert_int_equal(p->size_bytes, ETH_HDR_LEN + len);
+        assert_int_equal(ip[0], 0x45);
+        assert_int_equal(ip[1], s.dscp << 2 | s.ecn);
+        assert_int_equal(pkt_rd16(ip + 2), len > 0xffff ? 0xffff : len);
+        assert_int_equal(pkt_rd16(ip + 4), (uint16_t)p->seq);
+        assert_int_equal(pkt_rd16(ip + 6), 0x4000);
+        assert_int_equal(ip[8], s.ttl ? s.ttl : 64);
+        assert_int_equal(ip[9], s.proto);
+        assert_int_equal(pkt_rd32(ip + 12), s.src_ip);
+        assert_int_equal(pkt_rd32(ip + 16), s.dst_ip);
+        assert_int_equal(pkt_csum16(ip, IPV4_HDR_LEN), 0);
+        pkt_free(sim, p);
+    }
+}
+
 /* Marking CE patches the checksum incrementally; the header must still verify. */
 static void test_pkt_ecn_checksum(void **state)
 {
@@ -139,6 +175,7 @@ static void test_pq_drr_weights(void **state)
 
 TEST_MAIN(cmocka_unit_test_setup_teardown(test_pkt_udp_headers, setup, teardown),
           cmocka_unit_test_setup_teardown(test_pkt_ecn_checksum, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_pkt_ipv4_fields, setup, teardown),
           cmocka_unit_test_setup_teardown(test_pkt_flow_hash, setup, teardown),
           cmocka_unit_test_setup_teardown(test_pq_strict, setup, teardown),
           cmocka_unit_test_setup_teardown(test_pq_drr_weights, setup, teardown))

@@ -615,7 +615,7 @@ static void test_tcp_handshake_syn_loss(void **state)
     sim_run(sim, SIM_MS(1));
     assert_int_equal(f->state, TCP_STATE_SYN_SENT);
     /* lose the SYN: readdress it to a port nobody listens on */
-    struct pkt *syn = f->base.src->node.ports[0]->tx.serializing;
+    struct pkt *syn = host_started(f->base.src);
     assert_non_null(syn);
     struct tcp_seg s;
     assert_true(tcp_hdr_parse(syn, &s));

@@ -91,16 +91,38 @@ static inline void inject_ack(struct tcp_flow *f, uint64_t off, bool ece)
     inject_sack(f, off, ece, 0, NULL);
 }
 
-/* Packets a host has sent while the simulation is not running: the one its link took
- * (the link stays "busy" afterwards, so later ones wait in the NIC queue) and the queued
- * ones, in order. Frees them; decodes up to `max` into out. */
+/* The frame a host's link started last and has not delivered: the one it serializes or, when
+ * the end of its transmission is folded (link.h), the last one on the wire; NULL if none. */
+static inline struct pkt *host_started(struct host *h)
+{
+    struct link *l = &h->node.ports[0]->tx;
+    return l->serializing ? l->serializing : l->on_wire.tail;
+}
+
+/* Takes the oldest frame a link started and has not delivered (on the wire, then the one it
+ * serializes); the arrival is cancelled once the wire is empty. */
+static inline struct pkt *take_started(struct sim *sim, struct link *l)
+{
+    struct pkt *p = pkt_fifo_pop(&l->on_wire);
+    if (!p) {
+        p = l->serializing;
+        l->serializing = NULL;
+    } else if (!l->on_wire.head) {
+        evq_cancel(&sim->evq, &l->arrive);
+        l->keyed_pkt = NULL;
+    }
+    return p;
+}
+
+/* Packets a host has sent while the simulation is not running: those its link took (the link
+ * stays "busy" afterwards, so later ones wait in the NIC queue) and the queued ones, in order.
+ * Frees them; decodes up to `max` into out. */
 static inline int drain_host(struct host *h, struct tcp_seg *out, int max)
 {
     struct sim *sim = h->node.sim;
     struct link *l = &h->node.ports[0]->tx;
     int n = 0;
-    struct pkt *p = l->serializing;
-    l->serializing = NULL;
+    struct pkt *p = take_started(sim, l);
     if (!p)
         p = pq_dequeue(&h->nic, PQ_ALL);
     while (p) {
@@ -109,7 +131,9 @@ static inline int drain_host(struct host *h, struct tcp_seg *out, int max)
             n++;
         }
         pkt_free(sim, p);
-        p = pq_dequeue(&h->nic, PQ_ALL);
+        p = take_started(sim, l);
+        if (!p)
+            p = pq_dequeue(&h->nic, PQ_ALL);
     }
     return n;
 }

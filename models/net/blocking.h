@@ -45,16 +45,29 @@ static inline sim_time_t blocking_clock_at(const struct blocking_clock *b, uint8
 static inline void blocking_clock_all(const struct blocking_clock *b, sim_time_t now,
                                       sim_time_t out[BLOCKING_NPRIO])
 {
-    sim_time_t run = b->cur_valid ? now - b->cur_start : 0;
-    run = run < b->cur_dur ? run : b->cur_dur;
     sim_time_t sum = 0;
     for (int c = 0; c < BLOCKING_NPRIO; c++) {
-        out[c] = sum + (b->cur_valid && b->cur_prio < c ? run : 0);
+        out[c] = sum;
         sum += b->sent[c];
+    }
+    if (b->cur_valid) { /* the transmission in progress, for the priorities above its own */
+        sim_time_t run = now - b->cur_start;
+        run = run < b->cur_dur ? run : b->cur_dur;
+        for (int c = b->cur_prio + 1; c < BLOCKING_NPRIO; c++)
+            out[c] += run;
     }
 }
 
 /* The port starts sending a packet of priority `prio` that takes `dur_ps` on the wire. */
-void blocking_clock_tx(struct blocking_clock *b, uint8_t prio, sim_time_t now, sim_time_t dur_ps);
+static inline void blocking_clock_tx(struct blocking_clock *b, uint8_t prio, sim_time_t now,
+                                     sim_time_t dur_ps)
+{
+    if (b->cur_valid) /* the previous transmission is over: fold it into the clocks */
+        b->sent[b->cur_prio] += b->cur_dur;
+    b->cur_valid = true;
+    b->cur_prio = prio & 7;
+    b->cur_start = now;
+    b->cur_dur = dur_ps;
+}
 
 #endif

@@ -81,20 +81,27 @@ static uint8_t source_class(const struct host *h, const struct nic_source *s)
     return s->prio < h->nic.nprio ? s->prio : (uint8_t)(h->nic.nprio - 1);
 }
 
-/* Appends an idle source to its class's rotation; its next packet waits from now. */
-static void enlist(struct host *h, struct nic_source *s)
+/* Appends a source to the back of its class's rotation. */
+static void append(struct host *h, struct nic_source *s)
 {
-    if (s->active)
-        return;
     s->active = true;
     s->next = NULL;
-    blocking_clock_all(&h->nic_blk, h->node.sim->now, s->blk_mark);
     uint8_t c = source_class(h, s);
     if (h->src_tail[c])
         h->src_tail[c]->next = s;
     else
         h->src_head[c] = s;
     h->src_tail[c] = s;
+    h->src_busy |= (uint8_t)(1u << c);
+}
+
+/* Appends an idle source to its class's rotation; its next packet waits from now. */
+static void enlist(struct host *h, struct nic_source *s)
+{
+    if (s->active)
+        return;
+    blocking_clock_all(&h->nic_blk, h->node.sim->now, s->blk_mark);
+    append(h, s);
 }
 
 void host_activate(struct host *h, struct nic_source *s)
@@ -190,8 +197,10 @@ static struct pkt *pull_sources(struct host *h, uint8_t c, uint8_t allowed,
     while (h->src_head[c]) {
         struct nic_source *s = h->src_head[c];
         h->src_head[c] = s->next;
-        if (!h->src_head[c])
+        if (!h->src_head[c]) {
             h->src_tail[c] = NULL;
+            h->src_busy &= (uint8_t)~(1u << c);
+        }
         s->next = NULL;
         s->active = false;
         struct pkt *p = s->next_pkt(s, h);
@@ -205,11 +214,13 @@ static struct pkt *pull_sources(struct host *h, uint8_t c, uint8_t allowed,
         p->blk_stream = false;
         p->blocking_ps += blocking_clock_at(&h->nic_blk, p->prio, now) - mark;
         s->prio = p->tc;
-        enlist(h, s); /* back of the rotation */
         if ((allowed >> (p->tc & 7)) & 1u) {
+            if (!s->active) /* back of the rotation; host_pull sets its marks */
+                append(h, s);
             *from = s;
             return p;
         }
+        enlist(h, s); /* back of the rotation */
         p->t_enq = now;
         p->blk_mark = blocking_clock_at(&h->nic_blk, p->prio, now);
         nic_attach(h);
@@ -225,9 +236,14 @@ static struct pkt *host_pull(struct node *n, struct port *out)
     uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, now) : PQ_ALL;
     struct pkt *p = NULL;
     struct nic_source *from = NULL;
+    /* the classes from the highest down, skipping those with nothing queued and no source
+     * (their pull would return NULL and change nothing); pull_sources may queue a packet in a
+     * lower class or move a source there, so the set is read again after each class */
     for (int c = h->nic.nprio - 1; c >= 0 && !p; c--) {
-        if (!((allowed >> c) & 1u))
-            continue;
+        unsigned work = (unsigned)((h->nic.busy | h->src_busy) & allowed) & ((2u << c) - 1);
+        if (!work)
+            break;
+        c = 31 - __builtin_clz(work);
         p = pq_dequeue(&h->nic, (uint8_t)(1u << c));
         if (p) {
             p->qdelay_ps += now - p->t_enq;
@@ -245,6 +261,15 @@ static struct pkt *host_pull(struct node *n, struct port *out)
     if (from)
         blocking_clock_all(&h->nic_blk, now + dur, from->blk_mark);
     return p;
+}
+
+/* Nothing queued at the NIC and no source to ask: a pull would return NULL and change nothing
+ * until host_send or host_activate kick the link. */
+static bool host_idle(const struct node *n, const struct port *out)
+{
+    (void)out;
+    const struct host *h = container_of(n, struct host, node);
+    return !(h->nic.busy | h->src_busy);
 }
 
 static void host_receive(struct node *n, struct port *in, struct pkt *p)
@@ -326,6 +351,7 @@ const struct node_ops host_node_ops = {
     .connected = host_connected,
     .receive = host_receive,
     .pull = host_pull,
+    .idle = host_idle,
     .destroy = host_destroy,
     .stats_json = host_stats_json,
     .drops = host_drops,

@@ -53,6 +53,7 @@ struct host {
     uint32_t nep;
     uint16_t next_port;
     uint16_t next_ddl_port; /* DDL streams' source ports: 0xDD00 + n */
+    uint8_t src_busy;       /* bit c: class c has backlogged sources (src_head[c]) */
     uint64_t nic_drops;
     uint64_t rx_pkts;
     uint64_t rx_unclaimed; /* no endpoint on the destination port */

@@ -134,16 +134,16 @@ static void fold(struct sim *sim, struct link *l, struct pkt *p)
 
 static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
 {
-    sim_time_t tx = link_tx_ps(l, p->size_bytes);
+    uint32_t dev = link_dev_bytes(&l->cfg, p->size_bytes);
+    sim_time_t tx = link_wire_ps(l, (uint64_t)dev + l->cfg.overhead_bytes);
     sim_time_t end = simtime_add(sim->now, tx);
     l->busy = true;
     l->busy_ps += tx;
     l->tx_pkts++;
-    l->tx_bytes += link_dev_bytes(&l->cfg, p->size_bytes);
+    l->tx_bytes += dev;
     if (l->tap) /* the frame with its Ethernet header, padded on an Ethernet link */
         pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
-                   l->cfg.framing == LINK_FRAMING_ETHERNET ? link_dev_bytes(&l->cfg, p->size_bytes)
-                                                           : p->size_bytes);
+                   l->cfg.framing == LINK_FRAMING_ETHERNET ? dev : p->size_bytes);
     l->tx_seq = evq_reserve(&sim->evq);
     l->free_at = end;
     if (can_fold(l, end)) {

@@ -95,17 +95,23 @@ uint8_t *pkt_build_ipv4(struct pkt *p, const struct pkt_ipv4_spec *s)
     pkt_wr16(h + 12, ETHERTYPE_IPV4);
     uint8_t *ip = h + ETH_HDR_LEN;
     uint32_t ip_len = IPV4_HDR_LEN + s->l4_bytes;
-    ip[0] = 0x45;
-    ip[1] = (uint8_t)((s->dscp << 2) | (s->ecn & 3));
-    pkt_wr16(ip + 2, (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len));
+    uint16_t tos_word = (uint16_t)(0x45 << 8 | (uint8_t)((s->dscp << 2) | (s->ecn & 3)));
+    uint16_t len = (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len);
+    uint16_t ttl_word = (uint16_t)((s->ttl ? s->ttl : 64) << 8 | s->proto);
+    pkt_wr16(ip, tos_word);
+    pkt_wr16(ip + 2, len);
     pkt_wr16(ip + 4, (uint16_t)p->seq); /* identification */
     pkt_wr16(ip + 6, 0x4000);           /* don't fragment */
-    ip[8] = s->ttl ? s->ttl : 64;
-    ip[9] = s->proto;
-    pkt_wr16(ip + 10, 0);
+    pkt_wr16(ip + 8, ttl_word);
     pkt_wr32(ip + 12, s->src_ip);
     pkt_wr32(ip + 16, s->dst_ip);
-    pkt_wr16(ip + 10, pkt_csum16(ip, IPV4_HDR_LEN));
+    /* the checksum: pkt_csum16 of the header's words, summed as they are written */
+    uint32_t sum = (uint32_t)tos_word + len + (uint16_t)p->seq + 0x4000 + ttl_word +
+                   (s->src_ip >> 16) + (s->src_ip & 0xffff) + (s->dst_ip >> 16) +
+                   (s->dst_ip & 0xffff);
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    pkt_wr16(ip + 10, (uint16_t)~sum);
     p->size_bytes = ETH_HDR_LEN + ip_len;
     return ip + IPV4_HDR_LEN;
 }

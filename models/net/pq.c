@@ -28,24 +28,18 @@ void pq_fini(struct sim *sim, struct pq *q)
 
 void pq_enqueue(struct pq *q, struct pkt *p)
 {
-    uint8_t ci = pq_class_of(q, p);
-    struct pq_class *c = &q->cls[ci];
-    q->busy |= (uint8_t)(1u << ci);
-    pkt_fifo_push(&c->fifo, p);
-    c->bytes += pq_pkt_bytes(q, p);
-    c->pkts++;
-    q->bytes += pq_pkt_bytes(q, p);
-    q->pkts++;
+    pq_push(q, p, pq_class_of(q, p), pq_pkt_bytes(q, p));
 }
 
 static struct pkt *take(struct pq *q, struct pq_class *c)
 {
     struct pkt *p = pkt_fifo_pop(&c->fifo);
+    uint32_t bytes = pq_pkt_bytes(q, p);
     if (!c->fifo.head)
         q->busy &= (uint8_t)~(1u << (c - q->cls));
-    c->bytes -= pq_pkt_bytes(q, p);
+    c->bytes -= bytes;
     c->pkts--;
-    q->bytes -= pq_pkt_bytes(q, p);
+    q->bytes -= bytes;
     q->pkts--;
     return p;
 }

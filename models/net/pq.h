@@ -65,6 +65,17 @@ void pq_init(struct pq *q, uint8_t nprio, enum pq_sched sched, uint32_t quantum_
 void pq_fini(struct sim *sim, struct pq *q);
 /* Appends p to class min(p->qclass (or p->tc), nprio-1). */
 void pq_enqueue(struct pq *q, struct pkt *p);
+/* pq_enqueue of a packet whose class (pq_class_of) and pq_pkt_bytes the caller has. */
+static inline void pq_push(struct pq *q, struct pkt *p, uint8_t ci, uint32_t bytes)
+{
+    struct pq_class *c = &q->cls[ci];
+    q->busy |= (uint8_t)(1u << ci);
+    pkt_fifo_push(&c->fifo, p);
+    c->bytes += bytes;
+    c->pkts++;
+    q->bytes += bytes;
+    q->pkts++;
+}
 #define PQ_ALL 0xffu
 
 /* Removes the next packet to send from the classes whose bit is set in `allowed` (PQ_ALL: every

@@ -45,12 +45,6 @@ static bool should_mark(struct tmgr *tm, const struct pq_class *c)
     return gsl_rng_uniform(tm->rng) < p;
 }
 
-void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt *p, sim_time_t now,
-                  sim_time_t dur_ps)
-{
-    blocking_clock_tx(&tm->ports[port].blk, p->prio, now, dur_ps);
-}
-
 bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p)
 {
     SIM_ASSERT(port < tm->nports);
@@ -90,7 +84,7 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     p->blk_mark = blocking_clock_at(&tp->blk, p->prio, sim->now);
     if (tp->q.bytes > p->qseen_bytes)
         p->qseen_bytes = (uint32_t)MIN(tp->q.bytes, UINT32_MAX);
-    pq_enqueue(&tp->q, p);
+    pq_push(&tp->q, p, ci, size);
     st->enq_pkts++;
     st->enq_bytes += size;
     st->max_bytes = MAX(st->max_bytes, c->bytes);

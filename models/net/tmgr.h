@@ -103,8 +103,11 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
  * time to p->qdelay_ps. */
 struct pkt *tmgr_dequeue(struct sim *sim, struct tmgr *tm, uint32_t port, uint8_t allowed);
 /* Records that p starts on the wire now for `dur_ps` (blocking accounting). */
-void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt *p, sim_time_t now,
-                  sim_time_t dur_ps);
+static inline void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt *p,
+                                sim_time_t now, sim_time_t dur_ps)
+{
+    blocking_clock_tx(&tm->ports[port].blk, p->prio, now, dur_ps);
+}
 
 static inline bool tmgr_lossless(const struct tmgr *tm, const struct pkt *p)
 {
