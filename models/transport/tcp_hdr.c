@@ -66,6 +66,52 @@ void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s)
                                                                 * frames (link_dev_bytes) */
 }
 
+void tcp_hdr_tmpl_init(struct tcp_hdr_tmpl *t, const struct tcp_seg *s)
+{
+    struct pkt p = {0};
+    struct tcp_seg base = *s;
+    base.ecn = PKT_ECN_NOT_ECT;
+    base.payload_bytes = 0;
+    base.seq = 0;
+    base.ack = 0;
+    base.flags = 0;
+    base.sack_perm = false;
+    base.nsack = 0;
+    base.ts = false;
+    tcp_hdr_build(&p, &base);
+    memcpy(t->b, p.hdr, TCP_HEADERS);
+    uint8_t *ip = t->b + ETH_HDR_LEN;
+    pkt_wr16(ip + 2, 0); /* length, identification and checksum are the segment's */
+    pkt_wr16(ip + 10, 0);
+    t->csum_base = 0;
+    for (uint32_t i = 0; i < IPV4_HDR_LEN; i += 2)
+        t->csum_base += pkt_rd16(ip + i);
+}
+
+void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uint32_t ack,
+                  uint8_t flags, uint8_t ecn, uint32_t payload_bytes)
+{
+    uint8_t *h = p->hdr;
+    memcpy(h, t->b, TCP_HEADERS);
+    uint8_t *ip = h + ETH_HDR_LEN;
+    uint32_t ip_len = IPV4_HDR_LEN + TCP_HDR_LEN + payload_bytes;
+    uint16_t len16 = (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len);
+    uint16_t id = (uint16_t)p->seq;
+    ip[1] = (uint8_t)(ip[1] | (ecn & 3));
+    pkt_wr16(ip + 2, len16);
+    pkt_wr16(ip + 4, id);
+    uint32_t sum = t->csum_base + (ecn & 3u) + len16 + id;
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    pkt_wr16(ip + 10, (uint16_t)~sum);
+    uint8_t *tcp = ip + IPV4_HDR_LEN;
+    pkt_wr32(tcp + 4, seq);
+    pkt_wr32(tcp + 8, ack);
+    tcp[13] = flags;
+    p->size_bytes = ETH_HDR_LEN + ip_len;
+    p->hdr_len = TCP_HEADERS;
+}
+
 /* The SACK-permitted and SACK options among `n` option bytes; others are skipped. */
 static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
 {
