@@ -1,7 +1,8 @@
 /* TCP's per-packet fast paths against the general ones: headers filled from a connection's
  * template (tcp_hdr_fill) must be the bytes tcp_hdr_build writes for the same segment, for
  * every segment a flow sends (in-order data, out-of-order and SACK ACKs, retransmissions,
- * ECN-capable data, PSH and CWR) and for the receiver's in-order byte ranges. */
+ * ECN-capable data, PSH and CWR); the receiver's in-order byte ranges; the message cuts a
+ * stream's flow keeps (flow_segment_limit). */
 #include "tests/testtcp.h"
 
 #include <stdlib.h>
@@ -159,6 +160,56 @@ static void test_tcp_fast_ranges_in_order(void **state)
     ranges_fini(&r);
 }
 
-TEST_MAIN(cmocka_unit_test(test_tcp_fast_fill_matches_build),
+/* Messages of these sizes, back to back in the stream; the callback counts its calls. */
+static const uint64_t msg_sizes[] = {3000, 500, 1, 7000, 1460, 2920};
+static int msg_end_calls;
+
+static uint64_t sizes_end(uint64_t off)
+{
+    uint64_t end = 0;
+    for (size_t i = 0; i < ARRAY_LEN(msg_sizes); i++) {
+        end += msg_sizes[i];
+        if (off < end)
+            return end;
+    }
+    return off; /* beyond the stream pushed so far */
+}
+
+static uint64_t count_msg_end(struct flow *f, uint64_t off, void *ud)
+{
+    (void)f;
+    (void)ud;
+    msg_end_calls++;
+    return sizes_end(off);
+}
+
+/* flow_segment_limit keeps the last message's range: the cuts are the callback's for offsets
+ * going forward, back (retransmissions), across messages and past the stream's end, and the
+ * callback is asked once per message on a forward pass. */
+static void test_tcp_fast_segment_limit(void **state)
+{
+    struct flow f = {.streaming = true, .stream = {.msg_end = count_msg_end}};
+    uint64_t total = 0;
+    for (size_t i = 0; i < ARRAY_LEN(msg_sizes); i++)
+        total += msg_sizes[i];
+    msg_end_calls = 0;
+    for (uint64_t off = 0; off < total;) { /* in order, 1000-byte segments */
+        uint64_t len = flow_segment_limit(&f, off, 1000);
+        uint64_t end = sizes_end(off);
+        assert_int_equal(len, MIN(1000, end - off));
+        off += len;
+    }
+    assert_int_equal(msg_end_calls, ARRAY_LEN(msg_sizes));
+    unsigned seed = 5;
+    for (int i = 0; i < 5000; i++) { /* anywhere, the stream's end included */
+        uint64_t off = (uint64_t)rand_r(&seed) % (total + 100);
+        uint64_t want = (uint64_t)rand_r(&seed) % 3000 + 1;
+        uint64_t end = sizes_end(off);
+        assert_int_equal(flow_segment_limit(&f, off, want), end > off ? MIN(want, end - off) : want);
+    }
+}
+
+TEST_MAIN(cmocka_unit_test(test_tcp_fast_segment_limit),
+          cmocka_unit_test(test_tcp_fast_fill_matches_build),
           cmocka_unit_test(test_tcp_fast_flow_segments),
           cmocka_unit_test(test_tcp_fast_ranges_in_order))

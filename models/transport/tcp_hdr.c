@@ -1,5 +1,6 @@
 #include "models/transport/tcp_hdr.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "sim/util.h"
@@ -88,25 +89,38 @@ void tcp_hdr_tmpl_init(struct tcp_hdr_tmpl *t, const struct tcp_seg *s)
         t->csum_base += pkt_rd16(ip + i);
 }
 
+/* Big-endian stores as one word each (pkt_wr16/32 write bytes one by one). */
+static void put16(uint8_t *b, uint16_t v)
+{
+    v = htons(v);
+    memcpy(b, &v, sizeof(v));
+}
+
+static void put32(uint8_t *b, uint32_t v)
+{
+    v = htonl(v);
+    memcpy(b, &v, sizeof(v));
+}
+
 void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uint32_t ack,
                   uint8_t flags, uint8_t ecn, uint32_t payload_bytes)
 {
-    uint8_t *h = p->hdr;
-    memcpy(h, t->b, TCP_HEADERS);
-    uint8_t *ip = h + ETH_HDR_LEN;
     uint32_t ip_len = IPV4_HDR_LEN + TCP_HDR_LEN + payload_bytes;
     uint16_t len16 = (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len);
     uint16_t id = (uint16_t)p->seq;
-    ip[1] = (uint8_t)(ip[1] | (ecn & 3));
-    pkt_wr16(ip + 2, len16);
-    pkt_wr16(ip + 4, id);
+    uint8_t tos = (uint8_t)(t->b[ETH_HDR_LEN + 1] | (ecn & 3));
     uint32_t sum = t->csum_base + (ecn & 3u) + len16 + id;
     while (sum >> 16)
         sum = (sum & 0xffff) + (sum >> 16);
-    pkt_wr16(ip + 10, (uint16_t)~sum);
+    uint8_t *ip = p->hdr + ETH_HDR_LEN;
     uint8_t *tcp = ip + IPV4_HDR_LEN;
-    pkt_wr32(tcp + 4, seq);
-    pkt_wr32(tcp + 8, ack);
+    memcpy(p->hdr, t->b, TCP_HEADERS);
+    ip[1] = tos;
+    put16(ip + 2, len16);
+    put16(ip + 4, id);
+    put16(ip + 10, (uint16_t)~sum);
+    put32(tcp + 4, seq);
+    put32(tcp + 8, ack);
     tcp[13] = flags;
     p->size_bytes = ETH_HDR_LEN + ip_len;
     p->hdr_len = TCP_HEADERS;
