@@ -79,6 +79,55 @@ static void test_tcp_fast_fill_matches_build(void **state)
     }
 }
 
+/* tcp_hdr_parse_seg gives the segment's own fields and options as tcp_hdr_parse does, with
+ * SACK blocks, timestamps and SACK-permitted in any mix. */
+static void test_tcp_fast_parse_seg(void **state)
+{
+    unsigned seed = 3;
+    for (int i = 0; i < 5000; i++) {
+        struct tcp_seg s = {
+            .src_ip = pkt_host_ip((uint32_t)rand_r(&seed) % 1000),
+            .dst_ip = pkt_host_ip((uint32_t)rand_r(&seed) % 1000),
+            .seq = (uint32_t)rand_r(&seed) * 2654435761u,
+            .ack = (uint32_t)rand_r(&seed),
+            .flags = (uint8_t)rand_r(&seed),
+            .ecn = (uint8_t)(rand_r(&seed) % 4),
+            .payload_bytes = (uint32_t)rand_r(&seed) % 9000,
+            .sack_perm = rand_r(&seed) % 4 == 0,
+            .nsack = (uint8_t)(rand_r(&seed) % 4),
+            .ts = rand_r(&seed) % 2,
+            .tsval = (uint32_t)rand_r(&seed),
+            .tsecr = (uint32_t)rand_r(&seed),
+        };
+        if (s.ts && s.nsack == 3)
+            s.nsack = 2; /* 40 option bytes at most */
+        for (int b = 0; b < s.nsack; b++) {
+            s.sack[b][0] = (uint32_t)rand_r(&seed);
+            s.sack[b][1] = s.sack[b][0] + 1460;
+        }
+        struct pkt p = {0};
+        tcp_hdr_build(&p, &s);
+        struct tcp_seg all;
+        struct tcp_seg seg;
+        assert_true(tcp_hdr_parse(&p, &all));
+        assert_true(tcp_hdr_parse_seg(&p, &seg));
+        assert_int_equal(seg.seq, all.seq);
+        assert_int_equal(seg.ack, all.ack);
+        assert_int_equal(seg.flags, all.flags);
+        assert_int_equal(seg.ecn, all.ecn);
+        assert_int_equal(seg.payload_bytes, s.payload_bytes);
+        assert_int_equal(seg.hdr_bytes, all.hdr_bytes);
+        assert_int_equal(seg.sack_perm, s.sack_perm);
+        assert_int_equal(seg.ts, s.ts);
+        if (s.ts) {
+            assert_int_equal(seg.tsval, s.tsval);
+            assert_int_equal(seg.tsecr, s.tsecr);
+        }
+        assert_int_equal(seg.nsack, s.nsack);
+        assert_memory_equal(seg.sack, s.sack, sizeof(s.sack[0]) * s.nsack);
+    }
+}
+
 /* A flow with ECN: new data (ECT, PSH at the end, CWR after a cut), out-of-order arrivals
  * (ACKs with SACK blocks: the general path), in-order and hole-filling ACKs (the template),
  * a fast retransmission (not ECT) and SACK recovery's retransmissions: every header the flow
@@ -158,6 +207,24 @@ static void test_tcp_fast_ranges_in_order(void **state)
     assert_int_equal(ranges_add(&r, 4000, 4500), 500); /* in order again */
     assert_int_equal(r.prefix, 4500);
     ranges_fini(&r);
+    /* random arrivals, mostly in order: ranges_add and the general path alone agree */
+    struct ranges fast;
+    struct ranges slow;
+    ranges_init(&fast);
+    ranges_init(&slow);
+    unsigned seed = 9;
+    for (int i = 0; i < 20000; i++) {
+        uint64_t start = fast.prefix + (uint64_t)(rand_r(&seed) % 6) * 1000;
+        start = start >= 2500 ? start - 2500 : 0; /* some behind the prefix */
+        uint64_t end = start + (uint64_t)(rand_r(&seed) % 3000);
+        assert_int_equal(ranges_add(&fast, start, end), ranges_add_holes(&slow, start, end));
+        assert_int_equal(fast.prefix, slow.prefix);
+        assert_int_equal(fast.n, slow.n);
+        assert_memory_equal(fast.r, slow.r, fast.n * sizeof(fast.r[0]));
+    }
+    assert_true(fast.prefix > 1000000);
+    ranges_fini(&fast);
+    ranges_fini(&slow);
 }
 
 /* Messages of these sizes, back to back in the stream; the callback counts its calls. */
@@ -211,5 +278,6 @@ static void test_tcp_fast_segment_limit(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_tcp_fast_segment_limit),
           cmocka_unit_test(test_tcp_fast_fill_matches_build),
+          cmocka_unit_test(test_tcp_fast_parse_seg),
           cmocka_unit_test(test_tcp_fast_flow_segments),
           cmocka_unit_test(test_tcp_fast_ranges_in_order))

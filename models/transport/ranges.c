@@ -16,15 +16,11 @@ void ranges_fini(struct ranges *r)
     memset(r, 0, sizeof(*r));
 }
 
-uint64_t ranges_add(struct ranges *r, uint64_t start, uint64_t end)
+uint64_t ranges_add_holes(struct ranges *r, uint64_t start, uint64_t end)
 {
     uint64_t before = r->prefix;
     if (end <= r->prefix)
         return 0;
-    if (start <= r->prefix && r->n == 0) { /* in order, no holes: the prefix moves */
-        r->prefix = end;
-        return end - before;
-    }
     if (start < r->prefix)
         start = r->prefix;
     /* insert [start, end), merging every range it touches */

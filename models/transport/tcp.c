@@ -651,7 +651,7 @@ static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 {
     struct tcp_flow *f = container_of(ep, struct tcp_flow, snd_ep);
     struct tcp_seg s;
-    bool ok = tcp_hdr_parse(p, &s);
+    bool ok = tcp_hdr_parse_seg(p, &s);
     pkt_free(h->node.sim, p);
     if (!ok || !(s.flags & TCP_ACK))
         return;
@@ -812,7 +812,7 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     struct sim *sim = h->node.sim;
     struct flow_stats *st = &f->base.st;
     struct tcp_seg s;
-    bool ok = tcp_hdr_parse(p, &s);
+    bool ok = tcp_hdr_parse_seg(p, &s);
     if (ok && s.payload_bytes > 0 && !(s.flags & TCP_SYN)) {
         s.payload_bytes -= flow_tag_bytes(&f->base); /* the tag takes no sequence space */
         flow_note_rx(&f->base, p, sim->now);

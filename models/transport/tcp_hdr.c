@@ -161,7 +161,7 @@ static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
     }
 }
 
-bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
+bool tcp_hdr_parse_seg(const struct pkt *p, struct tcp_seg *s)
 {
     if (!pkt_is_ipv4(p) || p->hdr_len < TCP_HEADERS)
         return false;
@@ -173,19 +173,28 @@ bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
     uint32_t doff = (uint32_t)(t[12] >> 4) * 4;
     if (doff < TCP_HDR_LEN || ip_len < IPV4_HDR_LEN + doff)
         return false;
-    s->src_ip = pkt_rd32(ip + 12);
-    s->dst_ip = pkt_rd32(ip + 16);
-    s->dscp = (uint8_t)(ip[1] >> 2);
     s->ecn = (uint8_t)(ip[1] & 3);
-    s->src_port = pkt_rd16(t);
-    s->dst_port = pkt_rd16(t + 2);
     s->seq = pkt_rd32(t + 4);
     s->ack = pkt_rd32(t + 8);
     s->flags = t[13];
-    s->window = pkt_rd16(t + 14);
     s->payload_bytes = ip_len - IPV4_HDR_LEN - doff;
     s->hdr_bytes = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN + doff);
     parse_opts(t + TCP_HDR_LEN, MIN(doff, (uint32_t)(p->hdr_len - TCP_HEADERS + TCP_HDR_LEN)) -
                                     TCP_HDR_LEN, s);
+    return true;
+}
+
+bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
+{
+    if (!tcp_hdr_parse_seg(p, s))
+        return false;
+    const uint8_t *ip = p->hdr + ETH_HDR_LEN;
+    const uint8_t *t = ip + IPV4_HDR_LEN;
+    s->src_ip = pkt_rd32(ip + 12);
+    s->dst_ip = pkt_rd32(ip + 16);
+    s->dscp = (uint8_t)(ip[1] >> 2);
+    s->src_port = pkt_rd16(t);
+    s->dst_port = pkt_rd16(t + 2);
+    s->window = pkt_rd16(t + 14);
     return true;
 }

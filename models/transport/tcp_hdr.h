@@ -62,6 +62,9 @@ struct tcp_seg {
 void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s);
 /* Decodes a TCP/IPv4 packet; false if p is not one. */
 bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s);
+/* As tcp_hdr_parse without what a connection's end knows already (addresses, ports, window,
+ * DSCP: left as they were): the fields of the segment itself and its options. */
+bool tcp_hdr_parse_seg(const struct pkt *p, struct tcp_seg *s);
 
 /* One direction of a connection's headers without options, built once (tcp_hdr_tmpl_init from
  * the segment's addresses, ports, DSCP and window): a segment is then a copy of the template
