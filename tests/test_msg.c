@@ -1,17 +1,20 @@
 /* Message layer and host cost models: analytic times on an idle network, CPU queueing, order. */
 #include "tests/testscenario.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "models/net/hostcpu.h"
 #include "models/transport/msg.h"
+#include "models/transport/tcp.h"
 #include "models/transport/udp.h"
 #include "models/net/host.h"
 #include "sim/app/scenario.h"
 #include "sim/util.h"
 
+#define TAG_TEST_BYTES 12
 #define LINK "hosts: [{name: a}, {name: b}]\nlinks: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
 
 /* Wire time of `bytes` of UDP payload in 1472-byte packets on the 10 Gbps link, plus delay. */
@@ -140,6 +143,75 @@ static void test_msg_stream_boundaries(void **state)
     scenario_destroy(sc);
 }
 
+/* tag_per_msg: the layer copies a message's tag for its packets after the first instead of
+ * asking again; what arrives (tag bytes and priority of every packet, in order) is what the
+ * hook writes when asked for every packet, over UDP and TCP, with messages reusing the pool. */
+struct tag_log {
+    uint8_t rx[2048][TAG_TEST_BYTES + 1];
+    int n;
+    int calls;
+};
+
+static void test_tag(struct msg_conn *c, const struct msg *m, uint64_t off, uint32_t len,
+                     uint8_t *tag, struct pkt *p, void *ud)
+{
+    (void)c;
+    (void)len;
+    struct tag_log *l = ud;
+    l->calls++;
+    pkt_wr32(tag, (uint32_t)m->id);
+    pkt_wr32(tag + 4, (uint32_t)m->bytes);
+    tag[8] = off == 0;
+    p->prio = (uint8_t)(m->id % 3);
+}
+
+static void log_tag(struct msg_conn *c, const struct pkt *p, const uint8_t *tag, void *ud)
+{
+    (void)c;
+    struct tag_log *l = ud;
+    assert_true(l->n < 2048);
+    memcpy(l->rx[l->n], tag, TAG_TEST_BYTES);
+    l->rx[l->n++][TAG_TEST_BYTES] = p->prio;
+}
+
+static void run_tagged(const struct flow_ops *tp, bool per_msg, struct tag_log *l)
+{
+    struct scenario *sc = load(LINK);
+    struct host *a = host_of(scenario_node(sc, "a"));
+    struct host *b = host_of(scenario_node(sc, "b"));
+    _Alignas(max_align_t) char cfg[512] = {0};
+    assert_true(tp->cfg_size <= sizeof(cfg));
+    param_defaults(tp->params, *tp->nparams, cfg);
+    struct msg_cost cost = {.copy_bps = 40000000000ULL};
+    struct msg_hooks hooks = {.tag_bytes = TAG_TEST_BYTES, .tag = test_tag,
+                              .tag_per_msg = per_msg, .rx_packet = log_tag, .ud = l};
+    struct msg_conn *c = msg_conn_create(sc->sim, "t", 0, a, b, tp, cfg, &cost, &hooks);
+    for (int i = 0; i < 200; i++)
+        msg_send(c, (uint64_t)(i % 7) * 1000 + 1 + (uint64_t)(i % 3) * 1460, NULL);
+    scenario_run(sc);
+    assert_int_equal(c->delivered_msgs, 200);
+    msg_conn_destroy(c);
+    scenario_destroy(sc);
+}
+
+static void test_msg_tag_per_msg(void **state)
+{
+    const struct flow_ops *tps[] = {&udp_flow_ops, &tcp_flow_ops};
+    static struct tag_log each;
+    static struct tag_log kept;
+    for (int t = 0; t < 2; t++) {
+        memset(&each, 0, sizeof(each));
+        memset(&kept, 0, sizeof(kept));
+        run_tagged(tps[t], false, &each);
+        run_tagged(tps[t], true, &kept);
+        assert_int_equal(each.calls, each.n); /* one call per packet (no loss here) */
+        assert_true(kept.calls <= 2 * 200);   /* the first packet and one more per message */
+        assert_true(kept.calls < each.calls);
+        assert_int_equal(kept.n, each.n);
+        assert_memory_equal(kept.rx, each.rx, sizeof(each.rx[0]) * (size_t)each.n);
+    }
+}
+
 /* The issue's check: a 1 MB message over each preset on an idle 10 Gbps link takes what the cost
  * model predicts. Network part, per transport: frames at line rate (every window covers the
  * bandwidth-delay product here) plus one propagation delay. */
@@ -218,4 +290,5 @@ static void test_msg_nccl_presets(void **state)
 TEST_MAIN(cmocka_unit_test(test_msg_cost_formulas), cmocka_unit_test(test_msg_one_message_analytic),
           cmocka_unit_test(test_msg_control_rtt), cmocka_unit_test(test_msg_loops_and_cpu),
           cmocka_unit_test(test_msg_stream_boundaries), cmocka_unit_test(test_msg_bad_transport),
-          cmocka_unit_test(test_msg_presets_analytic), cmocka_unit_test(test_msg_nccl_presets))
+          cmocka_unit_test(test_msg_presets_analytic), cmocka_unit_test(test_msg_nccl_presets),
+          cmocka_unit_test(test_msg_tag_per_msg))

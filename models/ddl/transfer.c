@@ -91,6 +91,7 @@ struct msg_conn *ddl_connect(struct ddl_job *job, const char *what, uint32_t a, 
         .on_acked = on_acked,
         .tag_bytes = DDL_SHIM_BYTES,
         .tag = tag,
+        .tag_per_msg = true, /* an item's fields; off only sets the burst's first packet */
         .rx_packet = rx_packet,
         .ddl_port = true,
         .ud = job,

@@ -102,9 +102,7 @@ uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len, struct p
     if (n == 0 || !f->stream.tag)
         return 0;
     SIM_ASSERT(p->hdr_len + n <= PKT_HDR_MAX);
-    uint8_t *t = p->hdr + p->hdr_len;
-    memset(t, 0, n);
-    f->stream.tag(f, offset, len, t, p, f->stream.ud);
+    f->stream.tag(f, offset, len, p->hdr + p->hdr_len, p, f->stream.ud);
     p->hdr_len = (uint16_t)(p->hdr_len + n);
     return n;
 }
@@ -119,8 +117,14 @@ uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len)
 {
     if (!f->streaming || !f->stream.msg_end)
         return len;
-    uint64_t end = f->stream.msg_end(f, off, f->stream.ud);
-    return end > off ? MIN(len, end - off) : len;
+    if (off < f->seg_msg[0] || off >= f->seg_msg[1]) { /* not in the message asked last */
+        uint64_t end = f->stream.msg_end(f, off, f->stream.ud);
+        if (end <= off)
+            return len;
+        f->seg_msg[0] = off;
+        f->seg_msg[1] = end;
+    }
+    return MIN(len, f->seg_msg[1] - off);
 }
 
 void flow_wait_for(struct flow *f, struct flow *first)

@@ -84,12 +84,14 @@ struct flow_stream {
     void *ud;
     /* Optional per-packet tag (the DDL shim header): tag_bytes more header bytes follow the
      * transport header of every data packet (counted in the frame, not in the payload);
-     * tag() writes them for the packet carrying stream bytes [offset, offset + len). */
+     * tag() writes all of them for the packet carrying stream bytes [offset, offset + len). */
     uint16_t tag_bytes;
     void (*tag)(struct flow *f, uint64_t offset, uint32_t len, uint8_t *tag, struct pkt *p,
                 void *ud);
     /* Optional: where the message holding stream byte `off` ends; transports cut segments
-     * there, so a packet (and its tag) never spans two messages. */
+     * there, so a packet (and its tag) never spans two messages. An answer end > off holds
+     * for every byte of [off, end) from then on (a message's bytes do not change once in the
+     * stream): the flow asks again only outside the range it was last given. */
     uint64_t (*msg_end)(struct flow *f, uint64_t off, void *ud);
     /* Optional: the receiver sees each data packet (with its tag) as it arrives. */
     void (*rx_packet)(struct flow *f, const struct pkt *p, const uint8_t *tag, void *ud);
@@ -132,6 +134,7 @@ struct flow {
     bool streaming;            /* stream mode: send what was pushed */
     uint64_t pushed;           /* stream mode: bytes pushed so far */
     struct flow_stream stream; /* stream mode: progress callbacks */
+    uint64_t seg_msg[2];       /* stream mode: [off, end) of the last msg_end answer */
     FILE *messages;            /* messages.csv rows of message flows (rpc), set by the report */
     struct flow **dependents;  /* flows waiting for this one to complete (`after`) */
     uint32_t ndependents;

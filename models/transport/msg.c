@@ -274,7 +274,20 @@ static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, s
     struct msg_conn *c = ud;
     struct msg *m = msg_near(c, &c->tx_hint, off);
     SIM_ASSERT(m != NULL);
-    c->hooks.tag(c, m, off - (m->end - m->bytes), len, tag, p, c->hooks.ud);
+    uint64_t moff = off - (m->end - m->bytes);
+    bool keep = c->hooks.tag_per_msg && moff != 0;
+    if (keep && m->id == c->tag_id) {
+        memcpy(tag, c->tag_kept, c->hooks.tag_bytes);
+        p->prio = c->tag_prio;
+    } else {
+        memset(tag, 0, c->hooks.tag_bytes); /* what the hook leaves is 0 */
+        c->hooks.tag(c, m, moff, len, tag, p, c->hooks.ud);
+        if (keep) {
+            c->tag_id = m->id;
+            memcpy(c->tag_kept, tag, c->hooks.tag_bytes);
+            c->tag_prio = p->prio;
+        }
+    }
     /* the packet's bytes have waited at this host since the message entered the stream */
     p->blk_mark = m->blk_mark[p->prio & 7];
     p->blk_stream = true;
@@ -324,6 +337,8 @@ struct msg_conn *msg_conn_create(struct sim *sim, const char *name, uint32_t flo
     c->dst = dst;
     c->cost = *cost;
     c->hooks = *hooks;
+    c->tag_id = UINT64_MAX;
+    SIM_ASSERT(!hooks->tag_per_msg || hooks->tag_bytes <= MSG_TAG_MAX);
     pool_init(&c->msgs, sizeof(struct msg), 64);
     stats_init(&c->latency, 4);
     struct flow_stream data_cb = {

@@ -77,6 +77,7 @@ sim_time_t msg_tx_cost_ps(const struct msg_cost *c, uint64_t bytes);
 sim_time_t msg_rx_cost_ps(const struct msg_cost *c, uint64_t bytes);
 
 #define MSG_CONTROL_BYTES 64 /* a rendezvous request or reply */
+#define MSG_TAG_MAX 32       /* bytes of a per-message tag the layer keeps (tag_per_msg) */
 
 struct msg_conn;
 
@@ -112,6 +113,9 @@ struct msg_hooks {
     uint16_t tag_bytes;
     void (*tag)(struct msg_conn *c, const struct msg *m, uint64_t off, uint32_t len,
                 uint8_t *tag, struct pkt *p, void *ud);
+    /* the tag (and the p->prio it sets) depends only on the message and on off == 0: the
+     * layer calls tag() for a message's first packet and once for the rest, then copies */
+    bool tag_per_msg;
     /* each data packet at the receiver, with its tag */
     void (*rx_packet)(struct msg_conn *c, const struct pkt *p, const uint8_t *tag, void *ud);
     bool ddl_port; /* the data flow's source port comes from the DDL range (host_ddl_port) */
@@ -135,6 +139,10 @@ struct msg_conn {
     struct msg *next_deliver; /* ordered transports: first message not yet delivered */
     struct msg *rx_hint;      /* unordered: the message the last datagram belonged to */
     struct msg *tx_hint;      /* the message of the last segment the sender cut or tagged */
+    uint64_t tag_id;          /* tag_per_msg: the message whose tag (off > 0) is kept, or
+                               * UINT64_MAX */
+    uint8_t tag_prio;
+    uint8_t tag_kept[MSG_TAG_MAX];
     uint64_t ctrl_sent;       /* rendezvous requests issued / replies seen */
     uint64_t ctrl_replied;
     uint64_t pushed;          /* stream bytes pushed */

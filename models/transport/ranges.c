@@ -16,7 +16,7 @@ void ranges_fini(struct ranges *r)
     memset(r, 0, sizeof(*r));
 }
 
-uint64_t ranges_add(struct ranges *r, uint64_t start, uint64_t end)
+uint64_t ranges_add_holes(struct ranges *r, uint64_t start, uint64_t end)
 {
     uint64_t before = r->prefix;
     if (end <= r->prefix)

@@ -16,7 +16,18 @@ struct ranges {
 
 void ranges_init(struct ranges *r);
 void ranges_fini(struct ranges *r);
-/* Records [start, end); returns how many bytes the prefix grew by. */
-uint64_t ranges_add(struct ranges *r, uint64_t start, uint64_t end);
+/* ranges_add when the arrival is not simply in order. */
+uint64_t ranges_add_holes(struct ranges *r, uint64_t start, uint64_t end);
+/* Records [start, end); returns how many bytes the prefix grew by. In order with no hole
+ * (the common case), the prefix just moves. */
+static inline uint64_t ranges_add(struct ranges *r, uint64_t start, uint64_t end)
+{
+    if (r->n == 0 && start <= r->prefix && end > r->prefix) {
+        uint64_t grew = end - r->prefix;
+        r->prefix = end;
+        return grew;
+    }
+    return ranges_add_holes(r, start, end);
+}
 
 #endif

@@ -141,6 +141,16 @@ static struct tcp_seg seg_base(const struct tcp_flow *f, bool from_rcv)
     };
 }
 
+/* The connection's headers without options, both directions (at creation and when the
+ * sender's port changes). */
+static void build_templates(struct tcp_flow *f)
+{
+    for (int from_rcv = 0; from_rcv < 2; from_rcv++) {
+        struct tcp_seg s = seg_base(f, from_rcv);
+        tcp_hdr_tmpl_init(&f->tmpl[from_rcv], &s);
+    }
+}
+
 static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, bool retx)
 {
     struct sim *sim = flow_sim(f);
@@ -156,14 +166,21 @@ static struct pkt *make_segment(struct tcp_flow *f, uint64_t seq, uint32_t len, 
         flags |= TCP_CWR;
         f->cwr_pending = false;
     }
-    struct tcp_seg s = seg_base(f, false);
-    s.seq = wire_seq(f->snd_isn, seq);
-    s.ack = wire_seq(f->rcv_isn, 0);
-    s.flags = flags;
-    s.ecn = (ecn_on(f) && !retx) ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT;
-    s.payload_bytes = len + flow_tag_bytes(&f->base);
-    s.tsecr = f->ts_peer;
-    tcp_hdr_build(p, &s);
+    uint8_t ecn = (ecn_on(f) && !retx) ? PKT_ECN_ECT0 : PKT_ECN_NOT_ECT;
+    uint32_t payload = len + flow_tag_bytes(&f->base);
+    if (!f->cfg.timestamps) {
+        tcp_hdr_fill(p, &f->tmpl[0], wire_seq(f->snd_isn, seq), wire_seq(f->rcv_isn, 0), flags,
+                     ecn, payload);
+    } else {
+        struct tcp_seg s = seg_base(f, false);
+        s.seq = wire_seq(f->snd_isn, seq);
+        s.ack = wire_seq(f->rcv_isn, 0);
+        s.flags = flags;
+        s.ecn = ecn;
+        s.payload_bytes = payload;
+        s.tsecr = f->ts_peer;
+        tcp_hdr_build(p, &s);
+    }
     /* A stream's tag (the DDL shim) follows the TCP header in every segment; it is carried
      * like a header and takes no sequence space. */
     flow_tag_packet(&f->base, seq, len, p);
@@ -634,7 +651,7 @@ static void sender_recv(struct endpoint *ep, struct host *h, struct pkt *p)
 {
     struct tcp_flow *f = container_of(ep, struct tcp_flow, snd_ep);
     struct tcp_seg s;
-    bool ok = tcp_hdr_parse(p, &s);
+    bool ok = tcp_hdr_parse_seg(p, &s);
     pkt_free(h->node.sim, p);
     if (!ok || !(s.flags & TCP_ACK))
         return;
@@ -750,21 +767,28 @@ static void send_ack(struct tcp_flow *f, bool ece)
     struct sim *sim = flow_sim(f);
     struct pkt *p = flow_pkt(f);
     p->seq = (uint32_t)f->acks_sent;
-    struct tcp_seg s = seg_base(f, true); /* RFC 3168 §6.1.4: pure ACKs are not ECT */
-    s.seq = wire_seq(f->rcv_isn, 0);
-    s.ack = wire_seq(f->snd_isn, f->rcv_nxt);
-    s.flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0));
-    s.tsecr = f->ts_recent;
+    uint8_t flags = (uint8_t)(TCP_ACK | (ece ? TCP_ECE : 0));
     f->last_ack_sent = f->rcv_nxt;
-    if (f->cfg.sack && f->rx.n > 0) {
-        uint64_t b[TCP_SACK_MAX_BLOCKS][2];
-        s.nsack = tcp_sack_rcv_blocks(&f->sack_rcv, &f->rx, b);
-        for (uint8_t i = 0; i < s.nsack; i++) {
-            s.sack[i][0] = wire_seq(f->snd_isn, b[i][0]);
-            s.sack[i][1] = wire_seq(f->snd_isn, b[i][1]);
+    bool sack = f->cfg.sack && f->rx.n > 0;
+    if (!sack && !f->cfg.timestamps) { /* RFC 3168 §6.1.4: pure ACKs are not ECT */
+        tcp_hdr_fill(p, &f->tmpl[1], wire_seq(f->rcv_isn, 0), wire_seq(f->snd_isn, f->rcv_nxt),
+                     flags, PKT_ECN_NOT_ECT, 0);
+    } else {
+        struct tcp_seg s = seg_base(f, true);
+        s.seq = wire_seq(f->rcv_isn, 0);
+        s.ack = wire_seq(f->snd_isn, f->rcv_nxt);
+        s.flags = flags;
+        s.tsecr = f->ts_recent;
+        if (sack) {
+            uint64_t b[TCP_SACK_MAX_BLOCKS][2];
+            s.nsack = tcp_sack_rcv_blocks(&f->sack_rcv, &f->rx, b);
+            for (uint8_t i = 0; i < s.nsack; i++) {
+                s.sack[i][0] = wire_seq(f->snd_isn, b[i][0]);
+                s.sack[i][1] = wire_seq(f->snd_isn, b[i][1]);
+            }
         }
+        tcp_hdr_build(p, &s);
     }
-    tcp_hdr_build(p, &s);
     f->acks_sent++;
     f->unacked_segs = 0;
     if (f->delack_deadline_ps != SIM_TIME_NEVER) {
@@ -788,7 +812,7 @@ static void receiver_recv(struct endpoint *ep, struct host *h, struct pkt *p)
     struct sim *sim = h->node.sim;
     struct flow_stats *st = &f->base.st;
     struct tcp_seg s;
-    bool ok = tcp_hdr_parse(p, &s);
+    bool ok = tcp_hdr_parse_seg(p, &s);
     if (ok && s.payload_bytes > 0 && !(s.flags & TCP_SYN)) {
         s.payload_bytes -= flow_tag_bytes(&f->base); /* the tag takes no sequence space */
         flow_note_rx(&f->base, p, sim->now);
@@ -926,6 +950,7 @@ static struct flow *tcp_create(struct sim *sim, uint32_t index, const char *name
     f->rcv_isn = isn_of(index, 2);
     while (f->wscale < 14 && (cfg->rcv_wnd_bytes >> f->wscale) > 0xffff)
         f->wscale++;
+    build_templates(f);
     f->total_bytes = cfg->common.bytes ? cfg->common.bytes : UINT64_MAX;
     f->cwnd_bytes = MIN((uint64_t)cfg->init_cwnd_segs * cfg->mss_bytes, cfg->rcv_wnd_bytes);
     f->ssthresh_bytes = UINT64_MAX;
@@ -958,6 +983,7 @@ static void tcp_set_sport(struct flow *fb, uint16_t port)
     bool bound = host_bind_port(fb->src, &f->snd_ep, port);
     SIM_ASSERT(bound); /* callers hand out ports no other endpoint of the host holds */
     f->snd_port = port;
+    build_templates(f);
 }
 
 static void tcp_destroy(struct sim *sim, struct flow *fb)

@@ -33,6 +33,7 @@
 
 #include "models/transport/flow.h"
 #include "models/transport/ranges.h"
+#include "models/transport/tcp_hdr.h"
 #include "models/transport/tcp_sack.h"
 
 enum tcp_state {
@@ -94,6 +95,7 @@ struct tcp_flow {
     uint8_t state;  /* enum tcp_state, sender side */
     bool syn_retx;  /* the SYN was retransmitted: no RTT sample, IW = 1 MSS */
     sim_time_t syn_sent_ps;
+    struct tcp_hdr_tmpl tmpl[2]; /* headers without options: [0] sender's, [1] receiver's */
     uint64_t total_bytes; /* bytes to send; UINT64_MAX until `stop` */
 
     /* sender, byte offsets */

@@ -1,5 +1,6 @@
 #include "models/transport/tcp_hdr.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "sim/util.h"
@@ -66,6 +67,65 @@ void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s)
                                                                 * frames (link_dev_bytes) */
 }
 
+void tcp_hdr_tmpl_init(struct tcp_hdr_tmpl *t, const struct tcp_seg *s)
+{
+    struct pkt p = {0};
+    struct tcp_seg base = *s;
+    base.ecn = PKT_ECN_NOT_ECT;
+    base.payload_bytes = 0;
+    base.seq = 0;
+    base.ack = 0;
+    base.flags = 0;
+    base.sack_perm = false;
+    base.nsack = 0;
+    base.ts = false;
+    tcp_hdr_build(&p, &base);
+    memcpy(t->b, p.hdr, TCP_HEADERS);
+    uint8_t *ip = t->b + ETH_HDR_LEN;
+    pkt_wr16(ip + 2, 0); /* length, identification and checksum are the segment's */
+    pkt_wr16(ip + 10, 0);
+    t->csum_base = 0;
+    for (uint32_t i = 0; i < IPV4_HDR_LEN; i += 2)
+        t->csum_base += pkt_rd16(ip + i);
+}
+
+/* Big-endian stores as one word each (pkt_wr16/32 write bytes one by one). */
+static void put16(uint8_t *b, uint16_t v)
+{
+    v = htons(v);
+    memcpy(b, &v, sizeof(v));
+}
+
+static void put32(uint8_t *b, uint32_t v)
+{
+    v = htonl(v);
+    memcpy(b, &v, sizeof(v));
+}
+
+void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uint32_t ack,
+                  uint8_t flags, uint8_t ecn, uint32_t payload_bytes)
+{
+    uint32_t ip_len = IPV4_HDR_LEN + TCP_HDR_LEN + payload_bytes;
+    uint16_t len16 = (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len);
+    uint16_t id = (uint16_t)p->seq;
+    uint8_t tos = (uint8_t)(t->b[ETH_HDR_LEN + 1] | (ecn & 3));
+    uint32_t sum = t->csum_base + (ecn & 3u) + len16 + id;
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    uint8_t *ip = p->hdr + ETH_HDR_LEN;
+    uint8_t *tcp = ip + IPV4_HDR_LEN;
+    memcpy(p->hdr, t->b, TCP_HEADERS);
+    ip[1] = tos;
+    put16(ip + 2, len16);
+    put16(ip + 4, id);
+    put16(ip + 10, (uint16_t)~sum);
+    put32(tcp + 4, seq);
+    put32(tcp + 8, ack);
+    tcp[13] = flags;
+    p->size_bytes = ETH_HDR_LEN + ip_len;
+    p->hdr_len = TCP_HEADERS;
+}
+
 /* The SACK-permitted and SACK options among `n` option bytes; others are skipped. */
 static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
 {
@@ -101,7 +161,7 @@ static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
     }
 }
 
-bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
+bool tcp_hdr_parse_seg(const struct pkt *p, struct tcp_seg *s)
 {
     if (!pkt_is_ipv4(p) || p->hdr_len < TCP_HEADERS)
         return false;
@@ -113,19 +173,28 @@ bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
     uint32_t doff = (uint32_t)(t[12] >> 4) * 4;
     if (doff < TCP_HDR_LEN || ip_len < IPV4_HDR_LEN + doff)
         return false;
-    s->src_ip = pkt_rd32(ip + 12);
-    s->dst_ip = pkt_rd32(ip + 16);
-    s->dscp = (uint8_t)(ip[1] >> 2);
     s->ecn = (uint8_t)(ip[1] & 3);
-    s->src_port = pkt_rd16(t);
-    s->dst_port = pkt_rd16(t + 2);
     s->seq = pkt_rd32(t + 4);
     s->ack = pkt_rd32(t + 8);
     s->flags = t[13];
-    s->window = pkt_rd16(t + 14);
     s->payload_bytes = ip_len - IPV4_HDR_LEN - doff;
     s->hdr_bytes = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN + doff);
     parse_opts(t + TCP_HDR_LEN, MIN(doff, (uint32_t)(p->hdr_len - TCP_HEADERS + TCP_HDR_LEN)) -
                                     TCP_HDR_LEN, s);
+    return true;
+}
+
+bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)
+{
+    if (!tcp_hdr_parse_seg(p, s))
+        return false;
+    const uint8_t *ip = p->hdr + ETH_HDR_LEN;
+    const uint8_t *t = ip + IPV4_HDR_LEN;
+    s->src_ip = pkt_rd32(ip + 12);
+    s->dst_ip = pkt_rd32(ip + 16);
+    s->dscp = (uint8_t)(ip[1] >> 2);
+    s->src_port = pkt_rd16(t);
+    s->dst_port = pkt_rd16(t + 2);
+    s->window = pkt_rd16(t + 14);
     return true;
 }

@@ -62,5 +62,23 @@ struct tcp_seg {
 void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s);
 /* Decodes a TCP/IPv4 packet; false if p is not one. */
 bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s);
+/* As tcp_hdr_parse without what a connection's end knows already (addresses, ports, window,
+ * DSCP: left as they were): the fields of the segment itself and its options. */
+bool tcp_hdr_parse_seg(const struct pkt *p, struct tcp_seg *s);
+
+/* One direction of a connection's headers without options, built once (tcp_hdr_tmpl_init from
+ * the segment's addresses, ports, DSCP and window): a segment is then a copy of the template
+ * and a few stores (tcp_hdr_fill), the IPv4 checksum completed from the sum of the words
+ * that do not change. The bytes are those tcp_hdr_build writes for the same segment. */
+struct tcp_hdr_tmpl {
+    uint8_t b[TCP_HEADERS];
+    uint32_t csum_base; /* sum of the IPv4 header's 16-bit words, ECN, length, id and checksum 0 */
+};
+
+void tcp_hdr_tmpl_init(struct tcp_hdr_tmpl *t, const struct tcp_seg *s);
+/* A segment of the template's direction with no options: as tcp_hdr_build with these fields
+ * and IPv4 identification p->seq. */
+void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uint32_t ack,
+                  uint8_t flags, uint8_t ecn, uint32_t payload_bytes);
 
 #endif
