@@ -28,20 +28,14 @@ static void assert_general_bytes(const struct pkt *p)
  * the TCP flags and ECN codepoints seen into *flags and *ecns (bit 1 << codepoint). */
 static int check_sent(struct host *h, uint8_t *flags, uint8_t *ecns, int *with_opts)
 {
-    struct link *l = &h->node.ports[0]->tx;
-    struct pkt *p = l->serializing;
-    l->serializing = NULL;
-    if (!p)
-        p = pq_dequeue(&h->nic, PQ_ALL);
     int n = 0;
-    while (p) {
+    for (struct pkt *p; (p = host_next_sent(h));) {
         assert_general_bytes(p);
         *flags |= p->hdr[ETH_HDR_LEN + IPV4_HDR_LEN + 13];
         *ecns |= (uint8_t)(1u << pkt_ecn(p));
         *with_opts += p->hdr_len > TCP_HEADERS;
         n++;
         pkt_free(h->node.sim, p);
-        p = pq_dequeue(&h->nic, PQ_ALL);
     }
     return n;
 }

@@ -114,26 +114,25 @@ static inline struct pkt *take_started(struct sim *sim, struct link *l)
     return p;
 }
 
-/* Packets a host has sent while the simulation is not running: those its link took (the link
- * stays "busy" afterwards, so later ones wait in the NIC queue) and the queued ones, in order.
- * Frees them; decodes up to `max` into out. */
+/* The next packet a host has sent while the simulation is not running: those its link took
+ * (the link stays "busy" afterwards, so later ones wait in the NIC queue), then the queued ones,
+ * in order; NULL when none is left. */
+static inline struct pkt *host_next_sent(struct host *h)
+{
+    struct pkt *p = take_started(h->node.sim, &h->node.ports[0]->tx);
+    return p ? p : pq_dequeue(&h->nic, PQ_ALL);
+}
+
+/* Frees every packet a host has sent (host_next_sent); decodes up to `max` into out. */
 static inline int drain_host(struct host *h, struct tcp_seg *out, int max)
 {
-    struct sim *sim = h->node.sim;
-    struct link *l = &h->node.ports[0]->tx;
     int n = 0;
-    struct pkt *p = take_started(sim, l);
-    if (!p)
-        p = pq_dequeue(&h->nic, PQ_ALL);
-    while (p) {
+    for (struct pkt *p; (p = host_next_sent(h));) {
         if (n < max) {
             assert_true(tcp_hdr_parse(p, &out[n]));
             n++;
         }
-        pkt_free(sim, p);
-        p = take_started(sim, l);
-        if (!p)
-            p = pq_dequeue(&h->nic, PQ_ALL);
+        pkt_free(h->node.sim, p);
     }
     return n;
 }
