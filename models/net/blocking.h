@@ -18,12 +18,14 @@
 
 /* The current transmission first, then the time spent sending each priority: a packet of
  * priority p adds to sent[p] alone (one cache line for the low priorities, however many there
- * are above), and the clock of priority c is the sum of sent[] below c. */
+ * are above) and to the total, and the clock of priority c is the sum of sent[] below c (for a
+ * high c, the total less sent[] from c up). */
 struct blocking_clock {
     sim_time_t cur_start;
     sim_time_t cur_dur;
     uint8_t cur_prio;
     bool cur_valid;
+    sim_time_t total; /* the sum of sent[] */
     sim_time_t sent[BLOCKING_NPRIO]; /* up to the start of the current transmission */
 };
 
@@ -31,10 +33,17 @@ struct blocking_clock {
 static inline sim_time_t blocking_clock_at(const struct blocking_clock *b, uint8_t prio,
                                            sim_time_t now)
 {
+    int p = prio & 7;
     sim_time_t t = 0;
-    for (int c = 0; c < (prio & 7); c++)
-        t += b->sent[c];
-    if (b->cur_valid && b->cur_prio < (prio & 7)) {
+    if (p > BLOCKING_NPRIO / 2) { /* the total less the priorities from p up: fewer terms */
+        t = b->total;
+        for (int c = p; c < BLOCKING_NPRIO; c++)
+            t -= b->sent[c];
+    } else {
+        for (int c = 0; c < p; c++)
+            t += b->sent[c];
+    }
+    if (b->cur_valid && b->cur_prio < p) {
         sim_time_t run = now - b->cur_start;
         t += run < b->cur_dur ? run : b->cur_dur;
     }
@@ -62,8 +71,10 @@ static inline void blocking_clock_all(const struct blocking_clock *b, sim_time_t
 static inline void blocking_clock_tx(struct blocking_clock *b, uint8_t prio, sim_time_t now,
                                      sim_time_t dur_ps)
 {
-    if (b->cur_valid) /* the previous transmission is over: fold it into the clocks */
+    if (b->cur_valid) { /* the previous transmission is over: fold it into the clocks */
         b->sent[b->cur_prio] += b->cur_dur;
+        b->total += b->cur_dur;
+    }
     b->cur_valid = true;
     b->cur_prio = prio & 7;
     b->cur_start = now;
