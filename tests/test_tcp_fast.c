@@ -2,7 +2,7 @@
  * template (tcp_hdr_fill) must be the bytes tcp_hdr_build writes for the same segment, for
  * every segment a flow sends (in-order data, out-of-order and SACK ACKs, retransmissions,
  * ECN-capable data, PSH and CWR); the receiver's in-order byte ranges; the message cuts a
- * stream's flow keeps (flow_segment_limit). */
+ * stream's flow keeps (flow_segment_limit) and the totals its owner waits for. */
 #include "tests/testtcp.h"
 
 #include <stdlib.h>
@@ -270,7 +270,52 @@ static void test_tcp_fast_segment_limit(void **state)
     }
 }
 
-TEST_MAIN(cmocka_unit_test(test_tcp_fast_segment_limit),
+/* The owner's answer: complete at every message end of msg_sizes, 0 past the last. */
+static uint64_t report_calls;
+static uint64_t report_seen;
+
+static uint64_t count_report(struct flow *f, uint64_t total, void *ud)
+{
+    (void)f;
+    (void)ud;
+    report_calls++;
+    report_seen = total;
+    uint64_t end = sizes_end(total);
+    return end > total ? end : 0;
+}
+
+/* flow_report_delivered / flow_report_acked call the owner only from the total it asked for:
+ * once per message end crossed on the way, and at every growth when it answered 0. */
+static void test_tcp_fast_report_thresholds(void **state)
+{
+    struct flow f = {.streaming = true,
+                     .stream = {.delivered = count_report, .acked = count_report}};
+    uint64_t total = 0;
+    for (size_t i = 0; i < ARRAY_LEN(msg_sizes); i++)
+        total += msg_sizes[i];
+    for (int which = 0; which < 2; which++) {
+        report_calls = 0;
+        uint64_t ends_crossed = 0;
+        uint64_t next_end = 0; /* the owner's last answer */
+        for (uint64_t t = 100; t <= total + 2000; t += 100) {
+            if (which)
+                flow_report_acked(&f, t);
+            else
+                flow_report_delivered(&f, t);
+            if (t >= next_end) { /* the owner must have been called with this total */
+                assert_int_equal(report_seen, t);
+                ends_crossed++;
+                next_end = sizes_end(t) > t ? sizes_end(t) : 0;
+            }
+        }
+        assert_int_equal(report_calls, ends_crossed);
+        assert_true(report_calls < (total + 2000) / 100); /* skipped inside messages */
+        assert_true(report_calls > ARRAY_LEN(msg_sizes)); /* past the end: every time */
+    }
+}
+
+TEST_MAIN(cmocka_unit_test(test_tcp_fast_report_thresholds),
+          cmocka_unit_test(test_tcp_fast_segment_limit),
           cmocka_unit_test(test_tcp_fast_fill_matches_build),
           cmocka_unit_test(test_tcp_fast_parse_seg),
           cmocka_unit_test(test_tcp_fast_flow_segments),

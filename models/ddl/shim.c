@@ -14,17 +14,3 @@ void ddl_shim_write(uint8_t *b, const struct ddl_shim *s)
     b[11] = 0;
     pkt_wr32(b + 12, s->iteration);
 }
-
-bool ddl_shim_read(const uint8_t *b, struct ddl_shim *s)
-{
-    if (b[0] != DDL_SHIM_MAGIC)
-        return false;
-    s->flags = b[1];
-    s->job = pkt_rd16(b + 2);
-    s->layer = pkt_rd16(b + 4);
-    s->chunk = pkt_rd16(b + 6);
-    s->worker = pkt_rd16(b + 8);
-    s->priority = b[10];
-    s->iteration = pkt_rd32(b + 12);
-    return true;
-}

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/net/pkt.h"
+
 #define DDL_SHIM_BYTES 16
 #define DDL_SHIM_MAGIC 0xD1
 #define DDL_PORT_BASE 0xDD00
@@ -40,7 +42,20 @@ struct ddl_shim {
 };
 
 void ddl_shim_write(uint8_t *b, const struct ddl_shim *s);
-/* Returns false when the bytes are not a shim (bad magic). */
-bool ddl_shim_read(const uint8_t *b, struct ddl_shim *s);
+/* Returns false when the bytes are not a shim (bad magic). Inline: a receiver reads one per
+ * data packet and uses a few of the fields. */
+static inline bool ddl_shim_read(const uint8_t *b, struct ddl_shim *s)
+{
+    if (b[0] != DDL_SHIM_MAGIC)
+        return false;
+    s->flags = b[1];
+    s->job = pkt_rd16(b + 2);
+    s->layer = pkt_rd16(b + 4);
+    s->chunk = pkt_rd16(b + 6);
+    s->worker = pkt_rd16(b + 8);
+    s->priority = b[10];
+    s->iteration = pkt_rd32(b + 12);
+    return true;
+}
 
 #endif

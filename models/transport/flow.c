@@ -80,8 +80,8 @@ void flow_push(struct flow *f, uint64_t bytes)
 
 void flow_report_delivered(struct flow *f, uint64_t total)
 {
-    if (f->streaming && f->stream.delivered)
-        f->stream.delivered(f, total, f->stream.ud);
+    if (f->streaming && f->stream.delivered && total >= f->report_at[0])
+        f->report_at[0] = f->stream.delivered(f, total, f->stream.ud);
 }
 
 void flow_report_range(struct flow *f, uint64_t off, uint64_t len)
@@ -92,8 +92,8 @@ void flow_report_range(struct flow *f, uint64_t off, uint64_t len)
 
 void flow_report_acked(struct flow *f, uint64_t total)
 {
-    if (f->streaming && f->stream.acked)
-        f->stream.acked(f, total, f->stream.ud);
+    if (f->streaming && f->stream.acked && total >= f->report_at[1])
+        f->report_at[1] = f->stream.acked(f, total, f->stream.ud);
 }
 
 uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len, struct pkt *p)

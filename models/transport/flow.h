@@ -75,12 +75,14 @@ struct flow;
  * progress. In stream mode the flow sends what was pushed instead of `bytes`. */
 struct flow_stream {
     /* receiver, ordered transports (TCP, RDMA RC): payload bytes delivered in order so far
-     * (called when it grows) */
-    void (*delivered)(struct flow *f, uint64_t total, void *ud);
+     * (called when it grows). Returns the total below which nothing new would happen (the
+     * next message's end), so the flow calls again only from there; 0: at every growth. */
+    uint64_t (*delivered)(struct flow *f, uint64_t total, void *ud);
     /* receiver, unordered transports (UDP): stream bytes [off, off + len) arrived */
     void (*delivered_range)(struct flow *f, uint64_t off, uint64_t len, void *ud);
-    /* sender: payload bytes the transport is done with (acknowledged; for UDP, sent) */
-    void (*acked)(struct flow *f, uint64_t total, void *ud);
+    /* sender: payload bytes the transport is done with (acknowledged; for UDP, sent); returns
+     * as `delivered` does */
+    uint64_t (*acked)(struct flow *f, uint64_t total, void *ud);
     void *ud;
     /* Optional per-packet tag (the DDL shim header): tag_bytes more header bytes follow the
      * transport header of every data packet (counted in the frame, not in the payload);
@@ -135,6 +137,7 @@ struct flow {
     uint64_t pushed;           /* stream mode: bytes pushed so far */
     struct flow_stream stream; /* stream mode: progress callbacks */
     uint64_t seg_msg[2];       /* stream mode: [off, end) of the last msg_end answer */
+    uint64_t report_at[2];     /* stream mode: delivered / acked totals the owner waits for */
     FILE *messages;            /* messages.csv rows of message flows (rpc), set by the report */
     struct flow **dependents;  /* flows waiting for this one to complete (`after`) */
     uint32_t ndependents;

@@ -177,13 +177,21 @@ static struct msg *take_covered(struct msg **cursor, uint64_t total)
     return m;
 }
 
-static void data_delivered(struct flow *f, uint64_t total, void *ud)
+/* The stream total at which the message at a cursor is complete: its end once in the stream;
+ * 0 (any total) before. */
+static uint64_t cursor_end(const struct msg *m)
+{
+    return m && m->in_stream ? m->end : 0;
+}
+
+static uint64_t data_delivered(struct flow *f, uint64_t total, void *ud)
 {
     (void)f;
     struct msg_conn *c = ud;
     struct msg *m;
     while ((m = take_covered(&c->next_deliver, total)) != NULL)
         start_rx(c, m);
+    return cursor_end(c->next_deliver);
 }
 
 static struct msg *msg_at(struct msg_conn *c, uint64_t off);
@@ -213,7 +221,7 @@ static void data_delivered_range(struct flow *f, uint64_t off, uint64_t len, voi
         start_rx(c, m);
 }
 
-static void data_acked(struct flow *f, uint64_t total, void *ud)
+static uint64_t data_acked(struct flow *f, uint64_t total, void *ud)
 {
     (void)f;
     struct msg_conn *c = ud;
@@ -224,6 +232,7 @@ static void data_acked(struct flow *f, uint64_t total, void *ud)
             c->hooks.on_acked(c, m, c->hooks.ud);
     }
     reap(c);
+    return cursor_end(c->next_ack);
 }
 
 /* Rendezvous messages are MSG_CONTROL_BYTES each, one per datagram: without this bound a burst

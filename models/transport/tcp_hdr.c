@@ -126,12 +126,10 @@ void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uin
     p->hdr_len = TCP_HEADERS;
 }
 
-/* The SACK-permitted and SACK options among `n` option bytes; others are skipped. */
+/* The SACK-permitted and SACK options among `n` option bytes; others are skipped. The caller
+ * has cleared them in s. */
 static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
 {
-    s->sack_perm = false;
-    s->nsack = 0;
-    s->ts = false;
     for (uint32_t i = 0; i < n;) {
         uint8_t kind = o[i];
         if (kind == 0)
@@ -179,8 +177,12 @@ bool tcp_hdr_parse_seg(const struct pkt *p, struct tcp_seg *s)
     s->flags = t[13];
     s->payload_bytes = ip_len - IPV4_HDR_LEN - doff;
     s->hdr_bytes = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN + doff);
-    parse_opts(t + TCP_HDR_LEN, MIN(doff, (uint32_t)(p->hdr_len - TCP_HEADERS + TCP_HDR_LEN)) -
-                                    TCP_HDR_LEN, s);
+    s->sack_perm = false;
+    s->nsack = 0;
+    s->ts = false;
+    if (doff > TCP_HDR_LEN) /* options */
+        parse_opts(t + TCP_HDR_LEN,
+                   MIN(doff, (uint32_t)(p->hdr_len - TCP_HEADERS + TCP_HDR_LEN)) - TCP_HDR_LEN, s);
     return true;
 }
 
