@@ -604,6 +604,35 @@ void evq_reschedule(struct evq *q, struct evq_timer *t, sim_time_t at)
     evq_schedule(q, t, at);
 }
 
+/* Prefetches the timer of the next entry e, the next event's owner (its timer's line and the
+ * next), to arrive while this event runs: at scale they are far apart in memory and nearly
+ * always cache misses. */
+static inline __attribute__((always_inline)) void prefetch_next(const struct evq *q,
+                                                                const struct evq_entry *e)
+{
+    const char *next = (const char *)q->timers[SLOT_OF(*e)];
+    __builtin_prefetch(next);
+    __builtin_prefetch(next + 64);
+}
+
+/* The end of a pop whose entry was the heap's top (`heap`) or whose next entry is not simply
+ * the run's or heap's live front: the heap is sifted, dead entries go, the next is prefetched.
+ * Out of line, so that the common pop saves no registers. */
+static __attribute__((noinline)) struct evq_timer *pop_rest(struct evq *q, struct evq_timer *t,
+                                                            bool heap)
+{
+    if (heap)
+        heap_pop(q->heap, &q->nlen);
+    struct evq_entry *e;
+    if (q->dead > q->len / 2) /* dead entries far ahead outnumber the pending ones: all go */
+        e = drop_dead(q);
+    else if (!(e = top(q)) || !q->timers[SLOT_OF(*e)])
+        e = drop_dead_top(q);
+    if (e)
+        prefetch_next(q, e);
+    return t;
+}
+
 struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
 {
     struct evq_entry *e = top(q);
@@ -614,20 +643,12 @@ struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
     q->cur = *e;
     *at = e->at;
     t->slot = EVQ_IDLE;
-    remove_top(q, e);
-    if (q->dead > q->len / 2) { /* dead entries far ahead outnumber the pending ones: all go */
-        e = drop_dead(q);
-    } else {
-        e = top(q);
-        if (!e || !q->timers[SLOT_OF(*e)])
-            e = drop_dead_top(q);
-    }
-    if (e) {
-        /* the next event's owner (its timer's line and the next), to arrive while this event
-         * runs: at scale they are far apart in memory and nearly always cache misses */
-        const char *next = (const char *)q->timers[SLOT_OF(*e)];
-        __builtin_prefetch(next);
-        __builtin_prefetch(next + 64);
-    }
+    free_slot(q, SLOT_OF(*e));
+    if (e == q->heap)
+        return pop_rest(q, t, true);
+    q->rpos++;
+    if (q->dead > q->len / 2 || !(e = top(q)) || !q->timers[SLOT_OF(*e)])
+        return pop_rest(q, t, false);
+    prefetch_next(q, e);
     return t;
 }

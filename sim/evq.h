@@ -67,15 +67,16 @@ struct evq_entry {
 #define EVQ_RING_SHIFT 12
 #define EVQ_RING_SHIFT_MAX 36
 
-/* A bucket is a chain of chunks of 3 entries (a cache line each), unordered; chunks come from a
- * pool shared by the buckets and go back to it when their bucket moves into the heap, so the
- * ring holds the lines of its entries only, and reuses the ones just freed. */
-#define EVQ_CHUNK 3
+/* A bucket is a chain of chunks of 7 entries (two cache lines; the first holds the chunk's
+ * count and link and 3 entries), unordered; chunks come from a pool shared by the buckets and
+ * go back to it when their bucket becomes the run, so the ring holds the lines of its entries
+ * only, and reuses the ones just freed. */
+#define EVQ_CHUNK 7
 #define EVQ_NONE UINT32_MAX
 struct evq_chunk {
-    _Alignas(64) struct evq_entry e[EVQ_CHUNK];
-    uint32_t next; /* the next chunk of the bucket, or EVQ_NONE */
+    _Alignas(64) uint32_t next; /* the next chunk of the bucket, or EVQ_NONE */
     uint32_t n;
+    _Alignas(16) struct evq_entry e[EVQ_CHUNK]; /* from byte 16: 3 in the first line */
 };
 
 struct evq_bucket {

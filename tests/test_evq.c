@@ -197,11 +197,14 @@ static void test_evq_random_heap_huge(void **state)
 }
 
 /* Layout and slots: an entry is 16 bytes and the children of node i (4i+1..4i+4) fill one
- * 64-byte line, also after the heap grows; a timer scheduled and popped 10,000 times reuses
+ * 64-byte line, also after the heap grows; a bucket's chunk is two lines, its count, link and
+ * first 3 entries in the first; a timer scheduled and popped 10,000 times reuses
  * its slot, so the queue does not grow past its first 1,024 entries. */
 static void test_evq_layout_and_slots(void **state)
 {
     assert_int_equal(sizeof(struct evq_entry), 16);
+    assert_int_equal(sizeof(struct evq_chunk), 128);
+    assert_int_equal(offsetof(struct evq_chunk, e[3]), 64);
     struct evq q;
     evq_init(&q);
     struct evq_timer t[3000];
