@@ -418,7 +418,7 @@ static double fifo_iteration(const char *switch_map, int levels, uint32_t *queue
     const struct sw *s0 = (const struct sw *)scenario_node(sc, "s0");
     *queues = 0;
     for (uint32_t q = 0; q < 8; q++) {
-        if (s0->tm.ports[4].cls[q].enq_pkts)
+        if (tmgr_enq(&s0->tm.ports[4], q)->pkts)
             *queues |= 1u << q;
     }
     scenario_destroy(sc);

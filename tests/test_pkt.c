@@ -3,6 +3,7 @@
 #include "models/net/pkt.h"
 #include "models/net/pq.h"
 #include "sim/sim.h"
+#include "sim/util.h"
 
 static struct pkt *udp(struct sim *sim, uint32_t src, uint32_t dst, uint16_t sport, uint8_t ecn,
                        uint32_t payload)
@@ -96,6 +97,45 @@ static void test_pkt_ecn_checksum(void **state)
     pkt_free(sim, p);
 }
 
+/* The flow hash as FNV-1a over the fields one by one (salt, protocol, addresses, ports), the
+ * definition pkt_flow_hash's packed key must reproduce. */
+static uint32_t flow_hash_by_fields(const struct pkt *p, uint32_t salt)
+{
+    uint64_t h = hash_fnv1a(&salt, sizeof(salt), HASH_FNV_INIT);
+    if (pkt_is_ipv4(p)) {
+        const uint8_t *ip = p->hdr + ETH_HDR_LEN;
+        h = hash_fnv1a(ip + 9, 1, h);
+        h = hash_fnv1a(ip + 12, 8, h);
+        if (p->hdr_len >= ETH_HDR_LEN + IPV4_HDR_LEN + 4)
+            h = hash_fnv1a(ip + IPV4_HDR_LEN, 4, h);
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Random headers (IPv4 or not, lengths around the IPv4 and port boundaries, random salts):
+ * pkt_flow_hash equals the field-by-field FNV-1a on every one. */
+static void test_pkt_flow_hash_packed(void **state)
+{
+    struct sim *sim = *state;
+    struct pkt *p = pkt_alloc(sim);
+    uint32_t x = 2463534242u;
+    int ipv4 = 0;
+    for (int i = 0; i < 20000; i++) {
+        for (int b = 0; b < 64; b++) {
+            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+            p->hdr[b] = (uint8_t)x;
+        }
+        if (x & 3) /* mostly IPv4 */
+            pkt_wr16(p->hdr + 12, ETHERTYPE_IPV4);
+        p->hdr_len = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN - 2 + (x >> 8) % 10);
+        ipv4 += pkt_is_ipv4(p);
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        assert_int_equal(pkt_flow_hash(p, x), flow_hash_by_fields(p, x));
+    }
+    assert_true(ipv4 > 10000); /* most with the IPv4 fields, both with and without ports */
+    pkt_free(sim, p);
+}
+
 static void test_pkt_flow_hash(void **state)
 {
     struct sim *sim = *state;
@@ -177,5 +217,6 @@ TEST_MAIN(cmocka_unit_test_setup_teardown(test_pkt_udp_headers, setup, teardown)
           cmocka_unit_test_setup_teardown(test_pkt_ecn_checksum, setup, teardown),
           cmocka_unit_test_setup_teardown(test_pkt_ipv4_fields, setup, teardown),
           cmocka_unit_test_setup_teardown(test_pkt_flow_hash, setup, teardown),
+          cmocka_unit_test_setup_teardown(test_pkt_flow_hash_packed, setup, teardown),
           cmocka_unit_test_setup_teardown(test_pq_strict, setup, teardown),
           cmocka_unit_test_setup_teardown(test_pq_drr_weights, setup, teardown))

@@ -95,14 +95,14 @@ static void check_cnps(struct scenario *sc, struct rdma_flow **f, int n, uint32_
     }
     assert_true(cnps <= marks);
     /* the rate machine holds the queue near ecn_kmax (50 KB): no standing multi-MB queue */
-    assert_true(s0->tm.ports[port].cls[0].max_bytes < 200000);
+    assert_true(tmgr_enq(&s0->tm.ports[port], 0)->max_bytes < 200000);
     if (getenv("TEST_VERBOSE")) {
         for (int i = 0; i < n; i++)
             fprintf(stderr, "f%d: %lu CE received, %lu CNPs sent, %lu received, min gap %.1f us\n",
                     i, (unsigned long)f[i]->base.st.rx_ce, (unsigned long)f[i]->cnps_sent,
                     (unsigned long)f[i]->cnps_rx, simtime_sec(f[i]->min_cnp_gap_ps) * 1e6);
         fprintf(stderr, "marks at the bottleneck: %lu, peak queue %lu B, end %.3f ms\n",
-                (unsigned long)marks, (unsigned long)s0->tm.ports[port].cls[0].max_bytes,
+                (unsigned long)marks, (unsigned long)tmgr_enq(&s0->tm.ports[port], 0)->max_bytes,
                 simtime_sec(sc->sim->now) * 1e3);
     }
 }
@@ -216,7 +216,7 @@ static void test_rdma_cnp_interval(void **state)
                       "  - {name: f1, src: h1, dst: h2, bytes: 2MB, cc: none}\n");
     scenario_run(fx->sc);
     struct sw *s0 = switch_of(scenario_node(fx->sc, "s0"));
-    assert_true(s0->tm.ports[2].cls[0].max_bytes > 50000); /* queue past ecn_kmax */
+    assert_true(tmgr_enq(&s0->tm.ports[2], 0)->max_bytes > 50000); /* queue past ecn_kmax */
     assert_int_equal(s0->tm.ports[2].cls[0].mark_pkts, 0);
     assert_int_equal(rflow(fx->sc, "f0")->cnps_sent, 0);
     assert_int_equal(rflow(fx->sc, "f0")->base.st.rx_bytes, 2000000);

@@ -16,37 +16,37 @@
 
 #define BLOCKING_NPRIO 8
 
-/* The current transmission first, then the time spent sending each priority: a packet of
- * priority p adds to sent[p] alone (one cache line for the low priorities, however many there
- * are above) and to the total, and the clock of priority c is the sum of sent[] below c (for a
- * high c, the total less sent[] from c up). */
+/* A transmission counts in full from its start: the clock of priority c is the time spent
+ * sending priorities below c, less what remains of the transmission in progress (until cur_end)
+ * when its priority is below c. What a packet of priority 0 reads and writes comes first (24
+ * bytes): the total, the end and priority of the current transmission; then the time of each
+ * priority above 0 (the time of priority 0 is the total less theirs), so the clock of priority
+ * c > 0 is the total less sent_hi[] from c up. */
 struct blocking_clock {
-    sim_time_t cur_start;
-    sim_time_t cur_dur;
-    uint8_t cur_prio;
-    bool cur_valid;
-    sim_time_t total; /* the sum of sent[] */
-    sim_time_t sent[BLOCKING_NPRIO]; /* up to the start of the current transmission */
+    sim_time_t total;   /* time spent sending, every priority */
+    sim_time_t cur_end; /* end of the last transmission started */
+    uint8_t cur_prio;   /* its priority */
+    sim_time_t sent_hi[BLOCKING_NPRIO - 1]; /* sent_hi[c - 1]: time spent sending priority c */
 };
+
+/* What remains at `now` of the transmission in progress (0 when it is over). */
+static inline sim_time_t blocking_clock_left(const struct blocking_clock *b, sim_time_t now)
+{
+    return b->cur_end > now ? b->cur_end - now : 0;
+}
 
 /* The clock of priority `prio` at `now`. */
 static inline sim_time_t blocking_clock_at(const struct blocking_clock *b, uint8_t prio,
                                            sim_time_t now)
 {
     int p = prio & 7;
-    sim_time_t t = 0;
-    if (p > BLOCKING_NPRIO / 2) { /* the total less the priorities from p up: fewer terms */
-        t = b->total;
-        for (int c = p; c < BLOCKING_NPRIO; c++)
-            t -= b->sent[c];
-    } else {
-        for (int c = 0; c < p; c++)
-            t += b->sent[c];
-    }
-    if (b->cur_valid && b->cur_prio < p) {
-        sim_time_t run = now - b->cur_start;
-        t += run < b->cur_dur ? run : b->cur_dur;
-    }
+    if (p == 0)
+        return 0;
+    sim_time_t t = b->total;
+    for (int c = p; c < BLOCKING_NPRIO; c++)
+        t -= b->sent_hi[c - 1];
+    if (b->cur_prio < p)
+        t -= blocking_clock_left(b, now);
     return t;
 }
 
@@ -54,31 +54,24 @@ static inline sim_time_t blocking_clock_at(const struct blocking_clock *b, uint8
 static inline void blocking_clock_all(const struct blocking_clock *b, sim_time_t now,
                                       sim_time_t out[BLOCKING_NPRIO])
 {
-    sim_time_t sum = 0;
-    for (int c = 0; c < BLOCKING_NPRIO; c++) {
-        out[c] = sum;
-        sum += b->sent[c];
+    sim_time_t t = b->total;
+    sim_time_t left = blocking_clock_left(b, now);
+    for (int c = BLOCKING_NPRIO - 1; c > 0; c--) {
+        t -= b->sent_hi[c - 1];
+        out[c] = c > b->cur_prio ? t - left : t;
     }
-    if (b->cur_valid) { /* the transmission in progress, for the priorities above its own */
-        sim_time_t run = now - b->cur_start;
-        run = run < b->cur_dur ? run : b->cur_dur;
-        for (int c = b->cur_prio + 1; c < BLOCKING_NPRIO; c++)
-            out[c] += run;
-    }
+    out[0] = 0;
 }
 
 /* The port starts sending a packet of priority `prio` that takes `dur_ps` on the wire. */
 static inline void blocking_clock_tx(struct blocking_clock *b, uint8_t prio, sim_time_t now,
                                      sim_time_t dur_ps)
 {
-    if (b->cur_valid) { /* the previous transmission is over: fold it into the clocks */
-        b->sent[b->cur_prio] += b->cur_dur;
-        b->total += b->cur_dur;
-    }
-    b->cur_valid = true;
     b->cur_prio = prio & 7;
-    b->cur_start = now;
-    b->cur_dur = dur_ps;
+    if (b->cur_prio)
+        b->sent_hi[b->cur_prio - 1] += dur_ps;
+    b->total += dur_ps;
+    b->cur_end = now + dur_ps;
 }
 
 #endif

@@ -147,13 +147,20 @@ void pkt_set_ecn(struct pkt *p, uint8_t ecn)
 
 uint32_t pkt_flow_hash(const struct pkt *p, uint32_t salt)
 {
-    uint64_t h = hash_fnv1a(&salt, sizeof(salt), HASH_FNV_INIT);
+    /* The bytes the hash covers, packed in their order: salt, protocol, addresses, ports. */
+    uint8_t key[sizeof(salt) + 1 + 8 + 4];
+    size_t n = sizeof(salt);
+    memcpy(key, &salt, sizeof(salt));
     if (pkt_is_ipv4(p)) {
         const uint8_t *ip = p->hdr + ETH_HDR_LEN;
-        h = hash_fnv1a(ip + 9, 1, h);   /* protocol */
-        h = hash_fnv1a(ip + 12, 8, h);  /* addresses */
-        if (p->hdr_len >= ETH_HDR_LEN + IPV4_HDR_LEN + 4)
-            h = hash_fnv1a(ip + IPV4_HDR_LEN, 4, h); /* ports */
+        key[n++] = ip[9];          /* protocol */
+        memcpy(key + n, ip + 12, 8); /* addresses */
+        n += 8;
+        if (p->hdr_len >= ETH_HDR_LEN + IPV4_HDR_LEN + 4) {
+            memcpy(key + n, ip + IPV4_HDR_LEN, 4); /* ports */
+            n += 4;
+        }
     }
+    uint64_t h = hash_fnv1a(key, n, HASH_FNV_INIT);
     return (uint32_t)(h ^ (h >> 32));
 }

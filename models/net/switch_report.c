@@ -28,7 +28,7 @@ static struct port_sums port_sums(const struct tmgr_port *tp)
 {
     struct port_sums s = {.marks = tp->p4_marks};
     for (int c = 0; c < tp->q.nprio; c++) {
-        s.enq += tp->cls[c].enq_pkts;
+        s.enq += tmgr_enq(tp, c)->pkts;
         s.drops += tp->cls[c].drop_pkts;
         s.drop_bytes += tp->cls[c].drop_bytes;
         s.marks += tp->cls[c].mark_pkts;
@@ -41,15 +41,16 @@ static json_t *classes_json(const struct tmgr_port *tp)
     json_t *classes = json_array();
     for (int c = 0; c < tp->q.nprio; c++) {
         const struct tmgr_stats *st = &tp->cls[c];
-        if (st->enq_pkts == 0 && st->drop_pkts == 0)
+        const struct tmgr_enq_stats *es = tmgr_enq(tp, c);
+        if (es->pkts == 0 && st->drop_pkts == 0)
             continue;
         json_t *co = json_object();
         json_object_set_new(co, "priority", json_integer(c));
-        json_object_set_new(co, "enqueued", json_integer((json_int_t)st->enq_pkts));
+        json_object_set_new(co, "enqueued", json_integer((json_int_t)es->pkts));
         json_object_set_new(co, "dropped", json_integer((json_int_t)st->drop_pkts));
         json_object_set_new(co, "marked", json_integer((json_int_t)st->mark_pkts));
-        json_object_set_new(co, "max_queue_bytes", json_integer((json_int_t)st->max_bytes));
-        json_object_set_new(co, "max_queue_packets", json_integer(st->max_pkts));
+        json_object_set_new(co, "max_queue_bytes", json_integer((json_int_t)es->max_bytes));
+        json_object_set_new(co, "max_queue_packets", json_integer(es->max_pkts));
         json_array_append_new(classes, co);
     }
     return classes;

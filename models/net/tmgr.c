@@ -6,10 +6,9 @@
 
 #include "sim/util.h"
 
-_Static_assert(offsetof(struct tmgr_port, max_bytes) == 384 &&
-                   offsetof(struct tmgr_port, blk.sent[1]) <= 448 - 8 &&
-                   offsetof(struct tmgr_port, cls) == 512,
-               "struct tmgr_port: the per-packet fields in lines 0, 6 and 8");
+_Static_assert(offsetof(struct tmgr_port, enq0) == 384 &&
+                   offsetof(struct tmgr_port, blk.cur_prio) < 448,
+               "struct tmgr_port: the per-packet fields in lines 0 and 6");
 
 void tmgr_init(struct tmgr *tm, const struct tmgr_cfg *cfg, uint32_t nports, gsl_rng *rng)
 {
@@ -52,6 +51,7 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     uint8_t ci = pq_class_of(&tp->q, p);
     struct pq_class *c = &tp->q.cls[ci];
     struct tmgr_stats *st = &tp->cls[ci];
+    struct tmgr_enq_stats *es = tmgr_enq(tp, ci);
     const struct tmgr_cfg *cfg = &tm->cfg;
     uint32_t size = pq_pkt_bytes(&tp->q, p); /* what the port's device would hold */
     bool drop;
@@ -85,10 +85,9 @@ bool tmgr_enqueue(struct sim *sim, struct tmgr *tm, uint32_t port, struct pkt *p
     if (tp->q.bytes > p->qseen_bytes)
         p->qseen_bytes = (uint32_t)MIN(tp->q.bytes, UINT32_MAX);
     pq_push(&tp->q, p, ci, size);
-    st->enq_pkts++;
-    st->enq_bytes += size;
-    st->max_bytes = MAX(st->max_bytes, c->bytes);
-    st->max_pkts = MAX(st->max_pkts, c->pkts);
+    es->pkts++;
+    es->max_bytes = MAX(es->max_bytes, c->bytes);
+    es->max_pkts = MAX(es->max_pkts, c->pkts);
     tp->max_bytes = MAX(tp->max_bytes, tp->q.bytes);
     tp->max_pkts = MAX(tp->max_pkts, tp->q.pkts);
     tm->buffered += size;

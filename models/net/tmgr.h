@@ -57,25 +57,31 @@ struct tmgr_cfg {
     uint64_t drr_quantum_bytes;
 };
 
-/* One cache line each: an enqueue updates its class's. */
-struct tmgr_stats {
-    _Alignas(64) uint64_t enq_pkts;
-    uint64_t enq_bytes;
-    uint64_t drop_pkts;
-    uint64_t drop_bytes;
-    uint64_t mark_pkts;
+/* What every enqueue of a class updates. */
+struct tmgr_enq_stats {
+    uint64_t pkts;      /* packets enqueued */
     uint64_t max_bytes; /* deepest this queue got, after an enqueue */
     uint32_t max_pkts;
 };
 
+/* Counters of a class that only drops and marks update. */
+struct tmgr_stats {
+    uint64_t drop_pkts;
+    uint64_t drop_bytes;
+    uint64_t mark_pkts;
+};
+
 /* 64-byte aligned (tmgr_init). What a packet of class 0 and priority 0 touches on its way
- * through: the queue's counters and class 0 (the first line), the port's depth record and
- * blocking clock (line 6), its class's statistics (line 8); PFC and P4 state last. */
+ * through: the queue's counters and class 0 (the first line, struct pq), then one line with the
+ * class's enqueue statistics, the port's depth record and the blocking clock's first fields;
+ * the other classes' statistics, PFC and P4 state last. */
 struct tmgr_port {
     struct pq q;
-    _Alignas(64) uint64_t max_bytes; /* deepest the port got (all classes) */
+    _Alignas(64) struct tmgr_enq_stats enq0; /* class 0 (tmgr_enq) */
+    uint64_t max_bytes; /* deepest the port got (all classes) */
     uint32_t max_pkts;
     struct blocking_clock blk; /* network blocking time of packets waiting here */
+    struct tmgr_enq_stats enq_hi[PQ_MAX_PRIO - 1]; /* classes 1.. (tmgr_enq) */
     struct tmgr_stats cls[PQ_MAX_PRIO];
     uint64_t ingress_bytes[PQ_MAX_PRIO]; /* lossless bytes buffered that arrived on this port */
     uint64_t headroom_bytes;             /* lossless bytes accepted past XOFF on this port */
@@ -83,6 +89,9 @@ struct tmgr_port {
     uint64_t p4_marks;  /* CE set by the switch's P4 program on packets leaving here (the
                          * traffic manager's own marks are in cls[].mark_pkts) */
 };
+
+/* The enqueue statistics of class c of port tp (a pointer, const when tp is). */
+#define tmgr_enq(tp, c) ((c) ? &(tp)->enq_hi[(c) - 1] : &(tp)->enq0)
 
 /* Its first line holds what every enqueue reads (64-byte aligned in struct sw). */
 struct tmgr {
