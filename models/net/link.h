@@ -137,8 +137,8 @@ static inline void link_key_arrivals(struct link *l)
 /* Sends a MAC control frame ahead of every queue (after the frame on the wire). */
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p);
 
-/* simtime_tx_ps of the frame's wire bytes (link_wire_ps: of `wire_bytes`); a multiplication when the rate divides 8e12 (10, 25,
- * 40, 100 Gbps...), the same value as the 128-bit division. */
+/* simtime_tx_ps of `wire_bytes` (link_tx_ps: of the frame's wire bytes); a multiplication when
+ * the rate divides 8e12 (10, 25, 40, 100 Gbps...), the same value as the 128-bit division. */
 static inline sim_time_t link_wire_ps(const struct link *l, uint64_t wire_bytes)
 {
     if (l->byte_ps)
