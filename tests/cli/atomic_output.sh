@@ -58,6 +58,9 @@ echo "kills: $seen_old left the old set, $seen_new the new set"
 # 2. a run killed while writing leaves its hidden folder; the next run into the target
 #    removes it. The killed run simulates 3 s (seconds of work), so it is still writing when
 #    its folder is seen however loaded the machine is; the wait for the folder is up to 60 s.
+#    Folders left by the kills of step 1 go first: seeing one of them instead of this run's, the
+#    kill could land before this run made its own (it removes them as it starts).
+rm -rf "$tmp"/.t.ddlsim-*
 "$bin" run "$tmp/long.yaml" --out "$tmp/t" --seed 2 --quiet --set stop=3s &
 pid=$!
 for _ in $(seq 6000); do
