@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sim/sim.h"
 
@@ -155,25 +156,36 @@ uint8_t *pkt_build_ipv4(struct pkt *p, const struct pkt_ipv4_spec *s);
 void pkt_build_udp(struct pkt *p, const struct pkt_udp_spec *s);
 
 /* Big-endian field access into header bytes. */
+/* Big-endian fields read and written as one word each (the compiler does not always merge
+ * byte-by-byte accesses). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PKT_BE16(v) __builtin_bswap16(v)
+#define PKT_BE32(v) __builtin_bswap32(v)
+#else
+#define PKT_BE16(v) (v)
+#define PKT_BE32(v) (v)
+#endif
 static inline uint16_t pkt_rd16(const uint8_t *b)
 {
-    return (uint16_t)((b[0] << 8) | b[1]);
+    uint16_t v;
+    memcpy(&v, b, sizeof(v));
+    return PKT_BE16(v);
 }
 static inline uint32_t pkt_rd32(const uint8_t *b)
 {
-    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+    uint32_t v;
+    memcpy(&v, b, sizeof(v));
+    return PKT_BE32(v);
 }
 static inline void pkt_wr16(uint8_t *b, uint16_t v)
 {
-    b[0] = (uint8_t)(v >> 8);
-    b[1] = (uint8_t)v;
+    v = PKT_BE16(v);
+    memcpy(b, &v, sizeof(v));
 }
 static inline void pkt_wr32(uint8_t *b, uint32_t v)
 {
-    b[0] = (uint8_t)(v >> 24);
-    b[1] = (uint8_t)(v >> 16);
-    b[2] = (uint8_t)(v >> 8);
-    b[3] = (uint8_t)v;
+    v = PKT_BE32(v);
+    memcpy(b, &v, sizeof(v));
 }
 
 static inline bool pkt_is_ipv4(const struct pkt *p)

@@ -1,6 +1,5 @@
 #include "models/transport/tcp_hdr.h"
 
-#include <arpa/inet.h>
 #include <string.h>
 
 #include "sim/util.h"
@@ -89,19 +88,6 @@ void tcp_hdr_tmpl_init(struct tcp_hdr_tmpl *t, const struct tcp_seg *s)
         t->csum_base += pkt_rd16(ip + i);
 }
 
-/* Big-endian stores as one word each (pkt_wr16/32 write bytes one by one). */
-static void put16(uint8_t *b, uint16_t v)
-{
-    v = htons(v);
-    memcpy(b, &v, sizeof(v));
-}
-
-static void put32(uint8_t *b, uint32_t v)
-{
-    v = htonl(v);
-    memcpy(b, &v, sizeof(v));
-}
-
 void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uint32_t ack,
                   uint8_t flags, uint8_t ecn, uint32_t payload_bytes)
 {
@@ -116,11 +102,11 @@ void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uin
     uint8_t *tcp = ip + IPV4_HDR_LEN;
     memcpy(p->hdr, t->b, TCP_HEADERS);
     ip[1] = tos;
-    put16(ip + 2, len16);
-    put16(ip + 4, id);
-    put16(ip + 10, (uint16_t)~sum);
-    put32(tcp + 4, seq);
-    put32(tcp + 8, ack);
+    pkt_wr16(ip + 2, len16);
+    pkt_wr16(ip + 4, id);
+    pkt_wr16(ip + 10, (uint16_t)~sum);
+    pkt_wr32(tcp + 4, seq);
+    pkt_wr32(tcp + 8, ack);
     tcp[13] = flags;
     p->size_bytes = ETH_HDR_LEN + ip_len;
     p->hdr_len = TCP_HEADERS;
