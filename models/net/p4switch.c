@@ -33,6 +33,7 @@ struct p4switch {
     struct pool states;
     bool egress_runs; /* the program's egress control has statements */
     bool early;       /* p4_prog_output_early: unicast packets get their output once queued */
+    bool lean;        /* early and p4_pipe_lean: the pipeline's lean calls serve its packets */
     uint64_t *scratch; /* early: the state of the packet in ingress */
     struct pkt_ext pending; /* the ext of that packet while the traffic manager takes it */
     struct pkt *pending_pkt; /* that packet, until it is dropped or sent on */
@@ -188,9 +189,14 @@ static __attribute__((hot)) void output_queued(struct p4switch *ps, struct pkt *
 {
     ps->pending_pkt = NULL;
     uint8_t ecn_before = pkt_ecn(p);
-    struct p4_egress_in in = egress_in(ps, p);
     struct p4_egress_out res;
-    p4_pipe_egress(ps->pipe, ps->scratch, &in, &res);
+    if (ps->lean) {
+        p4_pipe_egress_lean(ps->pipe, ps->scratch, p->hdr, p->hdr_len, ps->out, sizeof(ps->out),
+                            &res);
+    } else {
+        struct p4_egress_in in = egress_in(ps, p);
+        p4_pipe_egress(ps->pipe, ps->scratch, &in, &res);
+    }
     bool same = res.in_place && !res.overflow && res.out_len == p->hdr_len;
     if (same && (p->tm_ce || ecn_before == PKT_ECN_CE || pkt_ecn(p) != PKT_ECN_CE)) {
         mark_again(p);
@@ -216,10 +222,60 @@ static struct p4st *keep_state(struct p4switch *ps, struct p4st *st, const uint6
     return st;
 }
 
-static void run_ingress(struct sw *sw, struct pkt *p)
+/* Carries out ingress's decision res for p (state: its P4 state, `st` or the scratch; passes
+ * so far). */
+static inline __attribute__((always_inline)) void forward(struct sw *sw, struct pkt *p,
+                                                          struct p4st *st, const uint64_t *state,
+                                                          const struct p4_ingress_out *res,
+                                                          uint8_t passes)
 {
     struct p4switch *ps = p4sw(sw);
-    struct sim *sim = sw->node.sim;
+    switch (res->fwd) {
+    case P4_FWD_UNICAST:
+        p->ext = st ? &st->ext : &ps->pending;
+        ps->pending_pkt = st ? NULL : p;
+        p->instance = P4_INSTANCE_NORMAL;
+        p->qclass = (uint8_t)res->priority;
+        switch_enqueue(sw, p4switch_port_of(res->egress_port), p);
+        if (ps->pending_pkt) /* queued: neither dropped nor sent on (p4_egress) */
+            output_queued(ps, ps->pending_pkt);
+        return;
+    case P4_FWD_MULTICAST: {
+        const struct p4_mc_member *m;
+        int n = p4_pipe_mcast_members(ps->pipe, res->mcast_grp, &m);
+        for (int i = 0; i < n; i++) {
+            struct p4st *cs = state_new(ps, 0);
+            p4_pipe_state_copy(ps->pipe, cs->state, state);
+            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_REPLICATION, (uint16_t)m[i].rid);
+            c->qclass = (uint8_t)res->priority;
+            switch_enqueue(sw, p4switch_port_of(m[i].port), c);
+        }
+        break;
+    }
+    case P4_FWD_RESUBMIT:
+        if (passes + 1 > P4SW_MAX_PASSES) {
+            sw->p4_limit_drops++;
+            break;
+        }
+        st = keep_state(ps, st, state);
+        st->passes = (uint8_t)(passes + 1);
+        p->ext = &st->ext;
+        p->instance = P4_INSTANCE_RESUBMIT;
+        st->fl = res->resubmit_fl;
+        switch_reinject(sw, p);
+        return;
+    case P4_FWD_DROP:
+        sw->ingress_drops++;
+        break;
+    }
+    if (st)
+        pool_put(&ps->states, st);
+    pkt_free(sw->node.sim, p);
+}
+
+static __attribute__((noinline)) void run_ingress(struct sw *sw, struct pkt *p)
+{
+    struct p4switch *ps = p4sw(sw);
     struct p4st *prev = p->ext ? container_of(p->ext, struct p4st, ext) : NULL;
     uint8_t passes = prev ? prev->passes : 0;
     struct p4st *st = ps->early ? NULL : state_new(ps, passes);
@@ -253,52 +309,24 @@ static void run_ingress(struct sw *sw, struct pkt *p)
             switch_enqueue(sw, p4switch_port_of((uint32_t)mp), c);
         }
     }
-    switch (res.fwd) {
-    case P4_FWD_UNICAST:
-        p->ext = st ? &st->ext : &ps->pending;
-        ps->pending_pkt = st ? NULL : p;
-        p->instance = P4_INSTANCE_NORMAL;
-        p->qclass = (uint8_t)res.priority;
-        switch_enqueue(sw, p4switch_port_of(res.egress_port), p);
-        if (ps->pending_pkt) /* queued: neither dropped nor sent on (p4_egress) */
-            output_queued(ps, ps->pending_pkt);
-        return;
-    case P4_FWD_MULTICAST: {
-        const struct p4_mc_member *m;
-        int n = p4_pipe_mcast_members(ps->pipe, res.mcast_grp, &m);
-        for (int i = 0; i < n; i++) {
-            struct p4st *cs = state_new(ps, 0);
-            p4_pipe_state_copy(ps->pipe, cs->state, state);
-            struct pkt *c = copy_with(sw, p, cs, P4_INSTANCE_REPLICATION, (uint16_t)m[i].rid);
-            c->qclass = (uint8_t)res.priority;
-            switch_enqueue(sw, p4switch_port_of(m[i].port), c);
-        }
-        break;
-    }
-    case P4_FWD_RESUBMIT:
-        if (passes + 1 > P4SW_MAX_PASSES) {
-            sw->p4_limit_drops++;
-            break;
-        }
-        st = keep_state(ps, st, state);
-        st->passes = (uint8_t)(passes + 1);
-        p->ext = &st->ext;
-        p->instance = P4_INSTANCE_RESUBMIT;
-        st->fl = res.resubmit_fl;
-        switch_reinject(sw, p);
-        return;
-    case P4_FWD_DROP:
-        sw->ingress_drops++;
-        break;
-    }
-    if (st)
-        pool_put(&ps->states, st);
-    pkt_free(sim, p);
+    forward(sw, p, st, state, &res, passes);
 }
 
+/* A packet that enters normally (not resubmitted or recirculated: no state rides on it) on a
+ * lean pipeline: run_ingress's steps that can apply, through the pipeline's lean call. */
 static __attribute__((hot)) void p4_ingress(struct sw *sw, struct pkt *p)
 {
-    run_ingress(sw, p);
+    struct p4switch *ps = p4sw(sw);
+    if (!ps->lean || p->ext || p->instance == P4_INSTANCE_RESUBMIT ||
+        p->instance == P4_INSTANCE_RECIRC) {
+        run_ingress(sw, p);
+        return;
+    }
+    struct p4_ingress_out res;
+    p4_pipe_ingress_lean(ps->pipe, ps->scratch, p->hdr, p->hdr_len, p->size_bytes,
+                         p4switch_port(p->in_port), &res);
+    p->rid = 0;
+    forward(sw, p, NULL, ps->scratch, &res, 0);
 }
 
 /* The traffic manager's fields of egress: bmv2 keeps deq_qdepth as the queue left behind;
@@ -359,18 +387,12 @@ static struct pkt *put_output(struct sw *sw, uint32_t port, struct pkt *p, struc
     return p;
 }
 
-/* The deparser may write over the header bytes (in place). A packet without state had its
- * output made while queued (output_queued); one the port sends as the traffic manager takes
- * it (pending) gets it now, from the scratch state. */
-static __attribute__((hot)) struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
+/* Egress of a packet with state: its output made while queued, or egress run now. The
+ * deparser may write over the header bytes (in place). */
+static __attribute__((noinline)) struct pkt *egress_state(struct sw *sw, uint32_t port,
+                                                         struct pkt *p)
 {
     struct p4switch *ps = p4sw(sw);
-    if (p == ps->pending_pkt) /* p->ext is &ps->pending */
-        output_queued(ps, p);
-    /* Only this switch's states ride on its packets: with none live, the packet has none, and
-     * its second line (p->ext), cold after the wait in the queue, need not be read. */
-    if (ps->states.live == 0 || !p->ext)
-        return p;
     uint8_t ecn_before = pkt_ecn(p);
     struct p4st *st = container_of(p->ext, struct p4st, ext);
     if (st->made)
@@ -392,6 +414,20 @@ static __attribute__((hot)) struct pkt *p4_egress(struct sw *sw, uint32_t port, 
         }
     }
     return put_output(sw, port, p, st, &res, res.in_place ? p->hdr : ps->out, ecn_before);
+}
+
+/* A packet without state had its output made while queued (output_queued); one the port
+ * sends as the traffic manager takes it (pending) gets it now, from the scratch state. */
+static __attribute__((hot)) struct pkt *p4_egress(struct sw *sw, uint32_t port, struct pkt *p)
+{
+    struct p4switch *ps = p4sw(sw);
+    if (p == ps->pending_pkt) /* p->ext is &ps->pending */
+        output_queued(ps, p);
+    /* Only this switch's states ride on its packets: with none live, the packet has none, and
+     * its second line (p->ext), cold after the wait in the queue, need not be read. */
+    if (ps->states.live == 0 || !p->ext)
+        return p;
+    return egress_state(sw, port, p);
 }
 
 static void p4_destroy(struct sw *sw)
@@ -427,6 +463,7 @@ bool p4switch_output_early(struct sw *sw)
 void p4switch_output_at_egress(struct sw *sw)
 {
     p4sw(sw)->early = false;
+    p4sw(sw)->lean = false;
 }
 
 /* --- configuration --- */
@@ -605,6 +642,7 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
     ps->egress_runs = p4_prog_egress_runs(prog);
     size_t bytes = p4_prog_state_bytes(prog);
     ps->early = p4_prog_output_early(prog);
+    ps->lean = ps->early && p4_pipe_lean(ps->pipe);
     /* 64-byte aligned: glibc's memset zeroes a 32-byte aligned state on its shortest path (43
      * instructions for basic.p4's 384 bytes, 50 otherwise), whatever the heap's layout */
     ps->scratch = xaligned(64, bytes + 8);

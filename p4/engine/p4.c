@@ -218,6 +218,35 @@ static void reset_requests(struct p4vm *vm)
     vm->recirc_fl = -1;
 }
 
+/* The glue's rarer work is never needed (p4_pipe_lean): no clone, resubmit, recirculate or
+ * truncate; no ingress timestamp; an early output whose deparser only emits and whose blocks
+ * after ingress refer to no scratch. */
+static bool lean_program(const struct p4_prog *prog)
+{
+    const struct p4use *u = &prog->use;
+    return !u->requests && !u->truncates && u->deparse_emits && u->output_early &&
+           !u->egress_scratch && u->std.ingress_global_timestamp < 0;
+}
+
+/* The slots the lean calls use, the spare one (state's last, past the program's) where the
+ * program has no such field. */
+static void set_lean_slots(struct p4_pipe *pipe)
+{
+    const struct p4_prog *prog = pipe->prog;
+    int spare = prog->nslots;
+#define LEAN_SLOT(s) ((s) >= 0 ? (s) : spare)
+    pipe->ln = (struct p4_lean){
+        .bytes = (size_t)prog->nslots * 8,
+        .spare = spare,
+        .ingress_port = LEAN_SLOT(prog->use.std.ingress_port),
+        .packet_length = LEAN_SLOT(prog->std.packet_length),
+        .egress_spec = LEAN_SLOT(prog->std.egress_spec),
+        .mcast_grp = LEAN_SLOT(prog->std.mcast_grp),
+        .priority = LEAN_SLOT(prog->std.priority),
+    };
+#undef LEAN_SLOT
+}
+
 struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host)
 {
     struct p4_pipe *pipe = p4util_calloc(1, sizeof(*pipe));
@@ -267,6 +296,8 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
         pipe->runs |= blocks[i] && blocks[i]->body.n ? 1u << i : 0;
     if (pipe->cc)
         p4cc_native_entries(pipe->cc, blocks, &pipe->native);
+    pipe->lean = lean_program(prog);
+    set_lean_slots(pipe);
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
@@ -434,14 +465,12 @@ static __attribute__((hot)) void start_packet(struct p4_pipe *pipe, void *state,
     run_parser(pipe);
 }
 
-__attribute__((hot)) void p4_pipe_ingress(struct p4_pipe *pipe, void *state, const struct p4_ingress_in *in,
-                     struct p4_ingress_out *out)
+/* What ingress decided (the requests, egress_spec, mcast_grp, priority) as out. */
+static inline __attribute__((always_inline)) void ingress_result(struct p4_pipe *pipe,
+                                                                 struct p4_ingress_out *out)
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
-    start_packet(pipe, state, in, in->preserve_from, in->preserve_fl);
-    run_control(pipe, P4CC_VERIFY, prog->verify);
-    run_control(pipe, P4CC_INGRESS, prog->ingress);
     memset(out, 0, sizeof(*out));
     out->clone_session = -1;
     out->clone_fl = -1;
@@ -466,6 +495,62 @@ __attribute__((hot)) void p4_pipe_ingress(struct p4_pipe *pipe, void *state, con
     }
     out->priority = (uint32_t)get_std(pipe, prog->std.priority) & 7;
     out->payload_off = (uint32_t)vm->slots[0];
+}
+
+__attribute__((hot)) void p4_pipe_ingress(struct p4_pipe *pipe, void *state,
+                                          const struct p4_ingress_in *in,
+                                          struct p4_ingress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    start_packet(pipe, state, in, in->preserve_from, in->preserve_fl);
+    run_control(pipe, P4CC_VERIFY, prog->verify);
+    run_control(pipe, P4CC_INGRESS, prog->ingress);
+    ingress_result(pipe, out);
+}
+
+bool p4_pipe_lean(const struct p4_pipe *pipe)
+{
+    return pipe->lean;
+}
+
+/* start_packet and ingress_result of a packet that enters normally (instance_type 0: the
+ * zeroed slot already holds it) on a lean pipeline: no field list to preserve, no ingress
+ * timestamp, no requests to reset or report (none is ever made). */
+__attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state,
+                                               const uint8_t *bytes, uint32_t len,
+                                               uint32_t packet_length, uint32_t port,
+                                               struct p4_ingress_out *out)
+{
+    const struct p4_prog *prog = pipe->prog;
+    const struct p4_lean *ln = &pipe->ln;
+    struct p4vm *vm = &pipe->vm;
+    uint64_t *s = state;
+    uint32_t plen = packet_length ? packet_length : len;
+    bind_state(pipe, state);
+    memset(s, 0, ln->bytes);
+    s[ln->ingress_port] = port & 0x1ff; /* the spare slot when the program has none */
+    s[ln->packet_length] = plen;
+    vm->in = bytes;
+    vm->in_len = len;
+    vm->in_bitpos = 0;
+    vm->packet_length = plen;
+    run_parser(pipe);
+    run_control(pipe, P4CC_VERIFY, prog->verify);
+    run_control(pipe, P4CC_INGRESS, prog->ingress);
+    s[ln->spare] = 0;
+    uint64_t spec = s[ln->egress_spec];
+    uint64_t grp = s[ln->mcast_grp];
+    bool unicast = !grp && spec != P4_DROP_PORT;
+    *out = (struct p4_ingress_out){
+        .fwd = grp ? P4_FWD_MULTICAST : unicast ? P4_FWD_UNICAST : P4_FWD_DROP,
+        .egress_port = unicast ? (uint32_t)spec : 0,
+        .mcast_grp = (uint32_t)grp,
+        .priority = (uint32_t)s[ln->priority] & 7,
+        .clone_session = -1,
+        .clone_fl = -1,
+        .resubmit_fl = -1,
+        .payload_off = (uint32_t)s[0],
+    };
 }
 
 void p4_pipe_state_sync(const struct p4_pipe *pipe, void *state)
@@ -540,7 +625,8 @@ static void set_egress_std(struct p4_pipe *pipe, const struct p4_egress_in *in)
 }
 
 /* Runs the deparser into buf (cap bytes: emits write nothing beyond). */
-static void run_deparser(struct p4_pipe *pipe, uint8_t *buf, uint32_t cap)
+static inline __attribute__((always_inline)) void run_deparser(struct p4_pipe *pipe, uint8_t *buf,
+                                                                uint32_t cap)
 {
     struct p4vm *vm = &pipe->vm;
     vm->out = buf;
@@ -577,8 +663,9 @@ static inline __attribute__((always_inline)) void finish_output(struct p4vm *vm,
 /* Runs the deparser over the parsed headers (off bytes of in->in_place: emits write nothing
  * beyond) and moves the payload after them when their length changed; false when the
  * headers grew past off (nothing of the payload written over). */
-static bool deparse_in_place(struct p4_pipe *pipe, const struct p4_egress_in *in, uint32_t off,
-                             struct p4_egress_out *out)
+static inline __attribute__((always_inline)) bool
+deparse_in_place(struct p4_pipe *pipe, const struct p4_egress_in *in, uint32_t off,
+                 struct p4_egress_out *out)
 {
     struct p4vm *vm = &pipe->vm;
     run_deparser(pipe, in->in_place, off);
@@ -597,7 +684,8 @@ static bool deparse_in_place(struct p4_pipe *pipe, const struct p4_egress_in *in
 /* Runs the checksum update and the deparser, then appends the payload. In place (p4.h), a
  * deparser that only emits writes over the parsed headers, and runs again into in->out when
  * they grew; an E2E clone copies the input after egress, so it is never written over. */
-static void deparse(struct p4_pipe *pipe, const struct p4_egress_in *in, struct p4_egress_out *out)
+static inline __attribute__((always_inline)) void
+deparse(struct p4_pipe *pipe, const struct p4_egress_in *in, struct p4_egress_out *out)
 {
     const struct p4_prog *prog = pipe->prog;
     struct p4vm *vm = &pipe->vm;
@@ -656,6 +744,25 @@ __attribute__((hot)) void p4_pipe_egress(struct p4_pipe *pipe, void *state, cons
     deparse(pipe, in, out);
     out->recirculate = vm->recirculate;
     out->recirc_fl = vm->recirc_fl;
+}
+
+/* p4_pipe_egress of a packet of a lean pipeline (its program early: egress empty, so the
+ * traffic manager's fields are not read), in place over bytes where the headers fit: no
+ * scratch to zero (no later block refers to it), no requests to reset or report. */
+__attribute__((hot)) void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes,
+                                              uint32_t len, uint8_t *buf, uint32_t cap,
+                                              struct p4_egress_out *out)
+{
+    struct p4vm *vm = &pipe->vm;
+    const uint64_t *s = state;
+    bind_state(pipe, state);
+    *out = (struct p4_egress_out){.clone_session = -1, .clone_fl = -1, .recirc_fl = -1};
+    vm->in = bytes;
+    vm->in_len = len;
+    vm->packet_length = (uint32_t)s[pipe->ln.packet_length];
+    const struct p4_egress_in in = {
+        .bytes = bytes, .len = len, .out = buf, .out_cap = cap, .in_place = bytes};
+    deparse(pipe, &in, out);
 }
 
 int p4_pipe_mcast_members(const struct p4_pipe *pipe, uint32_t grp,

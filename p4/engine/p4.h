@@ -200,6 +200,22 @@ struct p4_egress_out {
 void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in *in,
                     struct p4_egress_out *out);
 
+/* True when the pipeline's program never needs the glue's rarer work (no clone, resubmit,
+ * recirculate, truncate or ingress timestamp; an early output, p4_prog_output_early, whose
+ * deparser only emits): then the two calls below may stand for p4_pipe_ingress and
+ * p4_pipe_egress, with the same state and results in fewer steps. */
+bool p4_pipe_lean(const struct p4_pipe *pipe);
+/* p4_pipe_ingress of a packet that enters normally (instance_type 0, nothing preserved):
+ * in = {bytes, len, packet_length, port, 0, NULL, -1}. state has one slot more than
+ * p4_prog_state_bytes (8 bytes, spare). */
+void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state, const uint8_t *bytes, uint32_t len,
+                          uint32_t packet_length, uint32_t port, struct p4_ingress_out *out);
+/* p4_pipe_egress on the state p4_pipe_ingress_lean left, with in = {.bytes = bytes,
+ * .len = len, .out = buf, .out_cap = cap, .in_place = bytes} (the traffic manager's fields
+ * zero). */
+void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes, uint32_t len,
+                         uint8_t *buf, uint32_t cap, struct p4_egress_out *out);
+
 /* Multicast groups and mirroring sessions (set with p4rt). */
 struct p4_mc_member {
     uint32_t port;
