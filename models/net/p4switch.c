@@ -171,6 +171,14 @@ static void mark_again(struct pkt *p)
         pkt_set_ecn(p, PKT_ECN_CE);
 }
 
+/* p4_pipe_egress on the scratch state (out of line: output_queued keeps a small frame). */
+static __attribute__((noinline)) void egress_scratch(struct p4switch *ps, struct pkt *p,
+                                                     struct p4_egress_out *res)
+{
+    struct p4_egress_in in = egress_in(ps, p);
+    p4_pipe_egress(ps->pipe, ps->scratch, &in, res);
+}
+
 /* The packet whose state is the scratch was dropped (pkt_free). */
 static void pending_release(struct pkt_ext *e)
 {
@@ -190,13 +198,11 @@ static __attribute__((hot)) void output_queued(struct p4switch *ps, struct pkt *
     ps->pending_pkt = NULL;
     uint8_t ecn_before = pkt_ecn(p);
     struct p4_egress_out res;
-    if (ps->lean) {
+    if (ps->lean)
         p4_pipe_egress_lean(ps->pipe, ps->scratch, p->hdr, p->hdr_len, ps->out, sizeof(ps->out),
                             &res);
-    } else {
-        struct p4_egress_in in = egress_in(ps, p);
-        p4_pipe_egress(ps->pipe, ps->scratch, &in, &res);
-    }
+    else
+        egress_scratch(ps, p, &res);
     bool same = res.in_place && !res.overflow && res.out_len == p->hdr_len;
     if (same && (p->tm_ce || ecn_before == PKT_ECN_CE || pkt_ecn(p) != PKT_ECN_CE)) {
         mark_again(p);
@@ -222,24 +228,14 @@ static struct p4st *keep_state(struct p4switch *ps, struct p4st *st, const uint6
     return st;
 }
 
-/* Carries out ingress's decision res for p (state: its P4 state, `st` or the scratch; passes
- * so far). */
-static inline __attribute__((always_inline)) void forward(struct sw *sw, struct pkt *p,
-                                                          struct p4st *st, const uint64_t *state,
-                                                          const struct p4_ingress_out *res,
-                                                          uint8_t passes)
+/* forward's other cases: replicas, a resubmission, a drop. */
+static __attribute__((noinline)) void forward_other(struct sw *sw, struct pkt *p,
+                                                    struct p4st *st, const uint64_t *state,
+                                                    const struct p4_ingress_out *res,
+                                                    uint8_t passes)
 {
     struct p4switch *ps = p4sw(sw);
     switch (res->fwd) {
-    case P4_FWD_UNICAST:
-        p->ext = st ? &st->ext : &ps->pending;
-        ps->pending_pkt = st ? NULL : p;
-        p->instance = P4_INSTANCE_NORMAL;
-        p->qclass = (uint8_t)res->priority;
-        switch_enqueue(sw, p4switch_port_of(res->egress_port), p);
-        if (ps->pending_pkt) /* queued: neither dropped nor sent on (p4_egress) */
-            output_queued(ps, ps->pending_pkt);
-        return;
     case P4_FWD_MULTICAST: {
         const struct p4_mc_member *m;
         int n = p4_pipe_mcast_members(ps->pipe, res->mcast_grp, &m);
@@ -264,13 +260,34 @@ static inline __attribute__((always_inline)) void forward(struct sw *sw, struct 
         st->fl = res->resubmit_fl;
         switch_reinject(sw, p);
         return;
-    case P4_FWD_DROP:
+    default: /* P4_FWD_DROP */
         sw->ingress_drops++;
         break;
     }
     if (st)
         pool_put(&ps->states, st);
     pkt_free(sw->node.sim, p);
+}
+
+/* Carries out ingress's decision res for p (state: its P4 state, `st` or the scratch; passes
+ * so far): a unicast packet is queued here. */
+static inline __attribute__((always_inline)) void forward(struct sw *sw, struct pkt *p,
+                                                          struct p4st *st, const uint64_t *state,
+                                                          const struct p4_ingress_out *res,
+                                                          uint8_t passes)
+{
+    struct p4switch *ps = p4sw(sw);
+    if (res->fwd != P4_FWD_UNICAST) {
+        forward_other(sw, p, st, state, res, passes);
+        return;
+    }
+    p->ext = st ? &st->ext : &ps->pending;
+    ps->pending_pkt = st ? NULL : p;
+    p->instance = P4_INSTANCE_NORMAL;
+    p->qclass = (uint8_t)res->priority;
+    switch_enqueue(sw, p4switch_port_of(res->egress_port), p);
+    if (ps->pending_pkt) /* queued: neither dropped nor sent on (p4_egress) */
+        output_queued(ps, ps->pending_pkt);
 }
 
 static __attribute__((noinline)) void run_ingress(struct sw *sw, struct pkt *p)

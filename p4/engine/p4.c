@@ -513,22 +513,18 @@ bool p4_pipe_lean(const struct p4_pipe *pipe)
     return pipe->lean;
 }
 
-/* start_packet and ingress_result of a packet that enters normally (instance_type 0: the
- * zeroed slot already holds it) on a lean pipeline: no field list to preserve, no ingress
- * timestamp, no requests to reset or report (none is ever made). */
-__attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state,
-                                               const uint8_t *bytes, uint32_t len,
-                                               uint32_t packet_length, uint32_t port,
-                                               struct p4_ingress_out *out)
+/* p4cc_native.lean_in's work where the pipeline has none (out of line: the common call keeps
+ * a small frame); the spare slot takes a field the program lacks. */
+static __attribute__((noinline)) void lean_in(struct p4_pipe *pipe, uint64_t *s,
+                                              const uint8_t *bytes, uint32_t len, uint32_t plen,
+                                              uint32_t port)
 {
     const struct p4_prog *prog = pipe->prog;
     const struct p4_lean *ln = &pipe->ln;
     struct p4vm *vm = &pipe->vm;
-    uint64_t *s = state;
-    uint32_t plen = packet_length ? packet_length : len;
-    bind_state(pipe, state);
+    bind_state(pipe, s);
     memset(s, 0, ln->bytes);
-    s[ln->ingress_port] = port & 0x1ff; /* the spare slot when the program has none */
+    s[ln->ingress_port] = port & 0x1ff;
     s[ln->packet_length] = plen;
     vm->in = bytes;
     vm->in_len = len;
@@ -537,20 +533,35 @@ __attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state
     run_parser(pipe);
     run_control(pipe, P4CC_VERIFY, prog->verify);
     run_control(pipe, P4CC_INGRESS, prog->ingress);
+}
+
+/* start_packet and ingress_result of a packet that enters normally (instance_type 0: the
+ * zeroed slot already holds it) on a lean pipeline: no field list to preserve, no ingress
+ * timestamp, no requests to reset or report (none is ever made). */
+__attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state,
+                                               const uint8_t *bytes, uint32_t len,
+                                               uint32_t packet_length, uint32_t port,
+                                               struct p4_ingress_out *out)
+{
+    const struct p4_lean *ln = &pipe->ln;
+    uint64_t *s = state;
+    uint32_t plen = packet_length ? packet_length : len;
+    if (pipe->native.lean_in)
+        pipe->native.lean_in(&pipe->vm, pipe->native.rec, s, bytes, len, plen, port);
+    else
+        lean_in(pipe, s, bytes, len, plen, port);
     s[ln->spare] = 0;
     uint64_t spec = s[ln->egress_spec];
     uint64_t grp = s[ln->mcast_grp];
     bool unicast = !grp && spec != P4_DROP_PORT;
-    *out = (struct p4_ingress_out){
-        .fwd = grp ? P4_FWD_MULTICAST : unicast ? P4_FWD_UNICAST : P4_FWD_DROP,
-        .egress_port = unicast ? (uint32_t)spec : 0,
-        .mcast_grp = (uint32_t)grp,
-        .priority = (uint32_t)s[ln->priority] & 7,
-        .clone_session = -1,
-        .clone_fl = -1,
-        .resubmit_fl = -1,
-        .payload_off = (uint32_t)s[0],
-    };
+    out->fwd = grp ? P4_FWD_MULTICAST : unicast ? P4_FWD_UNICAST : P4_FWD_DROP;
+    out->egress_port = unicast ? (uint32_t)spec : 0;
+    out->mcast_grp = (uint32_t)grp;
+    out->priority = (uint32_t)s[ln->priority] & 7;
+    out->clone_session = -1;
+    out->clone_fl = -1;
+    out->resubmit_fl = -1;
+    out->payload_off = (uint32_t)s[0];
 }
 
 void p4_pipe_state_sync(const struct p4_pipe *pipe, void *state)
@@ -746,6 +757,30 @@ __attribute__((hot)) void p4_pipe_egress(struct p4_pipe *pipe, void *state, cons
     out->recirc_fl = vm->recirc_fl;
 }
 
+/* p4_pipe_egress_lean without native code (deparse), or after the native in-place deparse
+ * gave up (`into_buf`, p4cc_lean_out_fn): the deparser into buf and the payload after, as
+ * deparse does then. */
+static __attribute__((noinline)) void lean_egress(struct p4_pipe *pipe, uint64_t *s,
+                                                  uint8_t *bytes, uint32_t len, uint8_t *buf,
+                                                  uint32_t cap, bool into_buf,
+                                                  struct p4_egress_out *out)
+{
+    struct p4vm *vm = &pipe->vm;
+    *out = (struct p4_egress_out){.clone_session = -1, .clone_fl = -1, .recirc_fl = -1};
+    const struct p4_egress_in in = {
+        .bytes = bytes, .len = len, .out = buf, .out_cap = cap, .in_place = bytes};
+    if (into_buf) {
+        run_deparser(pipe, buf, cap);
+        finish_output(vm, &in, (uint32_t)s[0], false, out);
+        return;
+    }
+    bind_state(pipe, s);
+    vm->in = bytes;
+    vm->in_len = len;
+    vm->packet_length = (uint32_t)s[pipe->ln.packet_length];
+    deparse(pipe, &in, out);
+}
+
 /* p4_pipe_egress of a packet of a lean pipeline (its program early: egress empty, so the
  * traffic manager's fields are not read), in place over bytes where the headers fit: no
  * scratch to zero (no later block refers to it), no requests to reset or report. */
@@ -753,16 +788,18 @@ __attribute__((hot)) void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state,
                                               uint32_t len, uint8_t *buf, uint32_t cap,
                                               struct p4_egress_out *out)
 {
-    struct p4vm *vm = &pipe->vm;
-    const uint64_t *s = state;
-    bind_state(pipe, state);
-    *out = (struct p4_egress_out){.clone_session = -1, .clone_fl = -1, .recirc_fl = -1};
-    vm->in = bytes;
-    vm->in_len = len;
-    vm->packet_length = (uint32_t)s[pipe->ln.packet_length];
-    const struct p4_egress_in in = {
-        .bytes = bytes, .len = len, .out = buf, .out_cap = cap, .in_place = bytes};
-    deparse(pipe, &in, out);
+    int n = pipe->native.lean_out
+                ? pipe->native.lean_out(&pipe->vm, pipe->native.rec, state, bytes, len, cap)
+                : -2;
+    if (n < 0) {
+        lean_egress(pipe, state, bytes, len, buf, cap, n == -1, out);
+        return;
+    }
+    *out = (struct p4_egress_out){.out_len = (uint32_t)n,
+                                  .clone_session = -1,
+                                  .clone_fl = -1,
+                                  .recirc_fl = -1,
+                                  .in_place = true};
 }
 
 int p4_pipe_mcast_members(const struct p4_pipe *pipe, uint32_t grp,

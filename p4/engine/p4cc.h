@@ -36,10 +36,25 @@ void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block wh
  * the records they read. A native block sets the flow normal before and after, as
  * p4cc_run_control does. */
 typedef void p4cc_native_fn(struct p4vm *vm, const void *const *rec);
+/* Zeroes the state (the program's slots), binds it, sets the ingress port and packet length
+ * fields (those the program has) and the input, and runs the parser, verify and ingress:
+ * p4_pipe_ingress_lean's work up to its results, in one call. */
+typedef void p4cc_lean_in_fn(struct p4vm *vm, const void *const *rec, uint64_t *state,
+                             const uint8_t *bytes, uint32_t len, uint32_t packet_length,
+                             uint32_t port);
+/* On the state lean_in left: computeChecksum, then the deparser in place over bytes (len
+ * bytes, cap writable); the output's length, or -1 when the headers did not fit where the
+ * parser read them (nothing of the payload written over; vm->slots[0] the parsed length). */
+typedef int p4cc_lean_out_fn(struct p4vm *vm, const void *const *rec, uint64_t *state,
+                             uint8_t *bytes, uint32_t len, uint32_t cap);
 struct p4cc_native {
     p4cc_native_fn *parser;
     p4cc_native_fn *ctl[5]; /* by enum p4cc_block */
     const void *const *rec;
+    p4cc_lean_in_fn *lean_in; /* NULL unless the parser and the verify and ingress blocks with
+                               * statements are native */
+    p4cc_lean_out_fn *lean_out; /* NULL unless computeChecksum and the deparser (those with
+                                 * statements) are native */
 };
 /* Fills n for the blocks of prog (cc's program) in pipeline order: verify, ingress, egress,
  * compute, deparser. All NULL when cc has no native code. */

@@ -201,6 +201,8 @@ struct p4cc {
      * generated machine code (rec: the records and helpers it calls, p4nemit.c). */
     void (*nparser)(struct p4vm *vm, const void *const *rec);
     void (*nctl[5])(struct p4vm *vm, const void *const *rec);
+    p4cc_lean_in_fn *nlean_in;
+    p4cc_lean_out_fn *nlean_out;
     const void *const *nrec;
     struct p4native *nat; /* the loaded code (on the twin) */
     struct p4cc *twin;    /* the twin, once tried (NULL: no native code) */

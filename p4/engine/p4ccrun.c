@@ -847,4 +847,12 @@ void p4cc_native_entries(const struct p4cc *cc, const struct p4ir_callable *cons
     *n = (struct p4cc_native){.parser = cc->nparser, .rec = cc->nrec};
     for (int i = 0; i < 5; i++) /* native code only for the block it was emitted from */
         n->ctl[i] = cc->nctl[i] && cc->ctl[i]->ir == blocks[i] ? cc->nctl[i] : NULL;
+    bool in = n->parser != NULL, out = true;
+    for (int i = 0; i < 5; i++) {
+        bool ok = !(blocks[i] && blocks[i]->body.n) || n->ctl[i];
+        in &= ok || i > P4CC_INGRESS;
+        out &= ok || i < P4CC_COMPUTE;
+    }
+    n->lean_in = in ? cc->nlean_in : NULL;
+    n->lean_out = out ? cc->nlean_out : NULL;
 }

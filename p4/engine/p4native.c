@@ -214,6 +214,8 @@ static int open_so(struct p4cc *tw, const char *so, uint64_t check, char *why, s
     }
     tw->nat->dl = dl;
     *(void **)&tw->nparser = parser;
+    *(void **)&tw->nlean_in = dlsym(dl, "p4n_lean_in");
+    *(void **)&tw->nlean_out = dlsym(dl, "p4n_lean_out");
     for (int i = 0; i < 5; i++) {
         if (tw->ctl[i])
             *(void **)&tw->nctl[i] = ctl[i];

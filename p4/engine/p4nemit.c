@@ -21,6 +21,8 @@ _Static_assert(sizeof(bool) == 1, "bools are read as one byte");
 
 /* Actions applied by tables are inlined down to this depth (deeper: called as records). */
 #define INLINE_DEPTH 4
+/* p4n_lean_in zeroes a state of up to this many slots with one store each, else by memset. */
+#define P4N_LEAN_STORES 256
 
 struct em {
     struct p4nsrc *o;
@@ -763,7 +765,8 @@ static void parser(struct em *m)
     bool bounded = parser_bounded(prog);
     int *pos = entry_positions(m->cc);
     PUT(m,
-        "void p4n_parser(void *vm, const void *const *R)\n{\nchar *V = vm; uint64_t *S = SLOTS;\n"
+        "static inline void parser_(void *vm, const void *const *R)\n"
+        "{\nchar *V = vm; uint64_t *S = SLOTS;\n"
         "int steps = 0;\nFLOW = 0; PERR = 0; IN_PARSER = 1;\n");
     if (!block(m, &m->cc->parser_init, "done", true))
         PUT(m, "if (FLOW) goto done;\n");
@@ -782,7 +785,8 @@ static void parser(struct em *m)
     PUT(m, "done:\nFLOW = 0; IN_PARSER = 0; S[0] = BITPOS / 8;\n");
     if (prog->std.parser_error >= 0)
         PUT(m, "S[%d] = (uint64_t)PERR;\n", prog->std.parser_error);
-    PUT(m, "(void)steps; (void)R;\n}\n\n");
+    PUT(m, "(void)steps; (void)R;\n}\n\n"
+           "void p4n_parser(void *vm, const void *const *R) { parser_(vm, R); }\n\n");
 }
 
 /* Accessors of struct p4vm fields by offset, the helpers' types, byte order, checksums. */
@@ -804,14 +808,15 @@ static void prelude(struct em *m)
         "#define PERR (*(int *)(V + %zu))\n#define OUT (*(uint8_t **)(V + %zu))\n"
         "#define OUT_CAP (*(uint32_t *)(V + %zu))\n#define OUT_LEN (*(uint32_t *)(V + %zu))\n"
         "#define OUT_OVF (*(_Bool *)(V + %zu))\n#define FLOW (*(int *)(V + %zu))\n"
-        "#define IN_PARSER (*(_Bool *)(V + %zu))\n"
+        "#define IN_PARSER (*(_Bool *)(V + %zu))\n#define PLEN (*(uint32_t *)(V + %zu))\n"
         "#define KEYBUF (*(uint64_t **)(*(char **)(V + %zu) + %zu))\n",
         offsetof(struct p4vm, slots), offsetof(struct p4vm, in), offsetof(struct p4vm, in_len),
         offsetof(struct p4vm, in_bitpos), offsetof(struct p4vm, parser_error),
         offsetof(struct p4vm, out), offsetof(struct p4vm, out_cap),
         offsetof(struct p4vm, out_len), offsetof(struct p4vm, out_overflow),
         offsetof(struct p4vm, flow), offsetof(struct p4vm, in_parser),
-        offsetof(struct p4vm, pipe), offsetof(struct p4_pipe, keybuf));
+        offsetof(struct p4vm, packet_length), offsetof(struct p4vm, pipe),
+        offsetof(struct p4_pipe, keybuf));
     PUT(m, "#define CS(i) ((*(cs_fn *const *)R[i])(V, R[i]))\n"
            "#define CX(i) ((*(cx_fn *const *)R[i])(V, R[i]))\n"
            "static inline uint64_t LD64(const uint8_t *p)\n"
@@ -834,6 +839,62 @@ static void prelude(struct em *m)
            "s = (s & 0xffff) + (s >> 16); s = (s & 0xffff) + (s >> 16); return (uint16_t)~s; }\n\n");
 }
 
+/* The zeroing of every slot with constant stores (16 bytes each), the ingress
+ * standard fields and input, the parser, verify and ingress as one function:
+ * p4n_lean_in(vm, R, state, bytes, len, packet_length, port), what p4_pipe_ingress_lean does
+ * before reading the results (p4.c). */
+static void lean_ingress(struct em *m)
+{
+    const struct p4_prog *prog = m->cc->prog;
+    PUT(m, "void p4n_lean_in(void *vm, const void *const *R, uint64_t *S, const uint8_t *in, "
+           "uint32_t len, uint32_t plen, uint32_t port)\n{\nchar *V = vm;\nSLOTS = S;\n");
+    if (prog->nslots <= P4N_LEAN_STORES) { /* two slots a store */
+        PUT(m, "typedef uint64_t z2_t __attribute__((vector_size(16), aligned(8)));\n");
+        for (int i = 0; i + 1 < prog->nslots; i += 2)
+            PUT(m, "*(z2_t *)(S + %d) = (z2_t){0, 0};\n", i);
+        if (prog->nslots % 2)
+            PUT(m, "S[%d] = 0;\n", prog->nslots - 1);
+    } else {
+        PUT(m, "memset(S, 0, %zu);\n", (size_t)prog->nslots * 8);
+    }
+    if (prog->use.std.ingress_port >= 0)
+        PUT(m, "S[%d] = port & 0x1ff;\n", prog->use.std.ingress_port);
+    if (prog->std.packet_length >= 0)
+        PUT(m, "S[%d] = plen;\n", prog->std.packet_length);
+    PUT(m, "IN = in; IN_LEN = len; BITPOS = 0; PLEN = plen;\nparser_(vm, R);\n");
+    const struct p4ir_callable *const blocks[2] = {prog->verify, prog->ingress};
+    for (int i = 0; i < 2; i++) {
+        if (blocks[i] && blocks[i]->body.n)
+            PUT(m, "ctl%d_(vm, R);\n", i);
+    }
+    PUT(m, "(void)port;\n}\n\n");
+}
+
+/* computeChecksum and the deparser in place over the input's header bytes as one function:
+ * p4n_lean_out(vm, R, state, bytes, len, cap) returns the output's length (the payload moved
+ * after the headers when their length changed), or -1 when the headers do not fit where the
+ * parser read them (then nothing of the payload was written over, and p4_pipe_egress_lean
+ * deparses into its buffer). */
+static void lean_output(struct em *m)
+{
+    const struct p4_prog *prog = m->cc->prog;
+    PUT(m, "int p4n_lean_out(void *vm, const void *const *R, uint64_t *S, uint8_t *b, "
+           "uint32_t len, uint32_t cap)\n{\nchar *V = vm;\nSLOTS = S; IN = b; IN_LEN = len;\n");
+    if (prog->std.packet_length >= 0)
+        PUT(m, "PLEN = (uint32_t)S[%d];\n", prog->std.packet_length);
+    else
+        PUT(m, "PLEN = 0;\n");
+    if (prog->compute && prog->compute->body.n)
+        PUT(m, "ctl%d_(vm, R);\n", P4CC_COMPUTE);
+    PUT(m, "uint32_t off = (uint32_t)S[0];\nif (off > len || len > cap) return -1;\n"
+           "OUT = b; OUT_CAP = off; OUT_LEN = 0; OUT_OVF = 0;\n");
+    if (prog->deparser && prog->deparser->body.n)
+        PUT(m, "ctl%d_(vm, R);\n", P4CC_DEPARSER);
+    PUT(m, "if (OUT_OVF) return -1;\nuint32_t ol = OUT_LEN;\n"
+           "if (ol != off) memmove(b + ol, b + off, len - off);\n"
+           "OUT_LEN = ol + len - off; OUT_CAP = cap; OUT = 0;\nreturn (int)(ol + len - off);\n}\n\n");
+}
+
 void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
 {
     memset(out, 0, sizeof(*out));
@@ -846,10 +907,13 @@ void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
     prelude(&m);
     parser(&m);
     for (int i = 0; i < 5; i++) {
-        PUT(&m, "void p4n_ctl%d(void *vm, const void *const *R)\n{\nchar *V = vm; "
+        PUT(&m, "static inline void ctl%d_(void *vm, const void *const *R)\n{\nchar *V = vm; "
                 "uint64_t *S = SLOTS;\nFLOW = 0;\n", i);
         if (cc->ctl[i])
             block(&m, &cc->ctl[i]->body, "out", true);
-        PUT(&m, "goto out;\nout:\nFLOW = 0;\n(void)S; (void)R;\n}\n\n");
+        PUT(&m, "goto out;\nout:\nFLOW = 0;\n(void)S; (void)R;\n}\n\n"
+                "void p4n_ctl%d(void *vm, const void *const *R) { ctl%d_(vm, R); }\n\n", i, i);
     }
+    lean_ingress(&m);
+    lean_output(&m);
 }

@@ -34,7 +34,8 @@ struct p4nsrc {
 };
 
 /* Emits the functions p4n_parser and p4n_ctl0 .. p4n_ctl4 (enum p4cc_block order), each
- * `void f(void *vm, const void *const *R)`. */
+ * `void f(void *vm, const void *const *R)`, and p4n_lean_in and p4n_lean_out
+ * (p4cc_native.lean_in and lean_out). */
 void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out);
 /* Appends printf-style text. */
 void p4nemit_put(struct p4nsrc *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
