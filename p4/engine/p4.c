@@ -513,11 +513,11 @@ bool p4_pipe_lean(const struct p4_pipe *pipe)
     return pipe->lean;
 }
 
-/* p4cc_native.lean_in's work where the pipeline has none (out of line: the common call keeps
- * a small frame); the spare slot takes a field the program lacks. */
+/* p4cc_native.lean_in's work where the pipeline has none; the spare slot takes a field the
+ * program lacks. */
 static __attribute__((noinline)) void lean_in(struct p4_pipe *pipe, uint64_t *s,
                                               const uint8_t *bytes, uint32_t len, uint32_t plen,
-                                              uint32_t port)
+                                              uint32_t port, struct p4_ingress_out *out)
 {
     const struct p4_prog *prog = pipe->prog;
     const struct p4_lean *ln = &pipe->ln;
@@ -533,23 +533,6 @@ static __attribute__((noinline)) void lean_in(struct p4_pipe *pipe, uint64_t *s,
     run_parser(pipe);
     run_control(pipe, P4CC_VERIFY, prog->verify);
     run_control(pipe, P4CC_INGRESS, prog->ingress);
-}
-
-/* start_packet and ingress_result of a packet that enters normally (instance_type 0: the
- * zeroed slot already holds it) on a lean pipeline: no field list to preserve, no ingress
- * timestamp, no requests to reset or report (none is ever made). */
-__attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state,
-                                               const uint8_t *bytes, uint32_t len,
-                                               uint32_t packet_length, uint32_t port,
-                                               struct p4_ingress_out *out)
-{
-    const struct p4_lean *ln = &pipe->ln;
-    uint64_t *s = state;
-    uint32_t plen = packet_length ? packet_length : len;
-    if (pipe->native.lean_in)
-        pipe->native.lean_in(&pipe->vm, pipe->native.rec, s, bytes, len, plen, port);
-    else
-        lean_in(pipe, s, bytes, len, plen, port);
     s[ln->spare] = 0;
     uint64_t spec = s[ln->egress_spec];
     uint64_t grp = s[ln->mcast_grp];
@@ -562,6 +545,21 @@ __attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state
     out->clone_fl = -1;
     out->resubmit_fl = -1;
     out->payload_off = (uint32_t)s[0];
+}
+
+/* start_packet and ingress_result of a packet that enters normally (instance_type 0: the
+ * zeroed slot already holds it) on a lean pipeline: no field list to preserve, no ingress
+ * timestamp, no requests to reset or report (none is ever made). */
+__attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state,
+                                               const uint8_t *bytes, uint32_t len,
+                                               uint32_t packet_length, uint32_t port,
+                                               struct p4_ingress_out *out)
+{
+    uint32_t plen = packet_length ? packet_length : len;
+    if (pipe->native.lean_in)
+        pipe->native.lean_in(&pipe->vm, state, bytes, (uint64_t)len << 32 | plen, port, out);
+    else
+        lean_in(pipe, state, bytes, len, plen, port, out);
 }
 
 void p4_pipe_state_sync(const struct p4_pipe *pipe, void *state)
@@ -758,7 +756,7 @@ __attribute__((hot)) void p4_pipe_egress(struct p4_pipe *pipe, void *state, cons
 }
 
 /* p4_pipe_egress_lean without native code (deparse), or after the native in-place deparse
- * gave up (`into_buf`, p4cc_lean_out_fn): the deparser into buf and the payload after, as
+ * gave up (`into_buf`, p4pipe_lean_buf): the deparser into buf and the payload after, as
  * deparse does then. */
 static __attribute__((noinline)) void lean_egress(struct p4_pipe *pipe, uint64_t *s,
                                                   uint8_t *bytes, uint32_t len, uint8_t *buf,
@@ -788,18 +786,16 @@ __attribute__((hot)) void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state,
                                               uint32_t len, uint8_t *buf, uint32_t cap,
                                               struct p4_egress_out *out)
 {
-    int n = pipe->native.lean_out
-                ? pipe->native.lean_out(&pipe->vm, pipe->native.rec, state, bytes, len, cap)
-                : -2;
-    if (n < 0) {
-        lean_egress(pipe, state, bytes, len, buf, cap, n == -1, out);
-        return;
-    }
-    *out = (struct p4_egress_out){.out_len = (uint32_t)n,
-                                  .clone_session = -1,
-                                  .clone_fl = -1,
-                                  .recirc_fl = -1,
-                                  .in_place = true};
+    if (pipe->native.lean_out)
+        pipe->native.lean_out(&pipe->vm, state, bytes, (uint64_t)len << 32 | cap, buf, out);
+    else
+        lean_egress(pipe, state, bytes, len, buf, cap, false, out);
+}
+
+void p4pipe_lean_buf(struct p4vm *vm, uint8_t *bytes, uint32_t len, uint8_t *buf, uint32_t cap,
+                     struct p4_egress_out *out)
+{
+    lean_egress(vm->pipe, vm->slots, bytes, len, buf, cap, true, out);
 }
 
 int p4_pipe_mcast_members(const struct p4_pipe *pipe, uint32_t grp,

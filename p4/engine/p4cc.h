@@ -37,16 +37,19 @@ void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block wh
  * p4cc_run_control does. */
 typedef void p4cc_native_fn(struct p4vm *vm, const void *const *rec);
 /* Zeroes the state (the program's slots), binds it, sets the ingress port and packet length
- * fields (those the program has) and the input, and runs the parser, verify and ingress:
- * p4_pipe_ingress_lean's work up to its results, in one call. */
-typedef void p4cc_lean_in_fn(struct p4vm *vm, const void *const *rec, uint64_t *state,
-                             const uint8_t *bytes, uint32_t len, uint32_t packet_length,
-                             uint32_t port);
+ * fields (those the program has) and the input, runs the parser, verify and ingress and
+ * reports into out: p4_pipe_ingress_lean's work in one call. */
+struct p4_ingress_out;
+typedef void p4cc_lean_in_fn(struct p4vm *vm, uint64_t *state, const uint8_t *bytes,
+                             uint64_t len_packet_length /* len << 32 | packet_length */,
+                             uint32_t port, struct p4_ingress_out *out);
 /* On the state lean_in left: computeChecksum, then the deparser in place over bytes (len
- * bytes, cap writable); the output's length, or -1 when the headers did not fit where the
- * parser read them (nothing of the payload written over; vm->slots[0] the parsed length). */
-typedef int p4cc_lean_out_fn(struct p4vm *vm, const void *const *rec, uint64_t *state,
-                             uint8_t *bytes, uint32_t len, uint32_t cap);
+ * bytes, cap writable), or where the headers do not fit where the parser read them into buf
+ * (cap bytes); reports into out: p4_pipe_egress_lean's work in one call. */
+struct p4_egress_out;
+typedef void p4cc_lean_out_fn(struct p4vm *vm, uint64_t *state, uint8_t *bytes,
+                              uint64_t len_cap /* len << 32 | cap */, uint8_t *buf,
+                              struct p4_egress_out *out);
 struct p4cc_native {
     p4cc_native_fn *parser;
     p4cc_native_fn *ctl[5]; /* by enum p4cc_block */

@@ -839,15 +839,60 @@ static void prelude(struct em *m)
            "s = (s & 0xffff) + (s >> 16); s = (s & 0xffff) + (s >> 16); return (uint16_t)~s; }\n\n");
 }
 
+/* R, the table of the pipeline's native code (p4cc_native.rec), read from the pipeline: the
+ * lean functions take at most six arguments, all in registers. */
+static void pipe_rec(struct em *m)
+{
+    PUT(m, "const void *const *R = *(const void *const **)(*(char **)(V + %zu) + %zu);\n",
+        offsetof(struct p4vm, pipe), offsetof(struct p4_pipe, native) +
+        offsetof(struct p4cc_native, rec));
+}
+
+/* `S[slot]`, or 0 where the program has no such field (slot < 0). */
+static void slot_or_zero(struct em *m, int slot)
+{
+    if (slot >= 0)
+        PUT(m, "S[%d]", slot);
+    else
+        PUT(m, "0");
+}
+
+/* The results of ingress into p4_ingress_out *O as p4_pipe_ingress reports them when no
+ * request was made. */
+static void lean_results(struct em *m)
+{
+    const struct p4_prog *prog = m->cc->prog;
+    PUT(m, "{ uint64_t spec = ");
+    slot_or_zero(m, prog->std.egress_spec);
+    PUT(m, ", grp = ");
+    slot_or_zero(m, prog->std.mcast_grp);
+    PUT(m, ", prio = ");
+    slot_or_zero(m, prog->std.priority);
+    PUT(m, ";\nint uni = !grp && spec != %d;\n"
+           "*(int *)(O + %zu) = grp ? %d : uni ? %d : %d;\n"
+           "*(uint32_t *)(O + %zu) = uni ? (uint32_t)spec : 0;\n"
+           "*(uint32_t *)(O + %zu) = (uint32_t)grp;\n*(uint32_t *)(O + %zu) = (uint32_t)prio & 7;\n"
+           "*(int *)(O + %zu) = -1; *(int *)(O + %zu) = -1; *(int *)(O + %zu) = -1;\n"
+           "*(uint32_t *)(O + %zu) = (uint32_t)S[0]; }\n",
+        P4_DROP_PORT, offsetof(struct p4_ingress_out, fwd), P4_FWD_MULTICAST, P4_FWD_UNICAST,
+        P4_FWD_DROP, offsetof(struct p4_ingress_out, egress_port),
+        offsetof(struct p4_ingress_out, mcast_grp), offsetof(struct p4_ingress_out, priority),
+        offsetof(struct p4_ingress_out, clone_session), offsetof(struct p4_ingress_out, clone_fl),
+        offsetof(struct p4_ingress_out, resubmit_fl),
+        offsetof(struct p4_ingress_out, payload_off));
+}
+
 /* The zeroing of every slot with constant stores (16 bytes each), the ingress
- * standard fields and input, the parser, verify and ingress as one function:
- * p4n_lean_in(vm, R, state, bytes, len, packet_length, port), what p4_pipe_ingress_lean does
- * before reading the results (p4.c). */
+ * standard fields and input, the parser, verify and ingress, and the results as one function:
+ * p4n_lean_in(vm, state, bytes, len << 32 | packet_length, port, out), p4_pipe_ingress_lean's
+ * work (p4.c). */
 static void lean_ingress(struct em *m)
 {
     const struct p4_prog *prog = m->cc->prog;
-    PUT(m, "void p4n_lean_in(void *vm, const void *const *R, uint64_t *S, const uint8_t *in, "
-           "uint32_t len, uint32_t plen, uint32_t port)\n{\nchar *V = vm;\nSLOTS = S;\n");
+    PUT(m, "void p4n_lean_in(void *vm, uint64_t *S, const uint8_t *in, uint64_t lens, "
+           "uint32_t port, void *out)\n{\nchar *V = vm, *O = out;\n");
+    pipe_rec(m);
+    PUT(m, "uint32_t len = (uint32_t)(lens >> 32), plen = (uint32_t)lens;\nSLOTS = S;\n");
     if (prog->nslots <= P4N_LEAN_STORES) { /* two slots a store */
         PUT(m, "typedef uint64_t z2_t __attribute__((vector_size(16), aligned(8)));\n");
         for (int i = 0; i + 1 < prog->nslots; i += 2)
@@ -867,32 +912,45 @@ static void lean_ingress(struct em *m)
         if (blocks[i] && blocks[i]->body.n)
             PUT(m, "ctl%d_(vm, R);\n", i);
     }
+    lean_results(m);
     PUT(m, "(void)port;\n}\n\n");
 }
 
-/* computeChecksum and the deparser in place over the input's header bytes as one function:
- * p4n_lean_out(vm, R, state, bytes, len, cap) returns the output's length (the payload moved
- * after the headers when their length changed), or -1 when the headers do not fit where the
- * parser read them (then nothing of the payload was written over, and p4_pipe_egress_lean
- * deparses into its buffer). */
+/* computeChecksum and the deparser in place over the input's header bytes as one function,
+ * p4n_lean_out(vm, state, bytes, len << 32 | cap, buf, out): the payload moves after the headers
+ * when their length changed; where they do not fit where the parser read them (nothing of the
+ * payload written over) p4pipe_lean_buf deparses into buf. */
 static void lean_output(struct em *m)
 {
     const struct p4_prog *prog = m->cc->prog;
-    PUT(m, "int p4n_lean_out(void *vm, const void *const *R, uint64_t *S, uint8_t *b, "
-           "uint32_t len, uint32_t cap)\n{\nchar *V = vm;\nSLOTS = S; IN = b; IN_LEN = len;\n");
+    PUT(m, "typedef void lean_buf_fn(void *, uint8_t *, uint32_t, uint8_t *, uint32_t, void *);\n"
+           "void p4n_lean_out(void *vm, uint64_t *S, uint8_t *b, uint64_t lens, uint8_t *buf, "
+           "void *out)\n{\nchar *V = vm, *O = out;\n");
+    pipe_rec(m);
+    PUT(m, "uint32_t len = (uint32_t)(lens >> 32), cap = (uint32_t)lens;\n"
+           "SLOTS = S; IN = b; IN_LEN = len;\n");
     if (prog->std.packet_length >= 0)
         PUT(m, "PLEN = (uint32_t)S[%d];\n", prog->std.packet_length);
     else
         PUT(m, "PLEN = 0;\n");
     if (prog->compute && prog->compute->body.n)
         PUT(m, "ctl%d_(vm, R);\n", P4CC_COMPUTE);
-    PUT(m, "uint32_t off = (uint32_t)S[0];\nif (off > len || len > cap) return -1;\n"
+    PUT(m, "uint32_t off = (uint32_t)S[0];\nif (off > len || len > cap) goto buf;\n"
            "OUT = b; OUT_CAP = off; OUT_LEN = 0; OUT_OVF = 0;\n");
     if (prog->deparser && prog->deparser->body.n)
         PUT(m, "ctl%d_(vm, R);\n", P4CC_DEPARSER);
-    PUT(m, "if (OUT_OVF) return -1;\nuint32_t ol = OUT_LEN;\n"
+    PUT(m, "if (OUT_OVF) goto buf;\n{ uint32_t ol = OUT_LEN;\n"
            "if (ol != off) memmove(b + ol, b + off, len - off);\n"
-           "OUT_LEN = ol + len - off; OUT_CAP = cap; OUT = 0;\nreturn (int)(ol + len - off);\n}\n\n");
+           "OUT_LEN = ol + len - off; OUT_CAP = cap; OUT = 0;\n"
+           "*(_Bool *)(O + %zu) = 0; *(uint32_t *)(O + %zu) = ol + len - off;\n"
+           "*(int *)(O + %zu) = -1; *(int *)(O + %zu) = -1; *(_Bool *)(O + %zu) = 0;\n"
+           "*(int *)(O + %zu) = -1; *(_Bool *)(O + %zu) = 0; *(_Bool *)(O + %zu) = 1;\n"
+           "return; }\nbuf:\n((lean_buf_fn *)R[%d])(vm, b, len, buf, cap, out);\n}\n\n",
+        offsetof(struct p4_egress_out, drop), offsetof(struct p4_egress_out, out_len),
+        offsetof(struct p4_egress_out, clone_session), offsetof(struct p4_egress_out, clone_fl),
+        offsetof(struct p4_egress_out, recirculate), offsetof(struct p4_egress_out, recirc_fl),
+        offsetof(struct p4_egress_out, overflow), offsetof(struct p4_egress_out, in_place),
+        P4N_LEAN_BUF);
 }
 
 void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
@@ -901,7 +959,8 @@ void p4nemit_program(const struct p4cc *cc, struct p4nsrc *out)
     struct em m = {out, cc, 0, 0, -1};
     const void *fixed[P4N_FIXED] = {(const void *)p4cc_select,    (const void *)p4cc_match,
                                     (const void *)p4vm_action_data, (const void *)p4cc_run_call,
-                                    cc,                             (const void *)p4cc_loop_fault};
+                                    cc,                             (const void *)p4cc_loop_fault,
+                                    (const void *)p4pipe_lean_buf};
     for (int i = 0; i < P4N_FIXED; i++)
         rec(&m, fixed[i]);
     prelude(&m);

@@ -21,6 +21,7 @@ enum {
     P4N_RUN_CALL,
     P4N_CC,
     P4N_LOOP_FAULT,
+    P4N_LEAN_BUF,
     P4N_FIXED
 };
 

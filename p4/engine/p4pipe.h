@@ -68,6 +68,10 @@ struct p4_pipe {
 };
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);
+/* p4cc_lean_out_fn where the headers did not fit in place: the deparser into buf (cap bytes)
+ * and the payload after, as p4_pipe_egress then (computeChecksum has run). */
+void p4pipe_lean_buf(struct p4vm *vm, uint8_t *bytes, uint32_t len, uint8_t *buf, uint32_t cap,
+                     struct p4_egress_out *out);
 uint64_t p4pipe_random(struct p4_pipe *pipe);
 /* p4rt.c: p4rt_find_name, or -1 with the reason in err: "unknown WHAT 'q'" (with `table`:
  * "table 'TABLE' has no WHAT 'q'") or "ambiguous WHAT name 'q'". */
