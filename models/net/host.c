@@ -233,7 +233,7 @@ static struct pkt *host_pull(struct node *n, struct port *out)
 {
     struct host *h = container_of(n, struct host, node);
     sim_time_t now = n->sim->now;
-    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, now) : PQ_ALL;
+    uint8_t allowed = out->pfc_heard ? pfc_allowed(out, now) : PQ_ALL;
     struct pkt *p = NULL;
     struct nic_source *from = NULL;
     /* the classes from the highest down, skipping those with nothing queued and no source
