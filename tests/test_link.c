@@ -56,7 +56,9 @@ static void end_receive(struct node *n, struct port *in, struct pkt *p)
 {
     (void)in;
     struct end *e = end_of(n);
-    e->rx_at[e->nrx++] = n->sim->now;
+    if (e->nrx < (int)ARRAY_LEN(e->rx_at))
+        e->rx_at[e->nrx] = n->sim->now;
+    e->nrx++;
     pkt_free(n->sim, p);
 }
 
@@ -131,7 +133,7 @@ static struct result run(bool folding, struct mode m)
                        .fired = n,
                        .folded = sim->evq.folded,
                        .counter = sim->evq.counter,
-                       .busy_ps = a.node.ports[0]->tx.busy_ps};
+                       .busy_ps = link_busy_ps(&a.node.ports[0]->tx)};
     for (int i = 0; i < b.nrx && i < NPKTS; i++)
         r.rx_at[i] = b.rx_at[i];
     node_fini(&a.node);
@@ -221,6 +223,43 @@ static void test_link_frame_time(void **state)
     }
 }
 
+/* Busy time: with a whole number of ps per byte (10 Gbps) link_busy_ps derives it from the
+ * frame and byte counters, else (3 Gbps) the link sums each frame's time; either way it is the
+ * sum of link_tx_ps over the frames sent (sizes 1..2,911 B, some below the Ethernet minimum),
+ * back to back and with gaps (folded ends included). */
+static void test_link_busy_time(void **state)
+{
+    const uint64_t rates[] = {10000000000ULL, 3000000000ULL};
+    for (size_t i = 0; i < ARRAY_LEN(rates); i++) {
+        struct sim *sim = sim_create(1, NULL);
+        struct end a = {0}, b = {0};
+        node_init(&a.node, sim, &folding_ops, "a", 0);
+        node_init(&b.node, sim, &plain_ops, "b", 1);
+        struct link_cfg cfg = {.rate_bps = rates[i], .delay_ps = SIM_US(1),
+                               .framing = LINK_FRAMING_ETHERNET};
+        link_cfg_finish(&cfg, false);
+        node_connect(&a.node, &b.node, &cfg);
+        struct link *l = &a.node.ports[0]->tx;
+        assert_int_equal(l->byte_ps != 0, i == 0);
+        sim_time_t want = 0;
+        for (uint32_t size = 1, k = 0; size < 3000; size += 97, k++) {
+            struct pkt *p = pkt_alloc(sim);
+            p->size_bytes = size;
+            want += link_tx_ps(l, size);
+            pkt_fifo_push(&a.q, p);
+            link_kick(sim, l);
+            if (k % 3 == 2) /* every third frame the queue drains: the next starts alone */
+                sim_run(sim, SIM_TIME_NEVER);
+        }
+        sim_run(sim, SIM_TIME_NEVER);
+        assert_int_equal(b.nrx, 31);
+        assert_int_equal(link_busy_ps(l), want);
+        node_fini(&a.node);
+        node_fini(&b.node);
+        sim_destroy(sim);
+    }
+}
+
 /* Near the horizon: a frame whose arrival would be past it is not folded, so the run stops where
  * it stops without folds, at the end of its transmission (the end schedules the arrival, and the
  * run loop sees the horizon passed), with and without keyed arrivals. */
@@ -286,4 +325,5 @@ static void test_link_keyed_when(void **state)
 
 TEST_MAIN(cmocka_unit_test(test_link_keyed_when), cmocka_unit_test(test_link_fold_horizon),
           cmocka_unit_test(test_link_fold_called_back), cmocka_unit_test(test_link_fold_passed),
-          cmocka_unit_test(test_link_fold_keyed), cmocka_unit_test(test_link_frame_time))
+          cmocka_unit_test(test_link_fold_keyed), cmocka_unit_test(test_link_frame_time),
+          cmocka_unit_test(test_link_busy_time))

@@ -64,7 +64,7 @@ static void test_pfc_incast_lossless(void **state)
     /* the bottleneck never idled: lossless, and PFC did not starve it (XON > 0) */
     sim_time_t frame = simtime_tx_ps(1514 + 24, 10000000000ULL);
     uint64_t frames = sc->nflows * ((1000000 + 1471) / 1472);
-    assert_true(s->node.ports[8]->tx.busy_ps >= (sim_time_t)(frames - 8) * frame);
+    assert_true(link_busy_ps(&s->node.ports[8]->tx) >= (sim_time_t)(frames - 8) * frame);
     scenario_destroy(sc);
 }
 

@@ -48,7 +48,7 @@ static void test_scenario_incast_exact_time(void **state)
     assert_int_equal(last, expect);
     assert_int_equal(expect, SIM_PS(53499396800)); /* the same sum, worked by hand */
     struct sw *s = switch_of(scenario_node(sc, "s0"));
-    assert_int_equal(s->node.ports[n]->tx.busy_ps, busy);
+    assert_int_equal(link_busy_ps(&s->node.ports[n]->tx), busy);
     assert_int_equal(s->tm.ports[n].cls[0].drop_pkts, 0);
     scenario_destroy(sc);
     free(y);

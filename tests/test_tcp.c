@@ -365,7 +365,7 @@ static struct conv run_long_flows(int n, const char *flow_kv, const char *switch
     uint64_t *rx0 = xcalloc((size_t)n, sizeof(*rx0));
     for (int i = 0; i < n; i++)
         rx0[i] = sc->flows[i]->st.rx_bytes;
-    sim_time_t busy0 = bott->busy_ps;
+    sim_time_t busy0 = link_busy_ps(bott);
     tp->max_pkts = 0;
     uint64_t drops0, marks0;
     port_counts(tp, &drops0, &marks0);
@@ -381,7 +381,7 @@ static struct conv run_long_flows(int n, const char *flow_kv, const char *switch
     }
     c.avg_q = qsum / (double)samples;
     c.max_q = tp->max_pkts;
-    c.util = (double)(bott->busy_ps - busy0) / (double)(t1 - t0);
+    c.util = (double)(link_busy_ps(bott) - busy0) / (double)(t1 - t0);
     double s = 0, s2 = 0;
     for (int i = 0; i < n; i++) {
         double x = (double)(sc->flows[i]->st.rx_bytes - rx0[i]);

@@ -19,6 +19,11 @@ static const struct param_def host_params[] = {
 };
 static const size_t host_nparams = ARRAY_LEN(host_params);
 
+_Static_assert(offsetof(struct host, src) == 64 && offsetof(struct host, nic_blk) == 192 &&
+                   offsetof(struct host, cfg.nic_buffer_bytes) / 64 == 4 &&
+                   offsetof(struct host, rx_pkts) / 64 == 4 && offsetof(struct host, nic) == 384,
+               "struct host: the per-packet fields in lines 0, 1, 3, 4 and 6");
+
 
 struct host *host_create(struct sim *sim, const char *name, uint32_t id, uint32_t index,
                          const struct host_cfg *cfg)
@@ -87,11 +92,11 @@ static void append(struct host *h, struct nic_source *s)
     s->active = true;
     s->next = NULL;
     uint8_t c = source_class(h, s);
-    if (h->src_tail[c])
-        h->src_tail[c]->next = s;
+    if (h->src[c].tail)
+        h->src[c].tail->next = s;
     else
-        h->src_head[c] = s;
-    h->src_tail[c] = s;
+        h->src[c].head = s;
+    h->src[c].tail = s;
     h->src_busy |= (uint8_t)(1u << c);
 }
 
@@ -194,11 +199,11 @@ static struct pkt *pull_sources(struct host *h, uint8_t c, uint8_t allowed,
                                 struct nic_source **from)
 {
     sim_time_t now = h->node.sim->now;
-    while (h->src_head[c]) {
-        struct nic_source *s = h->src_head[c];
-        h->src_head[c] = s->next;
-        if (!h->src_head[c]) {
-            h->src_tail[c] = NULL;
+    while (h->src[c].head) {
+        struct nic_source *s = h->src[c].head;
+        h->src[c].head = s->next;
+        if (!h->src[c].head) {
+            h->src[c].tail = NULL;
             h->src_busy &= (uint8_t)~(1u << c);
         }
         s->next = NULL;
@@ -233,7 +238,7 @@ static struct pkt *host_pull(struct node *n, struct port *out)
 {
     struct host *h = container_of(n, struct host, node);
     sim_time_t now = n->sim->now;
-    uint8_t allowed = out->pfc_rx.frames ? pfc_allowed(out, now) : PQ_ALL;
+    uint8_t allowed = out->pfc_heard ? pfc_allowed(out, now) : PQ_ALL;
     struct pkt *p = NULL;
     struct nic_source *from = NULL;
     /* the classes from the highest down, skipping those with nothing queued and no source

@@ -42,26 +42,33 @@ struct host_cfg {
     int64_t cpu_cores; /* cores for message-layer software costs */
 };
 
-/* 64-byte aligned (host_create); what a packet's events read first (the node, the endpoint
- * table, the sources and the NIC's clock and queue), the configuration and the CPU last. */
+/* A class's backlogged sources, first to last. */
+struct nic_rotation {
+    struct nic_source *head;
+    struct nic_source *tail;
+};
+
+/* 64-byte aligned (host_create). What a packet's events read, line by line: the node, address
+ * and endpoint table (line 0); the rotation of class 0's sources (line 1); the NIC's blocking
+ * clock's first fields (line 3); the NIC buffer's limit and the receive counter (line 4); the NIC queue's counters and
+ * class 0 (line 6, struct pq); the CPU model last. */
 struct host {
     struct node node;
     uint32_t index; /* host number (declaration order) */
     uint32_t ip;    /* flat (index + 1) until routing_compute assigns it (routing.h) */
     struct endpoint **ep_tab; /* open addressing by port; capacity a power of two */
     uint32_t ep_cap;
+    uint8_t src_busy;       /* bit c: class c has backlogged sources (src[c]) */
+    _Alignas(64) struct nic_rotation src[PQ_MAX_PRIO]; /* by class */
+    struct blocking_clock nic_blk;
+    struct host_cfg cfg;
+    uint64_t rx_pkts;
+    uint64_t nic_drops;
+    uint64_t rx_unclaimed; /* no endpoint on the destination port */
     uint32_t nep;
     uint16_t next_port;
     uint16_t next_ddl_port; /* DDL streams' source ports: 0xDD00 + n */
-    uint8_t src_busy;       /* bit c: class c has backlogged sources (src_head[c]) */
-    uint64_t nic_drops;
-    uint64_t rx_pkts;
-    uint64_t rx_unclaimed; /* no endpoint on the destination port */
-    struct nic_source *src_head[PQ_MAX_PRIO]; /* backlogged sources of each class */
-    struct nic_source *src_tail[PQ_MAX_PRIO];
-    struct blocking_clock nic_blk;
-    struct pq nic;
-    struct host_cfg cfg;
+    _Alignas(64) struct pq nic;
     struct hostcpu cpu;
 };
 

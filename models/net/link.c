@@ -34,9 +34,19 @@ void link_cfg_finish(struct link_cfg *c, bool overhead_given)
 static void link_tx_done(struct sim *sim, struct evq_timer *t);
 static void link_arrive(struct sim *sim, struct evq_timer *t);
 
+/* The sending port (links live in ports; a link of no port is never kicked). */
+static inline struct port *link_port(const struct link *l)
+{
+    return container_of(l, struct port, tx);
+}
+
 void link_init(struct link *l, struct port *port, const struct link_cfg *cfg)
 {
-    *l = (struct link){.cfg = *cfg, .port = port, .peer = port ? port->peer : NULL};
+    struct port *peer = port ? port->peer : NULL;
+    *l = (struct link){.cfg = *cfg,
+                       .peer = peer,
+                       .peer_node = peer ? peer->node : NULL,
+                       .peer_index = peer ? peer->index : 0};
     /* the product stays below 2^63: wire bytes < 2^33 (a 32-bit size + overhead <= 1 KB) */
     const uint64_t ps_per_bit = 1000000000000u;
     if (cfg->rate_bps && 8 * ps_per_bit % cfg->rate_bps == 0 &&
@@ -59,6 +69,7 @@ void link_fini(struct sim *sim, struct link *l)
         pkt_free(sim, l->serializing);
     l->serializing = NULL;
     pkt_fifo_free(sim, &l->ctrl);
+    l->ctrl_queued = false;
     pkt_fifo_free(sim, &l->on_wire);
 }
 
@@ -81,12 +92,13 @@ bool link_settle(struct sim *sim, struct link *l)
  * can be done now). */
 static bool can_fold(const struct link *l, sim_time_t end)
 {
-    const struct node *n = l->port->node;
+    const struct port *port = link_port(l);
+    const struct node *n = port->node;
     /* past the horizon the run stops where the end or the arrival would be scheduled */
-    if (l->ctrl.head || !n->ops->idle || end > SIM_TIME_HORIZON - l->cfg.delay_ps)
+    if (l->ctrl_queued || !n->ops->idle || end > SIM_TIME_HORIZON - l->cfg.delay_ps)
         return false;
     bool behind = l->on_wire.tail && l->on_wire.tail->t_enq > end;
-    return (behind || l->keyed) && n->ops->idle(n, l->port);
+    return (behind || l->keyed) && n->ops->idle(n, port);
 }
 
 /* Schedules the arrival of the wire's head (at `at`), which the end of transmission `seq` put
@@ -138,7 +150,8 @@ static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
     sim_time_t tx = link_wire_ps(l, (uint64_t)dev + l->cfg.overhead_bytes);
     sim_time_t end = simtime_add(sim->now, tx);
     l->busy = true;
-    l->busy_ps += tx;
+    if (!l->byte_ps) /* else link_busy_ps computes it from the counters */
+        l->busy_ps += tx;
     l->tx_pkts++;
     l->tx_bytes += dev;
     if (l->tap) /* the frame with its Ethernet header, padded on an Ethernet link */
@@ -171,16 +184,18 @@ void link_kick(struct sim *sim, struct link *l)
     if (l->in_pull)
         return;
     struct pkt *p = NULL;
-    if (!l->ctrl.head) {
-        struct node *n = l->port->node;
+    if (!l->ctrl_queued) {
+        struct port *port = link_port(l);
+        struct node *n = port->node;
         l->in_pull = true;
-        p = n->ops->pull(n, l->port);
+        p = n->ops->pull(n, port);
         l->in_pull = false;
     }
     if (!p) {
-        p = pkt_fifo_pop(&l->ctrl);
-        if (!p)
+        if (!l->ctrl_queued)
             return;
+        p = pkt_fifo_pop(&l->ctrl);
+        l->ctrl_queued = l->ctrl.head != NULL;
     }
     start_tx(sim, l, p);
 }
@@ -188,6 +203,7 @@ void link_kick(struct sim *sim, struct link *l)
 void link_send_ctrl(struct sim *sim, struct link *l, struct pkt *p)
 {
     pkt_fifo_push(&l->ctrl, p);
+    l->ctrl_queued = true;
     link_kick(sim, l);
 }
 
@@ -222,6 +238,6 @@ static void link_arrive(struct sim *sim, struct evq_timer *t)
             evq_schedule(&sim->evq, &l->arrive, next);
         }
     }
-    struct port *peer = l->peer;
-    peer->node->ops->receive(peer->node, peer, p);
+    p->in_port = (uint16_t)l->peer_index;
+    l->peer_node->ops->receive(l->peer_node, l->peer, p);
 }

@@ -7,6 +7,12 @@
 
 #include "sim/util.h"
 
+_Static_assert(offsetof(struct port, tx) + offsetof(struct link, ctrl_queued) < 64 &&
+                   offsetof(struct port, tx) + offsetof(struct link, serializing) == 64 &&
+                   offsetof(struct port, tx) + offsetof(struct link, on_wire) == 128 &&
+                   offsetof(struct port, tx) + offsetof(struct link, peer_index) < 192,
+               "struct port: the link's hot lines are the port's lines 0, 1 and 2");
+
 void node_init(struct node *n, struct sim *sim, const struct node_ops *ops, const char *name,
                uint32_t id)
 {
@@ -31,7 +37,7 @@ void node_fini(struct node *n)
 
 static struct port *add_port(struct node *n)
 {
-    /* on cache lines of its own: an event on the port reads its first four (node.h) */
+    /* on cache lines of its own: an event on the port reads its first three (node.h) */
     struct port *p = xaligned(64, sizeof(*p));
     *p = (struct port){0};
     p->node = n;

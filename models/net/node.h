@@ -92,13 +92,15 @@ struct node_ops {
     void (*queue_len)(const struct node *n, uint32_t port, uint64_t *bytes, uint32_t *pkts);
 };
 
-/* 64-byte aligned: node, peer, the link and pfc_rx.frames (what a packet's events read) are in
- * the first four cache lines. */
+/* 64-byte aligned: the node, the index and the link's first three lines (link.h) are what a
+ * packet's events read, in the port's first three lines; an arrival reads only the sending
+ * port's third line. */
 struct port {
     struct node *node;
-    struct port *peer; /* the other end of the link */
     uint32_t index;    /* position in node->ports */
+    bool pfc_heard;    /* a PAUSE frame arrived here (pulls then ask which classes may send) */
     struct link tx;    /* the channel from this port to the peer */
+    struct port *peer; /* the other end of the link */
     struct pfc_rx pfc_rx; /* pauses received: classes this port may not send */
     struct pfc_tx pfc_tx; /* pauses this port sent upstream */
 };

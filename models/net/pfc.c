@@ -67,6 +67,7 @@ void pfc_receive(struct sim *sim, struct port *in, struct pkt *p)
     sim_time_t quantum = simtime_tx_ps(64, in->tx.cfg.rate_bps);
     uint16_t mask = pkt_rd16(p->hdr + 16);
     rx->frames++;
+    in->pfc_heard = true;
     for (int c = 0; c < PFC_NCLASSES; c++) {
         if (!(mask & (1u << c)))
             continue;

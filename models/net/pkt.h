@@ -53,7 +53,7 @@ struct pkt {
     uint32_t qseen_bytes; /* deepest egress queue (bytes, all classes) found at a switch */
     uint32_t enq_qdepth; /* packets in its queue when it was enqueued (P4 enq_qdepth) */
     uint16_t hdr_len;    /* valid bytes in hdr */
-    uint16_t in_port;    /* ingress port at the current switch */
+    uint16_t in_port;    /* the port it arrived on at its current node (set by the link) */
     uint8_t prio;        /* scheduling priority 0..7 (switch queue; higher first); a stream's
                           * tag (the DDL shim) may set it per message */
     uint8_t tc;          /* traffic class the sender's NIC gave the packet (802.1p): NIC queue,

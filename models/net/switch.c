@@ -203,8 +203,7 @@ static void switch_receive(struct node *n, struct port *in, struct pkt *p)
         pfc_receive(n->sim, in, p);
         return;
     }
-    sw->rx_pkts++;
-    p->in_port = (uint16_t)in->index;
+    sw->rx_pkts++; /* p->in_port: set by the link (in->index) */
     if (sw->pipelined)
         delayline_push(n->sim, &sw->pipe, p);
     else
@@ -216,7 +215,7 @@ static struct pkt *switch_pull(struct node *n, struct port *out)
     struct sw *sw = sw_of(n);
     /* a PAUSE holds traffic classes; a queue may hold another class than its index (queue_by
      * priority, or a P4 program's priority), so a queue is held while its head's class is */
-    bool pfc = out->pfc_rx.frames > 0;
+    bool pfc = out->pfc_heard;
     uint8_t tc_allowed = pfc ? pfc_allowed(out, n->sim->now) : PQ_ALL;
     for (;;) {
         uint8_t allowed = pfc ? pq_queues_allowed(&sw->tm.ports[out->index].q, tc_allowed) : PQ_ALL;

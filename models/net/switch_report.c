@@ -67,7 +67,7 @@ static json_t *port_json(const struct sw *s, uint32_t p, sim_time_t end)
     json_object_set_new(o, "tx_packets", json_integer((json_int_t)port->tx.tx_pkts));
     json_object_set_new(o, "tx_bytes", json_integer((json_int_t)port->tx.tx_bytes));
     json_object_set_new(o, "utilization",
-                        jnum(end > 0 ? (double)port->tx.busy_ps / (double)end : NAN));
+                        jnum(end > 0 ? (double)link_busy_ps(&port->tx) / (double)end : NAN));
     json_object_set_new(o, "enqueued", json_integer((json_int_t)sum.enq));
     json_object_set_new(o, "dropped", json_integer((json_int_t)sum.drops));
     json_object_set_new(o, "dropped_bytes", json_integer((json_int_t)sum.drop_bytes));
@@ -139,7 +139,7 @@ void switch_print(const struct node *n, FILE *out, sim_time_t end, bool *header)
         }
         char name[64];
         snprintf(name, sizeof(name), "%s:%u>%s", n->name, p, n->ports[p]->peer->node->name);
-        double util = end > 0 ? (double)n->ports[p]->tx.busy_ps / (double)end : 0.0;
+        double util = end > 0 ? (double)link_busy_ps(&n->ports[p]->tx) / (double)end : 0.0;
         fprintf(out, "%-16s %10llu %10llu %10llu %14llu %9.1f%%\n", name,
                 (unsigned long long)sum.enq, (unsigned long long)sum.drops,
                 (unsigned long long)sum.marks, (unsigned long long)tp->max_bytes, 100.0 * util);
