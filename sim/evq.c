@@ -20,6 +20,9 @@
 #define ARITY 4
 #define PARENT(i) (((i)-1) / ARITY)
 #define HEAP_PAD 3
+/* The first sizes of the slot arrays and of the chunk pool (both double when full). */
+#define EVQ_CAP0 1024
+#define EVQ_CHUNKS0 256
 
 /* An entry's place in the order, (time, key) as one number (times are never negative). */
 static inline unsigned __int128 rank(const struct evq_entry *e)
@@ -194,10 +197,42 @@ static void sort_run(struct evq_entry *a, uint32_t n, struct evq_entry *tmp)
             merge(a + lo, w, n - lo - w < w ? n - lo - w : w, tmp);
 }
 
+/* The bytes of the queue's arrays with room for `cap` entries and `nchunks` chunks: the two heaps
+ * (with their pads), the run and its merge scratch, the slot arrays, the ring and the pool. */
+static uint64_t arrays_bytes(uint64_t cap, uint64_t nchunks)
+{
+    uint64_t entries = 2 * (HEAP_PAD + cap) + 2 * cap; /* heap, far; run, scratch */
+    return entries * sizeof(struct evq_entry) +
+           cap * (sizeof(struct evq_timer *) + sizeof(uint32_t)) +
+           EVQ_RING * sizeof(struct evq_bucket) + nchunks * sizeof(struct evq_chunk);
+}
+
+uint64_t evq_bytes(const struct evq *q)
+{
+    return arrays_bytes(q->cap, q->nchunks);
+}
+
+/* The least of base, 2 base, 4 base... that is at least n (the arrays' geometric growth). */
+static uint64_t grown(uint64_t base, uint64_t n)
+{
+    while (base < n)
+        base *= 2;
+    return base;
+}
+
+uint64_t evq_bytes_bound(uint64_t pending)
+{
+    /* dead entries stay until they are more than half (evq_cancel), so at most 2 x pending are
+     * held; a bucket's chunks are full but its last */
+    uint64_t held = 2 * pending;
+    uint64_t chunks = (held + EVQ_CHUNK - 1) / EVQ_CHUNK + (held < EVQ_RING ? held : EVQ_RING);
+    return arrays_bytes(grown(EVQ_CAP0, held), grown(EVQ_CHUNKS0, chunks));
+}
+
 void evq_init(struct evq *q)
 {
     *q = (struct evq){0};
-    grow(q, 1024);
+    grow(q, EVQ_CAP0);
     q->ring = xaligned(64, EVQ_RING * sizeof(*q->ring));
     for (uint32_t b = 0; b < EVQ_RING; b++)
         q->ring[b] = (struct evq_bucket){EVQ_NONE, EVQ_NONE};
@@ -298,7 +333,7 @@ static void free_slot(struct evq *q, uint32_t slot)
 static uint32_t new_chunk(struct evq *q)
 {
     if (q->free_chunk == EVQ_NONE) {
-        uint32_t n = q->nchunks ? 2 * q->nchunks : 256;
+        uint32_t n = q->nchunks ? 2 * q->nchunks : EVQ_CHUNKS0;
         if (n > SLOTS_MAX)
             too_many("pending events", SLOTS_MAX);
         q->chunks = regrow(q->chunks, q->nchunks * sizeof(*q->chunks), n * sizeof(*q->chunks));

@@ -178,6 +178,12 @@ static inline void evq_note_folded(struct evq *q)
 /* The run stopped at `until`: every event up to it has run (sim_run calls it). */
 void evq_mark_until(struct evq *q, sim_time_t until);
 
+/* The bytes the queue's arrays take now (they never shrink: the most it took so far). */
+uint64_t evq_bytes(const struct evq *q);
+/* The most they can take in a run that never has more than `pending` timers pending at once:
+ * what the memory estimate counts for the queue (sim/app/estimate.h). */
+uint64_t evq_bytes_bound(uint64_t pending);
+
 /* Pending timers. */
 static inline uint32_t evq_len(const struct evq *q)
 {
