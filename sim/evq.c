@@ -668,11 +668,11 @@ static __attribute__((noinline)) struct evq_timer *pop_rest(struct evq *q, struc
     return t;
 }
 
-struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
+/* Removes the next entry e (live, top(q)) and returns its timer. */
+static inline __attribute__((always_inline)) struct evq_timer *pop_entry(struct evq *q,
+                                                                         struct evq_entry *e,
+                                                                         sim_time_t *at)
 {
-    struct evq_entry *e = top(q);
-    if (!e)
-        return NULL;
     struct evq_timer *t = q->timers[SLOT_OF(*e)];
     prefetch_hint(t); /* the lines its event reads first arrive while the queue moves on */
     q->cur = *e;
@@ -686,4 +686,16 @@ struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
         return pop_rest(q, t, false);
     prefetch_next(q, e);
     return t;
+}
+
+struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
+{
+    struct evq_entry *e = top(q);
+    return e ? pop_entry(q, e, at) : NULL;
+}
+
+struct evq_timer *evq_pop_until(struct evq *q, sim_time_t until, sim_time_t *at)
+{
+    struct evq_entry *e = top(q);
+    return e && e->at <= until ? pop_entry(q, e, at) : NULL;
 }

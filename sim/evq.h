@@ -159,6 +159,9 @@ static inline sim_time_t evq_next_time(const struct evq *q)
 
 /* Removes and returns the earliest timer (its time in *at), or NULL when empty. */
 struct evq_timer *evq_pop(struct evq *q, sim_time_t *at);
+/* evq_pop of the earliest timer if its time is not after `until`, else NULL (the queue as it
+ * was): the run loop's test and pop in one look at the next entry. */
+struct evq_timer *evq_pop_until(struct evq *q, sim_time_t until, sim_time_t *at);
 
 /* Reserved places. An owner whose event may turn out to do nothing (a link's end of
  * transmission when nothing waits to be sent) takes the event's place in the order when it

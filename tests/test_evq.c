@@ -537,6 +537,48 @@ static void test_evq_hint(void **state)
     assert_int_equal(h[1][1].r.t.hint, 0);
 }
 
+/* evq_pop_until against its general path, the next time and a pop: twin queues given the same
+ * timers (times over the ring and beyond, cancels among them) and, at each step, a random
+ * `until`; pop_until pops exactly when the next time is not after it, the same timer at the
+ * same time, and leaves the queue as it was otherwise. */
+static void test_evq_pop_until(void **state)
+{
+    enum { N = 4000 };
+    struct evq q[2];
+    struct evq_timer *t = xcalloc(2 * N, sizeof(*t));
+    unsigned seed = 99;
+    for (int k = 0; k < 2; k++)
+        evq_init(&q[k]);
+    sim_time_t span = 3 * ((sim_time_t)EVQ_RING << EVQ_RING_SHIFT);
+    for (int i = 0; i < N; i++) {
+        sim_time_t at = rand_time(&seed, span);
+        for (int k = 0; k < 2; k++) {
+            evq_timer_init(&t[k * N + i], rec_fire, (enum evq_phase)(i % 3));
+            evq_schedule(&q[k], &t[k * N + i], at);
+        }
+    }
+    for (int i = 0; i < N; i += 7)
+        for (int k = 0; k < 2; k++)
+            evq_cancel(&q[k], &t[k * N + i]);
+    int popped = 0, refused = 0;
+    while (evq_len(&q[1]) > 0) {
+        sim_time_t next = evq_next_time(&q[1]);
+        sim_time_t until = next - 2 + rand_time(&seed, 4); /* before, at or after it */
+        sim_time_t at0 = -1, at1 = -1;
+        struct evq_timer *got = evq_pop_until(&q[1], until, &at1);
+        struct evq_timer *want = next > until ? NULL : evq_pop(&q[0], &at0);
+        assert_int_equal(got ? got - &t[N] : -1, want ? want - t : -1);
+        assert_int_equal(at1, at0);
+        assert_int_equal(evq_next_time(&q[1]), evq_next_time(&q[0]));
+        popped += got != NULL;
+        refused += got == NULL;
+    }
+    assert_true(popped == N - (N + 6) / 7 && refused > N / 8);
+    for (int k = 0; k < 2; k++)
+        evq_fini(&q[k]);
+    free(t);
+}
+
 /* The queue's memory against evq_bytes_bound, the estimate's figure for it: p timers pending,
  * p / EVQ_RING in each bucket of the ring, each moved again and again within its bucket (its
  * cancelled entry stays: up to twice as many entries as pending timers), then popped (buckets
@@ -588,5 +630,5 @@ TEST_MAIN(cmocka_unit_test(test_evq_hint), cmocka_unit_test(test_evq_order_and_t
           cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_random_heap_huge),
           cmocka_unit_test(test_evq_layout_and_slots), cmocka_unit_test(test_evq_cancel_heavy),
           cmocka_unit_test(test_evq_cancel_heavy_wide), cmocka_unit_test(test_evq_bucket_run),
-          cmocka_unit_test(test_evq_run_appends),
+          cmocka_unit_test(test_evq_run_appends), cmocka_unit_test(test_evq_pop_until),
           cmocka_unit_test(test_evq_bytes_bound))
