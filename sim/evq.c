@@ -63,6 +63,8 @@ static struct evq_entry *regrow_heap(void **mem, uint32_t n, uint32_t cap)
     return (struct evq_entry *)*mem + HEAP_PAD;
 }
 
+static inline struct evq_entry *top(struct evq *q);
+
 /* Grows both heaps and the slot arrays to `cap` entries (the new slots are free). */
 static void grow(struct evq *q, uint32_t cap)
 {
@@ -71,13 +73,14 @@ static void grow(struct evq *q, uint32_t cap)
     q->heap = regrow_heap(&q->heap_mem, q->nlen, cap);
     q->far = regrow_heap(&q->far_mem, q->flen, cap);
     q->run = regrow(q->run, q->rlen * sizeof(*q->run), cap * sizeof(*q->run));
-    q->scratch = regrow(q->scratch, 0, cap * sizeof(*q->scratch));
+    q->scratch = regrow(q->scratch, q->slen * sizeof(*q->scratch), cap * sizeof(*q->scratch));
     q->timers = regrow(q->timers, q->cap * sizeof(*q->timers), cap * sizeof(*q->timers));
     q->free = regrow(q->free, q->cap * sizeof(*q->free), cap * sizeof(*q->free));
     uint32_t nfree = q->cap - q->len;
     for (uint32_t s = cap; s-- > q->cap;)
         q->free[nfree++] = s;
     q->cap = cap;
+    q->next = top(q); /* the arrays moved */
 }
 
 static void sift_up(struct evq_entry *h, uint32_t i, struct evq_entry e)
@@ -273,6 +276,8 @@ void evq_fini(struct evq *q)
     ring_to_far(q);
     while (q->rpos < q->rlen)
         q->far[q->flen++] = q->run[q->rpos++];
+    while (q->spos < q->slen)
+        q->far[q->flen++] = q->scratch[q->spos++];
     for (uint32_t i = 0; i < q->nlen + q->flen; i++) {
         struct evq_entry e = i < q->nlen ? q->heap[i] : q->far[i - q->nlen];
         struct evq_timer *t = q->timers[SLOT_OF(e)];
@@ -366,16 +371,41 @@ static __attribute__((noinline)) void append_chunk(struct evq *q, uint32_t b, st
     q->ring_len++;
 }
 
+/* Appends e to the sorted array a (at *pos..*len, room for cap) if it is not before a's last
+ * entry (an empty one starts again at 0); returns whether it did. */
+static inline __attribute__((always_inline)) bool append_sorted(struct evq_entry *a, uint32_t *pos,
+                                                                uint32_t *len, uint32_t cap,
+                                                                struct evq_entry e)
+{
+    if (*pos == *len)
+        *pos = *len = 0;
+    if (*len == cap || (*len > 0 && entry_less(&e, &a[*len - 1])))
+        return false;
+    a[(*len)++] = e;
+    return true;
+}
+
 /* An entry before near_end: at the run's end when it is not before the run's last entry (the
- * events scheduled at one instant, or at now plus one delay, come in order), else in the heap. */
+ * events scheduled at one instant, or at now plus one delay, come in order), else at the side
+ * run's end when not before its last (a bucket's reserved places taken late, in their order),
+ * else in the heap. */
 static inline __attribute__((always_inline)) void place_near(struct evq *q, struct evq_entry e)
 {
-    if (q->rpos == q->rlen)
-        q->rpos = q->rlen = 0;
-    if (q->rlen < q->cap && (q->rlen == 0 || !entry_less(&e, &q->run[q->rlen - 1])))
-        q->run[q->rlen++] = e;
-    else
+    struct evq_entry *at;
+    if (append_sorted(q->run, &q->rpos, &q->rlen, q->cap, e)) {
+        if (q->rlen > 1)
+            return; /* after the run's next entry: not the next */
+        at = q->run;
+    } else if (append_sorted(q->scratch, &q->spos, &q->slen, q->cap, e)) {
+        if (q->slen > 1)
+            return;
+        at = q->scratch;
+    } else {
         sift_up(q->heap, q->nlen++, e);
+        at = q->heap; /* where e is if it is the least */
+    }
+    if (!q->next || entry_less(&e, q->next))
+        q->next = at;
 }
 
 /* Where an entry waits: the run or the heap before near_end; a bucket of the ring up to
@@ -482,7 +512,7 @@ static void review_width(struct evq *q)
  * the ring moves past it; when the ring is empty, it moves to the far heap's first entry. */
 static void refill(struct evq *q)
 {
-    while (q->nlen == 0 && q->rpos == q->rlen && q->len > 0) {
+    while (q->nlen == 0 && q->rpos == q->rlen && q->spos == q->slen && q->len > 0) {
         if (q->ring_len == 0) {
             q->near_end = (uint64_t)q->far[0].at;
             migrate(q);
@@ -490,7 +520,7 @@ static void refill(struct evq *q)
         }
         uint32_t off = first_bucket(q);
         uint32_t b = (q->ring_head + off) & (EVQ_RING - 1);
-        q->rpos = q->rlen = 0;
+        q->rpos = q->rlen = q->spos = q->slen = 0; /* the scratch is free */
         q->moved += take_bucket(q, b, q->run, &q->rlen);
         sort_run(q->run, q->rlen, q->scratch);
         q->ring_head = (b + 1) & (EVQ_RING - 1);
@@ -501,13 +531,25 @@ static void refill(struct evq *q)
     }
 }
 
-/* The next entry: the least of the run's next and the heap's top; NULL when both are empty. */
+/* The next entry: the least of the run's next, the side run's next and the heap's top; NULL
+ * when all are empty. */
 static inline __attribute__((always_inline)) struct evq_entry *top(struct evq *q)
 {
     struct evq_entry *r = q->rpos < q->rlen ? &q->run[q->rpos] : NULL;
+    if (q->spos < q->slen && (!r || entry_less(&q->scratch[q->spos], r)))
+        r = &q->scratch[q->spos];
     if (q->nlen > 0 && (!r || entry_less(&q->heap[0], r)))
         return &q->heap[0];
     return r;
+}
+
+/* Moves past the next entry e (top(q)) of the run or the side run. */
+static inline __attribute__((always_inline)) void advance(struct evq *q, struct evq_entry *e)
+{
+    if (e == &q->run[q->rpos])
+        q->rpos++;
+    else
+        q->spos++;
 }
 
 /* Removes the next entry, e (top(q)), and frees its slot. */
@@ -517,7 +559,7 @@ static inline __attribute__((always_inline)) void remove_top(struct evq *q, stru
     if (e == q->heap)
         heap_pop(q->heap, &q->nlen);
     else
-        q->rpos++;
+        advance(q, e);
 }
 
 /* Drops dead entries from the top, so that the next entry is a pending timer's; returns it, or
@@ -531,7 +573,7 @@ static __attribute__((noinline)) struct evq_entry *drop_dead_top(struct evq *q)
             q->dead--;
         }
         if (e || q->len == 0)
-            return e;
+            return q->next = e;
         refill(q);
     }
 }
@@ -544,6 +586,9 @@ static struct evq_entry *drop_dead(struct evq *q)
     uint32_t n = q->rlen - q->rpos;
     keep_pending(q, q->run + q->rpos, &n);
     q->rlen = q->rpos + n;
+    n = q->slen - q->spos;
+    keep_pending(q, q->scratch + q->spos, &n);
+    q->slen = q->spos + n;
     keep_pending_heap(q, q->heap, &q->nlen);
     keep_pending_heap(q, q->far, &q->flen);
     SIM_ASSERT(q->dead == 0);
@@ -663,6 +708,7 @@ static __attribute__((noinline)) struct evq_timer *pop_rest(struct evq *q, struc
         e = drop_dead(q);
     else if (!(e = top(q)) || !q->timers[SLOT_OF(*e)])
         e = drop_dead_top(q);
+    q->next = e;
     if (e)
         prefetch_next(q, e);
     return t;
@@ -679,23 +725,27 @@ static inline __attribute__((always_inline)) struct evq_timer *pop_entry(struct 
     *at = e->at;
     t->slot = EVQ_IDLE;
     free_slot(q, SLOT_OF(*e));
-    if (e == q->heap)
+    if (e == &q->run[q->rpos])
+        q->rpos++;
+    else if (e == q->heap)
         return pop_rest(q, t, true);
-    q->rpos++;
+    else
+        q->spos++;
     if (q->dead > q->len / 2 || !(e = top(q)) || !q->timers[SLOT_OF(*e)])
         return pop_rest(q, t, false);
+    q->next = e;
     prefetch_next(q, e);
     return t;
 }
 
 struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
 {
-    struct evq_entry *e = top(q);
+    struct evq_entry *e = q->next;
     return e ? pop_entry(q, e, at) : NULL;
 }
 
 struct evq_timer *evq_pop_until(struct evq *q, sim_time_t until, sim_time_t *at)
 {
-    struct evq_entry *e = top(q);
+    struct evq_entry *e = q->next;
     return e && e->at <= until ? pop_entry(q, e, at) : NULL;
 }
