@@ -20,6 +20,9 @@
 #define ARITY 4
 #define PARENT(i) (((i)-1) / ARITY)
 #define HEAP_PAD 3
+/* The first sizes of the slot arrays and of the chunk pool (both double when full). */
+#define EVQ_CAP0 1024
+#define EVQ_CHUNKS0 256
 
 /* An entry's place in the order, (time, key) as one number (times are never negative). */
 static inline unsigned __int128 rank(const struct evq_entry *e)
@@ -60,6 +63,8 @@ static struct evq_entry *regrow_heap(void **mem, uint32_t n, uint32_t cap)
     return (struct evq_entry *)*mem + HEAP_PAD;
 }
 
+static inline struct evq_entry *top(struct evq *q);
+
 /* Grows both heaps and the slot arrays to `cap` entries (the new slots are free). */
 static void grow(struct evq *q, uint32_t cap)
 {
@@ -68,13 +73,14 @@ static void grow(struct evq *q, uint32_t cap)
     q->heap = regrow_heap(&q->heap_mem, q->nlen, cap);
     q->far = regrow_heap(&q->far_mem, q->flen, cap);
     q->run = regrow(q->run, q->rlen * sizeof(*q->run), cap * sizeof(*q->run));
-    q->scratch = regrow(q->scratch, 0, cap * sizeof(*q->scratch));
+    q->scratch = regrow(q->scratch, q->slen * sizeof(*q->scratch), cap * sizeof(*q->scratch));
     q->timers = regrow(q->timers, q->cap * sizeof(*q->timers), cap * sizeof(*q->timers));
     q->free = regrow(q->free, q->cap * sizeof(*q->free), cap * sizeof(*q->free));
     uint32_t nfree = q->cap - q->len;
     for (uint32_t s = cap; s-- > q->cap;)
         q->free[nfree++] = s;
     q->cap = cap;
+    q->next = top(q); /* the arrays moved */
 }
 
 static void sift_up(struct evq_entry *h, uint32_t i, struct evq_entry e)
@@ -194,10 +200,42 @@ static void sort_run(struct evq_entry *a, uint32_t n, struct evq_entry *tmp)
             merge(a + lo, w, n - lo - w < w ? n - lo - w : w, tmp);
 }
 
+/* The bytes of the queue's arrays with room for `cap` entries and `nchunks` chunks: the two heaps
+ * (with their pads), the run and its merge scratch, the slot arrays, the ring and the pool. */
+static uint64_t arrays_bytes(uint64_t cap, uint64_t nchunks)
+{
+    uint64_t entries = 2 * (HEAP_PAD + cap) + 2 * cap; /* heap, far; run, scratch */
+    return entries * sizeof(struct evq_entry) +
+           cap * (sizeof(struct evq_timer *) + sizeof(uint32_t)) +
+           EVQ_RING * sizeof(struct evq_bucket) + nchunks * sizeof(struct evq_chunk);
+}
+
+uint64_t evq_bytes(const struct evq *q)
+{
+    return arrays_bytes(q->cap, q->nchunks);
+}
+
+/* The least of base, 2 base, 4 base... that is at least n (the arrays' geometric growth). */
+static uint64_t grown(uint64_t base, uint64_t n)
+{
+    while (base < n)
+        base *= 2;
+    return base;
+}
+
+uint64_t evq_bytes_bound(uint64_t pending)
+{
+    /* dead entries stay until they are more than half (evq_cancel), so at most 2 x pending are
+     * held; a bucket's chunks are full but its last */
+    uint64_t held = 2 * pending;
+    uint64_t chunks = (held + EVQ_CHUNK - 1) / EVQ_CHUNK + (held < EVQ_RING ? held : EVQ_RING);
+    return arrays_bytes(grown(EVQ_CAP0, held), grown(EVQ_CHUNKS0, chunks));
+}
+
 void evq_init(struct evq *q)
 {
     *q = (struct evq){0};
-    grow(q, 1024);
+    grow(q, EVQ_CAP0);
     q->ring = xaligned(64, EVQ_RING * sizeof(*q->ring));
     for (uint32_t b = 0; b < EVQ_RING; b++)
         q->ring[b] = (struct evq_bucket){EVQ_NONE, EVQ_NONE};
@@ -238,6 +276,8 @@ void evq_fini(struct evq *q)
     ring_to_far(q);
     while (q->rpos < q->rlen)
         q->far[q->flen++] = q->run[q->rpos++];
+    while (q->spos < q->slen)
+        q->far[q->flen++] = q->scratch[q->spos++];
     for (uint32_t i = 0; i < q->nlen + q->flen; i++) {
         struct evq_entry e = i < q->nlen ? q->heap[i] : q->far[i - q->nlen];
         struct evq_timer *t = q->timers[SLOT_OF(e)];
@@ -298,7 +338,7 @@ static void free_slot(struct evq *q, uint32_t slot)
 static uint32_t new_chunk(struct evq *q)
 {
     if (q->free_chunk == EVQ_NONE) {
-        uint32_t n = q->nchunks ? 2 * q->nchunks : 256;
+        uint32_t n = q->nchunks ? 2 * q->nchunks : EVQ_CHUNKS0;
         if (n > SLOTS_MAX)
             too_many("pending events", SLOTS_MAX);
         q->chunks = regrow(q->chunks, q->nchunks * sizeof(*q->chunks), n * sizeof(*q->chunks));
@@ -331,16 +371,41 @@ static __attribute__((noinline)) void append_chunk(struct evq *q, uint32_t b, st
     q->ring_len++;
 }
 
+/* Appends e to the sorted array a (at *pos..*len, room for cap) if it is not before a's last
+ * entry (an empty one starts again at 0); returns whether it did. */
+static inline __attribute__((always_inline)) bool append_sorted(struct evq_entry *a, uint32_t *pos,
+                                                                uint32_t *len, uint32_t cap,
+                                                                struct evq_entry e)
+{
+    if (*pos == *len)
+        *pos = *len = 0;
+    if (*len == cap || (*len > 0 && entry_less(&e, &a[*len - 1])))
+        return false;
+    a[(*len)++] = e;
+    return true;
+}
+
 /* An entry before near_end: at the run's end when it is not before the run's last entry (the
- * events scheduled at one instant, or at now plus one delay, come in order), else in the heap. */
+ * events scheduled at one instant, or at now plus one delay, come in order), else at the side
+ * run's end when not before its last (a bucket's reserved places taken late, in their order),
+ * else in the heap. */
 static inline __attribute__((always_inline)) void place_near(struct evq *q, struct evq_entry e)
 {
-    if (q->rpos == q->rlen)
-        q->rpos = q->rlen = 0;
-    if (q->rlen < q->cap && (q->rlen == 0 || !entry_less(&e, &q->run[q->rlen - 1])))
-        q->run[q->rlen++] = e;
-    else
+    struct evq_entry *at;
+    if (append_sorted(q->run, &q->rpos, &q->rlen, q->cap, e)) {
+        if (q->rlen > 1)
+            return; /* after the run's next entry: not the next */
+        at = q->run;
+    } else if (append_sorted(q->scratch, &q->spos, &q->slen, q->cap, e)) {
+        if (q->slen > 1)
+            return;
+        at = q->scratch;
+    } else {
         sift_up(q->heap, q->nlen++, e);
+        at = q->heap; /* where e is if it is the least */
+    }
+    if (!q->next || entry_less(&e, q->next))
+        q->next = at;
 }
 
 /* Where an entry waits: the run or the heap before near_end; a bucket of the ring up to
@@ -447,7 +512,7 @@ static void review_width(struct evq *q)
  * the ring moves past it; when the ring is empty, it moves to the far heap's first entry. */
 static void refill(struct evq *q)
 {
-    while (q->nlen == 0 && q->rpos == q->rlen && q->len > 0) {
+    while (q->nlen == 0 && q->rpos == q->rlen && q->spos == q->slen && q->len > 0) {
         if (q->ring_len == 0) {
             q->near_end = (uint64_t)q->far[0].at;
             migrate(q);
@@ -455,7 +520,7 @@ static void refill(struct evq *q)
         }
         uint32_t off = first_bucket(q);
         uint32_t b = (q->ring_head + off) & (EVQ_RING - 1);
-        q->rpos = q->rlen = 0;
+        q->rpos = q->rlen = q->spos = q->slen = 0; /* the scratch is free */
         q->moved += take_bucket(q, b, q->run, &q->rlen);
         sort_run(q->run, q->rlen, q->scratch);
         q->ring_head = (b + 1) & (EVQ_RING - 1);
@@ -466,13 +531,25 @@ static void refill(struct evq *q)
     }
 }
 
-/* The next entry: the least of the run's next and the heap's top; NULL when both are empty. */
+/* The next entry: the least of the run's next, the side run's next and the heap's top; NULL
+ * when all are empty. */
 static inline __attribute__((always_inline)) struct evq_entry *top(struct evq *q)
 {
     struct evq_entry *r = q->rpos < q->rlen ? &q->run[q->rpos] : NULL;
+    if (q->spos < q->slen && (!r || entry_less(&q->scratch[q->spos], r)))
+        r = &q->scratch[q->spos];
     if (q->nlen > 0 && (!r || entry_less(&q->heap[0], r)))
         return &q->heap[0];
     return r;
+}
+
+/* Moves past the next entry e (top(q)) of the run or the side run. */
+static inline __attribute__((always_inline)) void advance(struct evq *q, struct evq_entry *e)
+{
+    if (e == &q->run[q->rpos])
+        q->rpos++;
+    else
+        q->spos++;
 }
 
 /* Removes the next entry, e (top(q)), and frees its slot. */
@@ -482,7 +559,7 @@ static inline __attribute__((always_inline)) void remove_top(struct evq *q, stru
     if (e == q->heap)
         heap_pop(q->heap, &q->nlen);
     else
-        q->rpos++;
+        advance(q, e);
 }
 
 /* Drops dead entries from the top, so that the next entry is a pending timer's; returns it, or
@@ -496,7 +573,7 @@ static __attribute__((noinline)) struct evq_entry *drop_dead_top(struct evq *q)
             q->dead--;
         }
         if (e || q->len == 0)
-            return e;
+            return q->next = e;
         refill(q);
     }
 }
@@ -509,6 +586,9 @@ static struct evq_entry *drop_dead(struct evq *q)
     uint32_t n = q->rlen - q->rpos;
     keep_pending(q, q->run + q->rpos, &n);
     q->rlen = q->rpos + n;
+    n = q->slen - q->spos;
+    keep_pending(q, q->scratch + q->spos, &n);
+    q->slen = q->spos + n;
     keep_pending_heap(q, q->heap, &q->nlen);
     keep_pending_heap(q, q->far, &q->flen);
     SIM_ASSERT(q->dead == 0);
@@ -628,27 +708,44 @@ static __attribute__((noinline)) struct evq_timer *pop_rest(struct evq *q, struc
         e = drop_dead(q);
     else if (!(e = top(q)) || !q->timers[SLOT_OF(*e)])
         e = drop_dead_top(q);
+    q->next = e;
     if (e)
         prefetch_next(q, e);
     return t;
 }
 
-struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
+/* Removes the next entry e (live, top(q)) and returns its timer. */
+static inline __attribute__((always_inline)) struct evq_timer *pop_entry(struct evq *q,
+                                                                         struct evq_entry *e,
+                                                                         sim_time_t *at)
 {
-    struct evq_entry *e = top(q);
-    if (!e)
-        return NULL;
     struct evq_timer *t = q->timers[SLOT_OF(*e)];
     prefetch_hint(t); /* the lines its event reads first arrive while the queue moves on */
     q->cur = *e;
     *at = e->at;
     t->slot = EVQ_IDLE;
     free_slot(q, SLOT_OF(*e));
-    if (e == q->heap)
+    if (e == &q->run[q->rpos])
+        q->rpos++;
+    else if (e == q->heap)
         return pop_rest(q, t, true);
-    q->rpos++;
+    else
+        q->spos++;
     if (q->dead > q->len / 2 || !(e = top(q)) || !q->timers[SLOT_OF(*e)])
         return pop_rest(q, t, false);
+    q->next = e;
     prefetch_next(q, e);
     return t;
+}
+
+struct evq_timer *evq_pop(struct evq *q, sim_time_t *at)
+{
+    struct evq_entry *e = q->next;
+    return e ? pop_entry(q, e, at) : NULL;
+}
+
+struct evq_timer *evq_pop_until(struct evq *q, sim_time_t until, sim_time_t *at)
+{
+    struct evq_entry *e = q->next;
+    return e && e->at <= until ? pop_entry(q, e, at) : NULL;
 }

@@ -5,7 +5,7 @@
  * not depend on where an entry waits). At most 2^38 events are scheduled in a run and 2^24 are
  * pending at once (exit 1 beyond).
  *
- * Where entries wait (struct evq): the next few nanoseconds' in a sorted run and a 4-ary
+ * Where entries wait (struct evq): the next few nanoseconds' in two sorted runs and a 4-ary
  * heap, the next microseconds' unordered in a ring of buckets (an append each), later ones in a
  * second heap; a bucket is sorted into the run when its time comes. At scale most pending
  * events are link arrivals a microsecond or two ahead: they are appended, not sifted through a
@@ -84,20 +84,27 @@ struct evq_bucket {
     uint32_t tail;
 };
 
-/* Two levels: the entries before near_end wait in the run (a bucket's entries, sorted) and the
- * heap (those scheduled before near_end since); the ring's buckets those of the next EVQ_RING
- * bucket widths, unordered; the far heap the later ones. The next event is the least of the
- * run's next entry and the heap's top. When both are empty, the ring's next bucket that holds
- * entries becomes the run, and the ring moves on (taking in the far heap's entries it then
- * covers). A bucket's entries arrive nearly in order (often one instant's, in scheduling
- * order), so sorting them costs less than sifting each out of a heap. */
+/* Two levels: the entries before near_end wait in the run (a bucket's entries, sorted), the side
+ * run and the heap (those scheduled before near_end since: appended to the run or the side run
+ * when not before its last entry, else in the heap); the ring's buckets those of the next
+ * EVQ_RING bucket widths, unordered; the far heap the later ones. The next event is the least
+ * of the run's and the side run's next entries and the heap's top. When all are empty, the
+ * ring's next bucket that holds entries becomes the run, and the ring moves on (taking in the
+ * far heap's entries it then covers). A bucket's entries arrive nearly in order (often one
+ * instant's, in scheduling order), so sorting them costs less than sifting each out of a heap;
+ * the entries placed beside them mostly come in order too (reserved places, a link's
+ * transmission ends at one instant, taken in their order), two runs take most of them. */
 struct evq {
     struct evq_entry *heap;
     uint32_t nlen;   /* entries in the heap */
-    uint32_t rpos;   /* the run's next entry; run and heap are empty only when the queue is */
+    uint32_t rpos;   /* the run's next entry; runs and heap are empty only when the queue is */
     uint32_t rlen;   /* the run's end */
     struct evq_entry *run;
-    struct evq_entry *scratch; /* for the run's merges */
+    struct evq_entry *scratch; /* the side run between refills; the run's merges at a refill */
+    uint32_t spos;   /* the side run's next entry */
+    uint32_t slen;   /* its end */
+    struct evq_entry *next; /* the next entry (the least of the three; a pending timer's), or
+                             * NULL when the queue is empty */
     uint32_t len;    /* entries in the queue, dead ones included */
     uint32_t cap;
     uint32_t dead;   /* entries of cancelled timers */
@@ -151,14 +158,14 @@ void evq_cancel(struct evq *q, struct evq_timer *t);
 
 static inline sim_time_t evq_next_time(const struct evq *q)
 {
-    sim_time_t t = q->nlen ? q->heap[0].at : SIM_TIME_NEVER;
-    if (q->rpos < q->rlen && q->run[q->rpos].at < t)
-        return q->run[q->rpos].at;
-    return t;
+    return q->next ? q->next->at : SIM_TIME_NEVER;
 }
 
 /* Removes and returns the earliest timer (its time in *at), or NULL when empty. */
 struct evq_timer *evq_pop(struct evq *q, sim_time_t *at);
+/* evq_pop of the earliest timer if its time is not after `until`, else NULL (the queue as it
+ * was): the run loop's test and pop in one look at the next entry. */
+struct evq_timer *evq_pop_until(struct evq *q, sim_time_t until, sim_time_t *at);
 
 /* Reserved places. An owner whose event may turn out to do nothing (a link's end of
  * transmission when nothing waits to be sent) takes the event's place in the order when it
@@ -177,6 +184,12 @@ static inline void evq_note_folded(struct evq *q)
 }
 /* The run stopped at `until`: every event up to it has run (sim_run calls it). */
 void evq_mark_until(struct evq *q, sim_time_t until);
+
+/* The bytes the queue's arrays take now (they never shrink: the most it took so far). */
+uint64_t evq_bytes(const struct evq *q);
+/* The most they can take in a run that never has more than `pending` timers pending at once:
+ * what the memory estimate counts for the queue (sim/app/estimate.h). */
+uint64_t evq_bytes_bound(uint64_t pending);
 
 /* Pending timers. */
 static inline uint32_t evq_len(const struct evq *q)

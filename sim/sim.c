@@ -64,16 +64,16 @@ uint64_t sim_run(struct sim *sim, sim_time_t until)
         sim->heap_huge = true;
     }
     while (!sim->stopping && !sim->evq.past_horizon) {
-        if (evq_next_time(&sim->evq) > until) {
-            evq_mark_until(&sim->evq, until);
-            if (until != SIM_TIME_NEVER && evq_len(&sim->evq) > 0)
-                sim->now = until;
+        sim_time_t at;
+        struct evq_timer *t = evq_pop_until(&sim->evq, until, &at);
+        if (!t) {
+            if (evq_next_time(&sim->evq) > until) { /* not an empty queue at until NEVER */
+                evq_mark_until(&sim->evq, until);
+                if (until != SIM_TIME_NEVER && evq_len(&sim->evq) > 0)
+                    sim->now = until;
+            }
             break;
         }
-        sim_time_t at;
-        struct evq_timer *t = evq_pop(&sim->evq, &at);
-        if (!t)
-            break;
         SIM_ASSERT(at >= sim->now);
         sim->now = at;
         t->fire(sim, t);

@@ -537,9 +537,98 @@ static void test_evq_hint(void **state)
     assert_int_equal(h[1][1].r.t.hint, 0);
 }
 
+/* evq_pop_until against its general path, the next time and a pop: twin queues given the same
+ * timers (times over the ring and beyond, cancels among them) and, at each step, a random
+ * `until`; pop_until pops exactly when the next time is not after it, the same timer at the
+ * same time, and leaves the queue as it was otherwise. */
+static void test_evq_pop_until(void **state)
+{
+    enum { N = 4000 };
+    struct evq q[2];
+    struct evq_timer *t = xcalloc(2 * N, sizeof(*t));
+    unsigned seed = 99;
+    for (int k = 0; k < 2; k++)
+        evq_init(&q[k]);
+    sim_time_t span = 3 * ((sim_time_t)EVQ_RING << EVQ_RING_SHIFT);
+    for (int i = 0; i < N; i++) {
+        sim_time_t at = rand_time(&seed, span);
+        for (int k = 0; k < 2; k++) {
+            evq_timer_init(&t[k * N + i], rec_fire, (enum evq_phase)(i % 3));
+            evq_schedule(&q[k], &t[k * N + i], at);
+        }
+    }
+    for (int i = 0; i < N; i += 7)
+        for (int k = 0; k < 2; k++)
+            evq_cancel(&q[k], &t[k * N + i]);
+    int popped = 0, refused = 0;
+    while (evq_len(&q[1]) > 0) {
+        sim_time_t next = evq_next_time(&q[1]);
+        sim_time_t until = next - 2 + rand_time(&seed, 4); /* before, at or after it */
+        sim_time_t at0 = -1, at1 = -1;
+        struct evq_timer *got = evq_pop_until(&q[1], until, &at1);
+        struct evq_timer *want = next > until ? NULL : evq_pop(&q[0], &at0);
+        assert_int_equal(got ? got - &t[N] : -1, want ? want - t : -1);
+        assert_int_equal(at1, at0);
+        assert_int_equal(evq_next_time(&q[1]), evq_next_time(&q[0]));
+        popped += got != NULL;
+        refused += got == NULL;
+    }
+    assert_true(popped == N - (N + 6) / 7 && refused > N / 8);
+    for (int k = 0; k < 2; k++)
+        evq_fini(&q[k]);
+    free(t);
+}
+
+/* The queue's memory against evq_bytes_bound, the estimate's figure for it: p timers pending,
+ * p / EVQ_RING in each bucket of the ring, each moved again and again within its bucket (its
+ * cancelled entry stays: up to twice as many entries as pending timers), then popped (buckets
+ * sorted into the run through its scratch). The bound covers the arrays at every step. */
+static void bytes_bound(uint32_t p)
+{
+    struct evq q;
+    evq_init(&q);
+    struct evq_timer *t = xcalloc(p, sizeof(*t));
+    uint64_t bound = evq_bytes_bound(p);
+    sim_time_t w = (sim_time_t)1 << EVQ_RING_SHIFT;
+    for (uint32_t i = 0; i < p; i++) {
+        evq_timer_init(&t[i], rec_fire, EVQ_PHASE_DEFAULT);
+        evq_schedule(&q, &t[i], 1 + (sim_time_t)(i % EVQ_RING) * w + i / EVQ_RING);
+    }
+    uint32_t most = 0;
+    for (uint32_t m = 0; m < 8 * p; m++) {
+        uint32_t i = (m * 7) % p;
+        evq_reschedule(&q, &t[i], 1 + (sim_time_t)(i % EVQ_RING) * w + 100 + m % 5);
+        most = MAX(most, q.len);
+        assert_true(evq_bytes(&q) <= bound);
+    }
+    assert_true(most > 3 * p / 2); /* cancelled entries held */
+    assert_true(q.cap > p);        /* so the arrays grew past p's */
+    sim_time_t at;
+    uint32_t n = 0;
+    while (evq_pop(&q, &at)) {
+        assert_true(evq_bytes(&q) <= bound);
+        n++;
+    }
+    assert_int_equal(n, p);
+    /* the heaps, the run and its scratch, the slot arrays: the bound counts them all */
+    assert_true(bound >= q.cap * (4 * sizeof(struct evq_entry) + sizeof(void *) + 4));
+    evq_fini(&q);
+    free(t);
+}
+
+/* With one timer per bucket, a chunk each (more chunks than entries / 7: the bound's term for
+ * the buckets); with 8, the slot arrays outweigh the chunks (its factor 2 for cancelled
+ * entries). Without either term the bound fails here. */
+static void test_evq_bytes_bound(void **state)
+{
+    bytes_bound(EVQ_RING);
+    bytes_bound(8 * EVQ_RING);
+}
+
 TEST_MAIN(cmocka_unit_test(test_evq_hint), cmocka_unit_test(test_evq_order_and_ties), cmocka_unit_test(test_evq_reserved_place), cmocka_unit_test(test_evq_phases),
           cmocka_unit_test(test_evq_cancel_reschedule), cmocka_unit_test(test_evq_run_until),
           cmocka_unit_test(test_evq_random_heap), cmocka_unit_test(test_evq_random_heap_huge),
           cmocka_unit_test(test_evq_layout_and_slots), cmocka_unit_test(test_evq_cancel_heavy),
           cmocka_unit_test(test_evq_cancel_heavy_wide), cmocka_unit_test(test_evq_bucket_run),
-          cmocka_unit_test(test_evq_run_appends))
+          cmocka_unit_test(test_evq_run_appends), cmocka_unit_test(test_evq_pop_until),
+          cmocka_unit_test(test_evq_bytes_bound))

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "sim/evq.h"
 #include "sim/strmap.h"
 #include "sim/util.h"
 
@@ -21,6 +22,15 @@
 #define EST_ROUTE 8ULL
 #define EST_NEXTHOP 4ULL
 #define EST_FLOW 8000ULL
+/* Timers an object may have pending at once, each an entry of the event queue while the run
+ * goes (the per-object bytes above come from `check`, which runs no event): a link a transmission
+ * end and an arrival each way and its two ports' PFC pause and refresh; a host its CPU core (one
+ * by default) and a spare; a switch its pipeline's delay line; a flow its start, sample and
+ * report timers and up to three of its transport (RDMA). */
+#define EST_TIMERS_LINK 8ULL
+#define EST_TIMERS_HOST 2ULL
+#define EST_TIMERS_SWITCH 1ULL
+#define EST_TIMERS_FLOW 6ULL
 
 /* Sum over switches of (8 + 4 x its links to switches): the route bytes per destination. A
  * destination is a switch with hosts (models/net/routing.h: hosts behind one switch share its
@@ -77,8 +87,12 @@ void estimate_compute(struct estimate *e, const struct topo *t, const struct cfg
     e->routes = e->switches * ndst;
     const struct cfg_node *flows = cfg_get(root, "flows");
     e->flows = flows && flows->kind == CFG_SEQ ? flows->n : 0;
-    e->bytes = EST_BASE + e->hosts * EST_HOST + e->switches * EST_SWITCH + e->links * EST_LINK +
-               ndst * per_dst + e->flows * EST_FLOW;
+    e->timers = e->links * EST_TIMERS_LINK + e->hosts * EST_TIMERS_HOST +
+                e->switches * EST_TIMERS_SWITCH + e->flows * EST_TIMERS_FLOW;
+    e->queue_bytes = evq_bytes_bound(e->timers);
+    e->model_bytes = EST_BASE + e->hosts * EST_HOST + e->switches * EST_SWITCH +
+                     e->links * EST_LINK + ndst * per_dst + e->flows * EST_FLOW;
+    e->bytes = e->model_bytes + e->queue_bytes;
 }
 
 uint64_t estimate_limit(uint64_t given)

@@ -1,8 +1,9 @@
 /* The memory a scenario needs, estimated before it is built from what its declarations imply
- * (hosts, switches, links, routes, flows; cwnd and rate samples go to disk as they are taken,
- * sim/spool.h), so that a scenario that cannot fit is refused with
- * the amount instead of being killed, or exhausting the machine, half-way through building.
- * The per-object costs are upper bounds of what `ddlsim check` measured (docs/limits.md). */
+ * (hosts, switches, links, routes, flows, and the event queue for their timers; cwnd and rate
+ * samples go to disk as they are taken, sim/spool.h), so that a scenario that cannot fit is
+ * refused with the amount instead of being killed, or exhausting the machine, half-way through
+ * building. The per-object costs are upper bounds of what `ddlsim check` measured
+ * (docs/limits.md); the queue's, of what its arrays can take (evq_bytes_bound). */
 #ifndef SIM_SIM_APP_ESTIMATE_H
 #define SIM_SIM_APP_ESTIMATE_H
 
@@ -17,7 +18,10 @@ struct estimate {
     uint64_t links;
     uint64_t routes; /* switches x hosts: one route set per destination at every switch */
     uint64_t flows;
-    uint64_t bytes;
+    uint64_t timers;      /* the most that can be pending at once (an upper bound) */
+    uint64_t queue_bytes; /* the event queue's arrays for them (evq_bytes_bound) */
+    uint64_t model_bytes; /* the objects and routes (the measured costs per object) */
+    uint64_t bytes;       /* model_bytes + queue_bytes */
 };
 
 void estimate_compute(struct estimate *e, const struct topo *t, const struct cfg_node *root);
