@@ -42,8 +42,12 @@ static inline struct port *link_port(const struct link *l)
 
 void link_init(struct link *l, struct port *port, const struct link_cfg *cfg)
 {
+    SIM_ASSERT(cfg->overhead_bytes <= UINT16_MAX); /* the parameter's range: 1 KB */
     struct port *peer = port ? port->peer : NULL;
     *l = (struct link){.cfg = *cfg,
+                       .delay_ps = cfg->delay_ps,
+                       .overhead = (uint16_t)cfg->overhead_bytes,
+                       .framing = (int8_t)cfg->framing,
                        .peer = peer,
                        .peer_node = peer ? peer->node : NULL,
                        .peer_index = peer ? peer->index : 0};
@@ -95,7 +99,7 @@ static bool can_fold(const struct link *l, sim_time_t end)
     const struct port *port = link_port(l);
     const struct node *n = port->node;
     /* past the horizon the run stops where the end or the arrival would be scheduled */
-    if (l->ctrl_queued || !n->ops->idle || end > SIM_TIME_HORIZON - l->cfg.delay_ps)
+    if (l->ctrl_queued || !n->ops->idle || end > SIM_TIME_HORIZON - l->delay_ps)
         return false;
     bool behind = l->on_wire.tail && l->on_wire.tail->t_enq > end;
     return (behind || l->keyed) && n->ops->idle(n, port);
@@ -132,7 +136,7 @@ static void wire_push(struct link *l, struct pkt *p)
  * as its end would have: now if the wire is empty, else when the frame ahead of it arrives. */
 static void fold(struct sim *sim, struct link *l, struct pkt *p)
 {
-    p->t_enq = l->free_at + l->cfg.delay_ps;
+    p->t_enq = l->free_at + l->delay_ps;
     bool ahead = l->on_wire.tail && l->on_wire.tail->t_enq > l->free_at;
     wire_push(l, p);
     l->folded = true;
@@ -146,8 +150,8 @@ static void fold(struct sim *sim, struct link *l, struct pkt *p)
 
 static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
 {
-    uint32_t dev = link_dev_bytes(&l->cfg, p->size_bytes);
-    sim_time_t tx = link_wire_ps(l, (uint64_t)dev + l->cfg.overhead_bytes);
+    uint32_t dev = link_framing_bytes(l->framing, p->size_bytes);
+    sim_time_t tx = link_wire_ps(l, (uint64_t)dev + l->overhead);
     sim_time_t end = simtime_add(sim->now, tx);
     l->busy = true;
     if (!l->byte_ps) /* else link_busy_ps computes it from the counters */
@@ -156,7 +160,7 @@ static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
     l->tx_bytes += dev;
     if (l->tap) /* the frame with its Ethernet header, padded on an Ethernet link */
         pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
-                   l->cfg.framing == LINK_FRAMING_ETHERNET ? dev : p->size_bytes);
+                   l->framing == LINK_FRAMING_ETHERNET ? dev : p->size_bytes);
     l->tx_seq = evq_reserve(&sim->evq);
     l->free_at = end;
     if (can_fold(l, end)) {
@@ -214,7 +218,7 @@ static void link_tx_done(struct sim *sim, struct evq_timer *t)
     l->busy = false;
     if (p) { /* else a folded end called back: its frame is on the wire already */
         l->serializing = NULL;
-        p->t_enq = sim->now + l->cfg.delay_ps;
+        p->t_enq = sim->now + l->delay_ps;
         wire_push(l, p);
         if (!evq_timer_pending(&l->arrive))
             schedule_arrival(sim, l, l->tx_seq);

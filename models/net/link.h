@@ -92,27 +92,32 @@ static inline uint64_t link_wire_bytes(const struct link_cfg *c, uint32_t size_b
 }
 
 /* The lines a packet's events read (with the port's node and index before it, the link starts
- * 16 bytes into the port's first line: node.h): line 0 the settings and flags a kick and a
- * transmission read; line 1 the transmission's state and the counters it updates; line 2 the
- * wire, which is all an arrival reads (the receiving node and port's index included, so the
- * receiving port is not read). The control queue, the trace and the time of rates that are not
- * a whole number of ps per byte come after. */
+ * 16 bytes into the port's first line: node.h): line 0 what a kick reads (the flags, the end of
+ * the transmission and its place, for a folded end) and the settings a transmission reads
+ * (copies of the configuration's); line 1 the end's timer and the counters a transmission
+ * updates; line 2 the wire, which is all an arrival reads but for a keyed frame's place (the
+ * receiving node and port index included, so the receiving port is not read). The control
+ * queue and the configuration come after. */
 struct link {
-    struct link_cfg cfg;
-    sim_time_t byte_ps; /* wire time of one byte when 8e12 / rate is a whole number, else 0 */
-    bool busy;
-    bool in_pull;            /* asking the node for its next packet: a kick from inside waits */
-    bool folded;             /* the current transmission's end is folded (not in the queue) */
-    bool keyed;              /* arrivals keyed by their end's place (link_key_arrivals) */
-    bool ctrl_queued;        /* ctrl holds frames */
-    /* line 1 */
+    sim_time_t byte_ps;  /* wire time of one byte when 8e12 / rate is a whole number, else 0 */
+    sim_time_t delay_ps; /* cfg.delay_ps */
     struct pkt *serializing; /* NULL while the end is folded: the frame is on the wire */
     sim_time_t free_at;      /* the end of the current transmission */
     uint64_t tx_seq;         /* the end's reserved place in the event order */
+    uint16_t overhead;       /* cfg.overhead_bytes (at most 1 KB) */
+    int8_t framing;          /* cfg.framing */
+    bool busy;
+    bool in_pull;            /* asking the node for its next packet: a kick from inside waits */
+    bool folded;             /* the current transmission's end is folded (not in the queue) */
+    bool ctrl_queued;        /* ctrl holds frames */
+    /* line 1 */
     struct evq_timer tx_done;
     uint64_t tx_pkts;
     uint64_t tx_bytes;       /* device bytes (link_dev_bytes), without overhead */
     struct pcap_writer *tap; /* optional trace of frames as they start on the wire */
+    struct pkt_fifo ctrl;    /* MAC control frames (PFC): sent before anything queued */
+    sim_time_t busy_ps;      /* total serialization time, kept only when byte_ps is 0
+                              * (link_busy_ps) */
     /* line 2 */
     struct pkt_fifo on_wire; /* frames propagating, in arrival order; t_enq = arrival time */
     struct evq_timer arrive;
@@ -120,10 +125,8 @@ struct link {
     struct port *peer;       /* the receiving port (port->peer) */
     struct node *peer_node;  /* its node */
     uint32_t peer_index;     /* its index: an arriving packet's in_port */
-    /* colder */
-    struct pkt_fifo ctrl;    /* MAC control frames (PFC): sent before anything queued */
-    sim_time_t busy_ps;      /* total serialization time, kept only when byte_ps is 0
-                              * (link_busy_ps) */
+    bool keyed;              /* arrivals keyed by their end's place (link_key_arrivals) */
+    struct link_cfg cfg;
 };
 
 void link_init(struct link *l, struct port *port, const struct link_cfg *cfg);
@@ -160,7 +163,7 @@ static inline sim_time_t link_wire_ps(const struct link *l, uint64_t wire_bytes)
 
 static inline sim_time_t link_tx_ps(const struct link *l, uint32_t size_bytes)
 {
-    return link_wire_ps(l, link_wire_bytes(&l->cfg, size_bytes));
+    return link_wire_ps(l, (uint64_t)link_framing_bytes(l->framing, size_bytes) + l->overhead);
 }
 
 /* Total serialization time so far: with a whole number of ps per byte, the sum of the frames'
@@ -168,7 +171,7 @@ static inline sim_time_t link_tx_ps(const struct link *l, uint32_t size_bytes)
 static inline sim_time_t link_busy_ps(const struct link *l)
 {
     if (l->byte_ps)
-        return l->byte_ps * (sim_time_t)(l->tx_bytes + l->cfg.overhead_bytes * l->tx_pkts);
+        return l->byte_ps * (sim_time_t)(l->tx_bytes + l->overhead * l->tx_pkts);
     return l->busy_ps;
 }
 

@@ -8,9 +8,9 @@
 #include "sim/util.h"
 
 _Static_assert(offsetof(struct port, tx) + offsetof(struct link, ctrl_queued) < 64 &&
-                   offsetof(struct port, tx) + offsetof(struct link, serializing) == 64 &&
+                   offsetof(struct port, tx) + offsetof(struct link, tx_done) == 64 &&
                    offsetof(struct port, tx) + offsetof(struct link, on_wire) == 128 &&
-                   offsetof(struct port, tx) + offsetof(struct link, peer_index) < 192,
+                   offsetof(struct port, tx) + offsetof(struct link, keyed) < 192,
                "struct port: the link's hot lines are the port's lines 0, 1 and 2");
 
 void node_init(struct node *n, struct sim *sim, const struct node_ops *ops, const char *name,
