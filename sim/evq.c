@@ -309,8 +309,10 @@ void evq_timer_hint(struct evq_timer *t, void *const *ptr, uint8_t lines)
 }
 
 /* Prefetches the lines of the object t's hint points to (the pointer is in a line of t's owner
- * that the previous pop prefetched). A prefetch never faults, so a NULL target costs nothing. */
-static inline void prefetch_hint(const struct evq_timer *t)
+ * that the previous pop prefetched). A prefetch never faults, so a NULL target costs nothing.
+ * Always inlined: as a function of its own it has no effect the compiler counts (a prefetch is
+ * none), so GCC found it pure and dropped its calls. */
+static inline __attribute__((always_inline)) void prefetch_hint(const struct evq_timer *t)
 {
     if (!t->hint)
         return;
@@ -389,23 +391,32 @@ static inline __attribute__((always_inline)) bool append_sorted(struct evq_entry
  * events scheduled at one instant, or at now plus one delay, come in order), else at the side
  * run's end when not before its last (a bucket's reserved places taken late, in their order),
  * else in the heap. */
-static inline __attribute__((always_inline)) void place_near(struct evq *q, struct evq_entry e)
+/* e, just placed at `at`, is the next entry if it is before the next one. */
+static inline __attribute__((always_inline)) void note_next(struct evq *q, struct evq_entry *at,
+                                                            struct evq_entry e)
 {
-    struct evq_entry *at;
-    if (append_sorted(q->run, &q->rpos, &q->rlen, q->cap, e)) {
-        if (q->rlen > 1)
-            return; /* after the run's next entry: not the next */
-        at = q->run;
-    } else if (append_sorted(q->scratch, &q->spos, &q->slen, q->cap, e)) {
-        if (q->slen > 1)
-            return;
-        at = q->scratch;
-    } else {
-        sift_up(q->heap, q->nlen++, e);
-        at = q->heap; /* where e is if it is the least */
-    }
     if (!q->next || entry_less(&e, q->next))
         q->next = at;
+}
+
+/* place_near of an entry before the run's last: the side run or the heap. */
+static __attribute__((noinline)) void place_beside(struct evq *q, struct evq_entry e)
+{
+    if (append_sorted(q->scratch, &q->spos, &q->slen, q->cap, e)) {
+        if (q->slen == 1) /* else after the side run's next entry: not the next */
+            note_next(q, q->scratch, e);
+        return;
+    }
+    sift_up(q->heap, q->nlen++, e);
+    note_next(q, q->heap, e); /* the heap's top if it is the least */
+}
+
+static inline __attribute__((always_inline)) void place_near(struct evq *q, struct evq_entry e)
+{
+    if (!append_sorted(q->run, &q->rpos, &q->rlen, q->cap, e))
+        place_beside(q, e);
+    else if (q->rlen == 1) /* else after the run's next entry: not the next */
+        note_next(q, q->run, e);
 }
 
 /* Where an entry waits: the run or the heap before near_end; a bucket of the ring up to
@@ -643,14 +654,11 @@ static __attribute__((noinline)) sim_time_t past_horizon(struct evq *q, sim_time
     return SIM_TIME_NEVER;
 }
 
-static inline __attribute__((always_inline)) void insert(struct evq *q, struct evq_timer *t,
-                                                         sim_time_t at, uint64_t seq)
+/* insert, once the timer is known idle, the time within the horizon and a slot free. */
+static inline __attribute__((always_inline)) void insert_checked(struct evq *q,
+                                                                 struct evq_timer *t,
+                                                                 sim_time_t at, uint64_t seq)
 {
-    SIM_ASSERT(t->slot == EVQ_IDLE);
-    if ((uint64_t)at > SIM_TIME_HORIZON) /* a negative time too */
-        at = past_horizon(q, at);
-    if (q->len == q->cap)
-        grow(q, 2 * q->cap);
     uint32_t slot = q->free[q->cap - q->len - 1];
     struct evq_entry e = {
         .at = at,
@@ -662,6 +670,31 @@ static inline __attribute__((always_inline)) void insert(struct evq *q, struct e
     if (q->len == 1 && (uint64_t)at >= q->near_end)
         q->near_end = (uint64_t)at + 1; /* into an empty queue: the near span moves up to it */
     place(q, e);
+}
+
+/* insert when the time is past the horizon, the arrays are full or the timer is pending (a
+ * bug): out of line, so that the common insert makes no call but tail calls and saves no
+ * registers. */
+static __attribute__((noinline)) void insert_slow(struct evq *q, struct evq_timer *t,
+                                                  sim_time_t at, uint64_t seq)
+{
+    SIM_ASSERT(t->slot == EVQ_IDLE);
+    if ((uint64_t)at > SIM_TIME_HORIZON) /* a negative time too */
+        at = past_horizon(q, at);
+    if (q->len == q->cap)
+        grow(q, 2 * q->cap);
+    insert_checked(q, t, at, seq);
+}
+
+static inline __attribute__((always_inline)) void insert(struct evq *q, struct evq_timer *t,
+                                                         sim_time_t at, uint64_t seq)
+{
+    if (__builtin_expect(
+            (uint64_t)at > SIM_TIME_HORIZON || q->len == q->cap || t->slot != EVQ_IDLE, 0)) {
+        insert_slow(q, t, at, seq);
+        return;
+    }
+    insert_checked(q, t, at, seq);
 }
 
 void evq_cancel(struct evq *q, struct evq_timer *t)
