@@ -404,37 +404,44 @@ static bool type_args_follow(struct p4parse *p)
     return p4parse_type_start(p, n) || n->kind == P4TOK_KW_ERROR;
 }
 
+/* A literal or a name (one token), NULL for any other token. */
+static struct p4ast *token_leaf(struct p4parse *p)
+{
+    const struct p4_token *t = &p->tok;
+    struct p4ast *e;
+    switch (t->kind) {
+    case P4TOK_NUMBER:
+        e = p4parse_node(p, P4AST_E_NUM, t->loc);
+        e->num = t->num;
+        break;
+    case P4TOK_KW_TRUE:
+    case P4TOK_KW_FALSE:
+        e = p4parse_node(p, P4AST_E_BOOL, t->loc);
+        e->num.v.w[0] = t->kind == P4TOK_KW_TRUE;
+        break;
+    case P4TOK_STRING:
+        e = p4parse_node(p, P4AST_E_STR, t->loc);
+        e->str = t->str;
+        break;
+    case P4TOK_IDENT:
+    case P4TOK_KW_ERROR:
+        e = p4parse_node(p, P4AST_E_NAME, t->loc);
+        e->name = t->kind == P4TOK_IDENT ? t->str : "error";
+        break;
+    default:
+        return NULL;
+    }
+    p4parse_advance(p);
+    return e;
+}
+
 static struct p4ast *primary(struct p4parse *p)
 {
     struct p4_loc loc = p->tok.loc;
-    struct p4ast *e;
+    struct p4ast *e = token_leaf(p);
+    if (e)
+        return e;
     switch (p->tok.kind) {
-    case P4TOK_NUMBER:
-        e = p4parse_node(p, P4AST_E_NUM, loc);
-        e->num = p->tok.num;
-        p4parse_advance(p);
-        return e;
-    case P4TOK_KW_TRUE:
-    case P4TOK_KW_FALSE:
-        e = p4parse_node(p, P4AST_E_BOOL, loc);
-        e->num.v.w[0] = p->tok.kind == P4TOK_KW_TRUE;
-        p4parse_advance(p);
-        return e;
-    case P4TOK_STRING:
-        e = p4parse_node(p, P4AST_E_STR, loc);
-        e->str = p->tok.str;
-        p4parse_advance(p);
-        return e;
-    case P4TOK_IDENT:
-        e = p4parse_node(p, P4AST_E_NAME, loc);
-        e->name = p->tok.str;
-        p4parse_advance(p);
-        return e;
-    case P4TOK_KW_ERROR:
-        e = p4parse_node(p, P4AST_E_NAME, loc);
-        e->name = "error";
-        p4parse_advance(p);
-        return e;
     case P4TOK_DOT: /* .name: top-level scope */
         p4parse_advance(p);
         e = p4parse_node(p, P4AST_E_NAME, loc);
