@@ -201,7 +201,8 @@ static void sort_run(struct evq_entry *a, uint32_t n, struct evq_entry *tmp)
 }
 
 /* The bytes of the queue's arrays with room for `cap` entries and `nchunks` chunks: the two heaps
- * (with their pads), the run and its merge scratch, the slot arrays, the ring and the pool. */
+ * (with their pads), the run and the scratch (side run, merges), the slot arrays, the ring and
+ * the pool. */
 static uint64_t arrays_bytes(uint64_t cap, uint64_t nchunks)
 {
     uint64_t entries = 2 * (HEAP_PAD + cap) + 2 * cap; /* heap, far; run, scratch */
@@ -387,10 +388,6 @@ static inline __attribute__((always_inline)) bool append_sorted(struct evq_entry
     return true;
 }
 
-/* An entry before near_end: at the run's end when it is not before the run's last entry (the
- * events scheduled at one instant, or at now plus one delay, come in order), else at the side
- * run's end when not before its last (a bucket's reserved places taken late, in their order),
- * else in the heap. */
 /* e, just placed at `at`, is the next entry if it is before the next one. */
 static inline __attribute__((always_inline)) void note_next(struct evq *q, struct evq_entry *at,
                                                             struct evq_entry e)
@@ -411,6 +408,10 @@ static __attribute__((noinline)) void place_beside(struct evq *q, struct evq_ent
     note_next(q, q->heap, e); /* the heap's top if it is the least */
 }
 
+/* An entry before near_end: at the run's end when it is not before the run's last entry (the
+ * events scheduled at one instant, or at now plus one delay, come in order), else at the side
+ * run's end when not before its last (a bucket's reserved places taken late, in their order),
+ * else in the heap. */
 static inline __attribute__((always_inline)) void place_near(struct evq *q, struct evq_entry e)
 {
     if (!append_sorted(q->run, &q->rpos, &q->rlen, q->cap, e))
