@@ -2,8 +2,8 @@
  * basic.p4 and basic_wide.p4 on the three engines, every packet of a generated set (IPv4 to
  * routed and unrouted addresses, other EtherTypes, packets cut short inside either header,
  * varied TTL and ECN, wire lengths, output buffers too short) gives the same ingress results,
- * the same state (every slot) and the same output (bytes, length, where) through both. Programs that make requests,
- * truncate or send at egress are not lean. */
+ * the same state (every slot) and the same output (bytes, length, where) through both.
+ * Programs that make requests, truncate or send at egress are not lean. */
 #include "tests/testp4.h"
 
 #include <stdlib.h>

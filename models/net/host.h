@@ -50,8 +50,8 @@ struct nic_rotation {
 
 /* 64-byte aligned (host_create). What a packet's events read, line by line: the node, address
  * and endpoint table (line 0); the rotation of class 0's sources (line 1); the NIC's blocking
- * clock's first fields (line 3); the NIC buffer's limit and the receive counter (line 4); the NIC queue's counters and
- * class 0 (line 6, struct pq); the CPU model last. */
+ * clock's first fields (line 3); the NIC buffer's limit and the receive counter (line 4); the
+ * NIC queue's counters and class 0 (line 6, struct pq); the CPU model last. */
 struct host {
     struct node node;
     uint32_t index; /* host number (declaration order) */
