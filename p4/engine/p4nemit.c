@@ -908,9 +908,10 @@ static void lean_ingress(struct em *m)
         PUT(m, "S[%d] = plen;\n", prog->std.packet_length);
     PUT(m, "IN = in; IN_LEN = len; BITPOS = 0; PLEN = plen;\nparser_(vm, R);\n");
     const struct p4ir_callable *const blocks[2] = {prog->verify, prog->ingress};
+    const enum p4cc_block ids[2] = {P4CC_VERIFY, P4CC_INGRESS};
     for (int i = 0; i < 2; i++) {
         if (blocks[i] && blocks[i]->body.n)
-            PUT(m, "ctl%d_(vm, R);\n", i);
+            PUT(m, "ctl%d_(vm, R);\n", ids[i]);
     }
     lean_results(m);
     PUT(m, "(void)port;\n}\n\n");
