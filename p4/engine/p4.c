@@ -228,25 +228,6 @@ static bool lean_program(const struct p4_prog *prog)
            !u->egress_scratch && u->std.ingress_global_timestamp < 0;
 }
 
-/* The slots the lean calls use, the spare one (state's last, past the program's) where the
- * program has no such field. */
-static void set_lean_slots(struct p4_pipe *pipe)
-{
-    const struct p4_prog *prog = pipe->prog;
-    int spare = prog->nslots;
-#define LEAN_SLOT(s) ((s) >= 0 ? (s) : spare)
-    pipe->ln = (struct p4_lean){
-        .bytes = (size_t)prog->nslots * 8,
-        .spare = spare,
-        .ingress_port = LEAN_SLOT(prog->use.std.ingress_port),
-        .packet_length = LEAN_SLOT(prog->std.packet_length),
-        .egress_spec = LEAN_SLOT(prog->std.egress_spec),
-        .mcast_grp = LEAN_SLOT(prog->std.mcast_grp),
-        .priority = LEAN_SLOT(prog->std.priority),
-    };
-#undef LEAN_SLOT
-}
-
 struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host)
 {
     struct p4_pipe *pipe = p4util_calloc(1, sizeof(*pipe));
@@ -297,7 +278,6 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
     if (pipe->cc)
         p4cc_native_entries(pipe->cc, blocks, &pipe->native);
     pipe->lean = lean_program(prog);
-    set_lean_slots(pipe);
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
@@ -513,53 +493,26 @@ bool p4_pipe_lean(const struct p4_pipe *pipe)
     return pipe->lean;
 }
 
-/* p4cc_native.lean_in's work where the pipeline has none; the spare slot takes a field the
- * program lacks. */
-static __attribute__((noinline)) void lean_in(struct p4_pipe *pipe, uint64_t *s,
-                                              const uint8_t *bytes, uint32_t len, uint32_t plen,
-                                              uint32_t port, struct p4_ingress_out *out)
-{
-    const struct p4_prog *prog = pipe->prog;
-    const struct p4_lean *ln = &pipe->ln;
-    struct p4vm *vm = &pipe->vm;
-    bind_state(pipe, s);
-    memset(s, 0, ln->bytes);
-    s[ln->ingress_port] = port & 0x1ff;
-    s[ln->packet_length] = plen;
-    vm->in = bytes;
-    vm->in_len = len;
-    vm->in_bitpos = 0;
-    vm->packet_length = plen;
-    run_parser(pipe);
-    run_control(pipe, P4CC_VERIFY, prog->verify);
-    run_control(pipe, P4CC_INGRESS, prog->ingress);
-    s[ln->spare] = 0;
-    uint64_t spec = s[ln->egress_spec];
-    uint64_t grp = s[ln->mcast_grp];
-    bool unicast = !grp && spec != P4_DROP_PORT;
-    out->fwd = grp ? P4_FWD_MULTICAST : unicast ? P4_FWD_UNICAST : P4_FWD_DROP;
-    out->egress_port = unicast ? (uint32_t)spec : 0;
-    out->mcast_grp = (uint32_t)grp;
-    out->priority = (uint32_t)s[ln->priority] & 7;
-    out->clone_session = -1;
-    out->clone_fl = -1;
-    out->resubmit_fl = -1;
-    out->payload_off = (uint32_t)s[0];
-}
-
-/* start_packet and ingress_result of a packet that enters normally (instance_type 0: the
- * zeroed slot already holds it) on a lean pipeline: no field list to preserve, no ingress
- * timestamp, no requests to reset or report (none is ever made). */
+/* p4_pipe_ingress of a packet that enters normally, in one generated function when the
+ * pipeline has native code (p4nemit.c: no field list to preserve, no ingress timestamp, no
+ * requests to reset or report on a lean pipeline), else the general call. */
 __attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state,
                                                const uint8_t *bytes, uint32_t len,
                                                uint32_t packet_length, uint32_t port,
                                                struct p4_ingress_out *out)
 {
-    uint32_t plen = packet_length ? packet_length : len;
-    if (pipe->native.lean_in)
+    if (pipe->native.lean_in) {
+        uint32_t plen = packet_length ? packet_length : len;
         pipe->native.lean_in(&pipe->vm, state, bytes, (uint64_t)len << 32 | plen, port, out);
-    else
-        lean_in(pipe, state, bytes, len, plen, port, out);
+        return;
+    }
+    const struct p4_ingress_in in = {.bytes = bytes,
+                                     .len = len,
+                                     .packet_length = packet_length,
+                                     .ingress_port = port,
+                                     .instance_type = P4_INSTANCE_NORMAL,
+                                     .preserve_fl = -1};
+    p4_pipe_ingress(pipe, state, &in, out);
 }
 
 void p4_pipe_state_sync(const struct p4_pipe *pipe, void *state)
@@ -755,47 +708,39 @@ __attribute__((hot)) void p4_pipe_egress(struct p4_pipe *pipe, void *state, cons
     out->recirc_fl = vm->recirc_fl;
 }
 
-/* p4_pipe_egress_lean without native code (deparse), or after the native in-place deparse
- * gave up (`into_buf`, p4pipe_lean_buf): the deparser into buf and the payload after, as
- * deparse does then. */
-static __attribute__((noinline)) void lean_egress(struct p4_pipe *pipe, uint64_t *s,
-                                                  uint8_t *bytes, uint32_t len, uint8_t *buf,
-                                                  uint32_t cap, bool into_buf,
-                                                  struct p4_egress_out *out)
+/* The lean egress's output over bytes (in place where the headers fit, else into buf), as
+ * p4_pipe_egress makes it on a lean pipeline (its program early: egress empty). */
+static inline struct p4_egress_in lean_egress_in(uint8_t *bytes, uint32_t len, uint8_t *buf,
+                                                 uint32_t cap)
 {
-    struct p4vm *vm = &pipe->vm;
-    *out = (struct p4_egress_out){.clone_session = -1, .clone_fl = -1, .recirc_fl = -1};
-    const struct p4_egress_in in = {
+    return (struct p4_egress_in){
         .bytes = bytes, .len = len, .out = buf, .out_cap = cap, .in_place = bytes};
-    if (into_buf) {
-        run_deparser(pipe, buf, cap);
-        finish_output(vm, &in, (uint32_t)s[0], false, out);
-        return;
-    }
-    bind_state(pipe, s);
-    vm->in = bytes;
-    vm->in_len = len;
-    vm->packet_length = (uint32_t)s[pipe->ln.packet_length];
-    deparse(pipe, &in, out);
 }
 
-/* p4_pipe_egress of a packet of a lean pipeline (its program early: egress empty, so the
- * traffic manager's fields are not read), in place over bytes where the headers fit: no
- * scratch to zero (no later block refers to it), no requests to reset or report. */
+/* p4_pipe_egress of a packet of a lean pipeline, in one generated function when the pipeline
+ * has native code (computeChecksum and the deparser in place; no scratch to zero, no requests
+ * to reset or report), else the general call. */
 __attribute__((hot)) void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes,
                                               uint32_t len, uint8_t *buf, uint32_t cap,
                                               struct p4_egress_out *out)
 {
-    if (pipe->native.lean_out)
+    if (pipe->native.lean_out) {
         pipe->native.lean_out(&pipe->vm, state, bytes, (uint64_t)len << 32 | cap, buf, out);
-    else
-        lean_egress(pipe, state, bytes, len, buf, cap, false, out);
+        return;
+    }
+    const struct p4_egress_in in = lean_egress_in(bytes, len, buf, cap);
+    p4_pipe_egress(pipe, state, &in, out);
 }
 
+/* The native lean_out gave up on the in-place deparse: the deparser into buf and the payload
+ * after, as deparse does then. */
 void p4pipe_lean_buf(struct p4vm *vm, uint8_t *bytes, uint32_t len, uint8_t *buf, uint32_t cap,
                      struct p4_egress_out *out)
 {
-    lean_egress(vm->pipe, vm->slots, bytes, len, buf, cap, true, out);
+    *out = (struct p4_egress_out){.clone_session = -1, .clone_fl = -1, .recirc_fl = -1};
+    const struct p4_egress_in in = lean_egress_in(bytes, len, buf, cap);
+    run_deparser(vm->pipe, buf, cap);
+    finish_output(vm, &in, (uint32_t)vm->slots[0], false, out);
 }
 
 int p4_pipe_mcast_members(const struct p4_pipe *pipe, uint32_t grp,

@@ -206,8 +206,7 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
  * p4_pipe_egress, with the same state and results in fewer steps. */
 bool p4_pipe_lean(const struct p4_pipe *pipe);
 /* p4_pipe_ingress of a packet that enters normally (instance_type 0, nothing preserved):
- * in = {bytes, len, packet_length, port, 0, NULL, -1}. state has one slot more than
- * p4_prog_state_bytes (8 bytes, spare). */
+ * in = {bytes, len, packet_length, port, 0, NULL, -1}. */
 void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state, const uint8_t *bytes, uint32_t len,
                           uint32_t packet_length, uint32_t port, struct p4_ingress_out *out);
 /* p4_pipe_egress on the state p4_pipe_ingress_lean left, with in = {.bytes = bytes,

@@ -34,14 +34,6 @@ struct p4_mirror {
     uint32_t port;
 };
 
-/* The slots of the lean calls (p4.c): the field's, or `spare` (the state's slot past the
- * program's, zero when read) where the program has none. */
-struct p4_lean {
-    size_t bytes; /* the program's slots */
-    int spare;
-    int ingress_port, packet_length, egress_spec, mcast_grp, priority;
-};
-
 struct p4_pipe {
     const struct p4_prog *prog;
     struct p4_host host;
@@ -64,7 +56,6 @@ struct p4_pipe {
     struct p4cc_native native; /* cc's native code, called directly (all NULL: none) */
     unsigned runs;             /* bit (1 << enum p4cc_block): the block has statements */
     bool lean; /* p4_pipe_lean */
-    struct p4_lean ln;
 };
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);
