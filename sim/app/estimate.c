@@ -21,16 +21,13 @@
 #define EST_LINK 3000ULL
 #define EST_ROUTE 8ULL
 #define EST_NEXTHOP 4ULL
-#define EST_FLOW 8000ULL
 /* Timers an object may have pending at once, each an entry of the event queue while the run
  * goes (the per-object bytes above come from `check`, which runs no event): a link a transmission
  * end and an arrival each way and its two ports' PFC pause and refresh; a host its CPU core (one
- * by default) and a spare; a switch its pipeline's delay line; a flow its start, sample and
- * report timers and up to three of its transport (RDMA). */
+ * by default) and a spare; a switch its pipeline's delay line (a flow's: estimate.h). */
 #define EST_TIMERS_LINK 8ULL
 #define EST_TIMERS_HOST 2ULL
 #define EST_TIMERS_SWITCH 1ULL
-#define EST_TIMERS_FLOW 6ULL
 
 /* Sum over switches of (8 + 4 x its links to switches): the route bytes per destination. A
  * destination is a switch with hosts (models/net/routing.h: hosts behind one switch share its
@@ -89,9 +86,11 @@ void estimate_compute(struct estimate *e, const struct topo *t, const struct cfg
     e->flows = flows && flows->kind == CFG_SEQ ? flows->n : 0;
     e->timers = e->links * EST_TIMERS_LINK + e->hosts * EST_TIMERS_HOST +
                 e->switches * EST_TIMERS_SWITCH + e->flows * EST_TIMERS_FLOW;
+    uint64_t declared = e->flows;
+    estimate_jobs(e, t, root);
     e->queue_bytes = evq_bytes_bound(e->timers);
     e->model_bytes = EST_BASE + e->hosts * EST_HOST + e->switches * EST_SWITCH +
-                     e->links * EST_LINK + ndst * per_dst + e->flows * EST_FLOW;
+                     e->links * EST_LINK + ndst * per_dst + declared * EST_FLOW + e->job_bytes;
     e->bytes = e->model_bytes + e->queue_bytes;
 }
 
@@ -138,12 +137,19 @@ int estimate_check(const struct topo *t, const struct cfg_node *root, uint64_t l
     char have[32];
     fmt_bytes(need, sizeof(need), e.bytes);
     fmt_bytes(have, sizeof(have), limit);
+    char jobs[80] = "";
+    if (e.workers && e.servers)
+        snprintf(jobs, sizeof(jobs), ", %llu DDL workers and %llu server%s",
+                 (unsigned long long)e.workers, (unsigned long long)e.servers,
+                 e.servers == 1 ? "" : "s");
+    else if (e.workers)
+        snprintf(jobs, sizeof(jobs), ", %llu DDL workers", (unsigned long long)e.workers);
     diag_error(d, loc,
                "this scenario needs about %s of memory (%llu hosts, %llu switch%s, %llu links, "
-               "%llu routes, %llu flows), more than the %s this run may use (--max-memory); "
+               "%llu routes, %llu flows%s), more than the %s this run may use (--max-memory); "
                "make the topology smaller",
                need, (unsigned long long)e.hosts, (unsigned long long)e.switches,
                e.switches == 1 ? "" : "es", (unsigned long long)e.links,
-               (unsigned long long)e.routes, (unsigned long long)e.flows, have);
+               (unsigned long long)e.routes, (unsigned long long)e.flows, jobs, have);
     return -1;
 }
