@@ -119,6 +119,33 @@ static void test_estimate_covers_jobs(void **state)
     free(y);
 }
 
+/* The estimate counts a job's timers: an in-network aggregation job of 8 workers with 256
+ * aggregator slots each keeps a retransmission timer per packet in flight, up to 2,048 at once
+ * on a star of 9 links; the queue's arrays grow past what the bound of every timer but the
+ * job's allows, and stay within the bound with them. */
+static void test_estimate_covers_job_timers(void **state)
+{
+    static const char y[] =
+        "topology: {kind: star, hosts: 9, link: {rate: 100Gbps, delay: 1us}, switch: "
+        "{program: aggregation}}\n"
+        "jobs:\n"
+        "  - {arch: inc, workers: [h0, h1, h2, h3, h4, h5, h6, h7], servers: [h8], "
+        "iterations: 2, inc: {slots: 256}, model: {name: m, layers: [{name: a, bytes: 4MB, "
+        "forward: 10us, backward: 10us}]}}\n";
+    struct scenario *sc = run_job(y, 8);
+    struct estimate e = estimate_of(sc);
+    const struct evq *q = &sc->sim->evq;
+    print_message("queue: cap %u, %llu bytes; estimate %llu timers (jobs %llu), %llu bytes; "
+                  "without the jobs' %llu bytes\n",
+                  q->cap, (unsigned long long)evq_bytes(q), (unsigned long long)e.timers,
+                  (unsigned long long)e.job_timers, (unsigned long long)e.queue_bytes,
+                  (unsigned long long)evq_bytes_bound(e.timers - e.job_timers));
+    assert_true(e.job_timers >= 8 * 256);
+    assert_true(evq_bytes(q) <= e.queue_bytes);
+    assert_true(evq_bytes(q) > evq_bytes_bound(e.timers - e.job_timers));
+    scenario_destroy(sc);
+}
+
 /* A host's CPU cores beyond one are timers of the estimate, from the host's own map, the
  * generator's or the defaults, as the builder takes them. */
 static void test_estimate_counts_cores(void **state)
@@ -136,4 +163,5 @@ static void test_estimate_counts_cores(void **state)
 }
 
 TEST_MAIN(cmocka_unit_test(test_estimate_covers_queue), cmocka_unit_test(test_estimate_covers_jobs),
+          cmocka_unit_test(test_estimate_covers_job_timers),
           cmocka_unit_test(test_estimate_counts_cores))

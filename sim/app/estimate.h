@@ -27,6 +27,7 @@ struct estimate {
     uint64_t workers; /* of DDL jobs (GPUs) */
     uint64_t servers;
     uint64_t timers;      /* the most that can be pending at once (an upper bound) */
+    uint64_t job_timers;  /* of them, DDL jobs' (their connections' included) */
     uint64_t queue_bytes; /* the event queue's arrays for them (evq_bytes_bound) */
     uint64_t job_bytes;   /* DDL jobs: workers, servers, their tables and connections */
     uint64_t model_bytes; /* the objects and routes (the measured costs per object), jobs' too */

@@ -146,6 +146,7 @@ static void add_job(struct estimate *e, const struct cfg_node *m, const char *fi
         e->job_bytes += ring ? em.ring_units * (members * EST_RING_UNIT + 4) : 0;
         timers += ring && c.step_latency_ps ? em.ring_units * members : 0;
     }
+    e->job_timers += timers;
     e->timers += timers;
 }
 
