@@ -1,12 +1,14 @@
 /* The memory estimate's part for DDL training jobs and hosts' CPU cores (estimate.h): what a
  * job's declaration implies before it is built. A job's workers and servers, the per-layer and
  * per-slice tables of its collective, the connections its architecture opens (each a flow of
- * the estimate, with its timers) and the timers of its own parts. The job's keys are decoded
- * with the job's parameter table, its model loaded as the builder will; a job whose keys or
- * model do not decode counts with the defaults (the builder reports its errors). */
+ * the estimate, with its timers, in bytes its transport's) and the timers of its own parts.
+ * The job's keys are decoded with the job's parameter table, its model loaded (and adjusted) as
+ * the builder will; a job whose keys or model do not decode counts with the defaults (the
+ * builder reports its errors). */
 #include "sim/app/estimate.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/ddl/dnn.h"
 #include "models/ddl/inc.h"
@@ -21,8 +23,14 @@
  * pull_blk) and 4 for the collective's ready iteration, and a slice (unit) of a pipelined
  * collective 7 bytes per worker (units.h: own, got, iter) or 13 per ring member (ring.c:
  * recv, sent, own, iter) and 4 per job (layer_of). A connection (msg_conn and its data flow)
- * took 3.1 KB over tcp, 1.9 over rdma and 6.4 over udp (a parameter server job of 256 workers,
- * 4 and 16 servers: 2,048 and 8,192 connections); the estimate counts it as a flow (EST_FLOW). */
+ * took 3.1 KB over tcp, 1.9 over rdma and 6.4 over udp (its flow's mt19937 generator is 5 KB)
+ * in a parameter server job of 256 workers and 4 or 16 servers (2,048 and 8,192
+ * connections), and 3.2, 2.0 and 6.5 KB in `check` of one of 200 workers and 200 servers on a
+ * star (80,000 connections, alexnet: 258, 161 and 523 MB); a rendezvous's request and reply
+ * flows are udp's. */
+#define EST_CONN_TCP 4000ULL
+#define EST_CONN_RDMA 2500ULL
+#define EST_CONN_UDP EST_FLOW
 #define EST_WORKER 1500ULL
 #define EST_WORKER_LAYER 64ULL
 #define EST_UNIT 7ULL
@@ -57,6 +65,10 @@ static void model_units(struct est_model *em, const struct ddl_job_cfg *c, const
     struct diag d;
     quiet(&d);
     struct dnn_model *m = c->model ? dnn_load(c->model, file, &d) : NULL;
+    if (m && dnn_adjust(m, c->compute_scale, c->layer_overrides, &d)) {
+        dnn_free(m);
+        m = NULL;
+    }
     if (!m)
         return;
     *em = (struct est_model){m->nlayers, 0, 0};
@@ -99,6 +111,19 @@ static uint64_t job_conns(const struct ddl_job_cfg *c, uint64_t hosts, uint64_t 
     }
 }
 
+/* A connection's bytes over the job's transport (its `transport`, else its preset's, else udp:
+ * job.c), with a rendezvous's two udp flows. */
+static uint64_t conn_bytes(const struct ddl_job_cfg *c)
+{
+    struct msg_cost tmp;
+    const char *t = c->transport ? c->transport : msg_preset((enum msg_preset)c->preset, &tmp);
+    uint64_t b = !t || strcmp(t, "udp") == 0 ? EST_CONN_UDP
+                 : strcmp(t, "tcp") == 0     ? EST_CONN_TCP
+                 : strcmp(t, "rdma") == 0    ? EST_CONN_RDMA
+                                             : EST_FLOW;
+    return b + (c->cost.control_rtt ? 2 * EST_CONN_UDP : 0);
+}
+
 static int64_t inc_slots(const struct ddl_job_cfg *c)
 {
     struct inc_cfg ic;
@@ -128,11 +153,12 @@ static void add_job(struct estimate *e, const struct cfg_node *m, const char *fi
     struct est_model em;
     model_units(&em, &c, file, members);
     /* a rendezvous (control_rtt) adds a request and a reply flow to every connection */
-    uint64_t flows = job_conns(&c, hosts, n, s) * (c.cost.control_rtt ? 3 : 1);
+    uint64_t conns = job_conns(&c, hosts, n, s);
+    uint64_t flows = conns * (c.cost.control_rtt ? 3 : 1);
     e->workers += n;
     e->servers += s;
     e->flows += flows;
-    e->job_bytes += (n + s) * (EST_WORKER + em.layers * EST_WORKER_LAYER) + flows * EST_FLOW;
+    e->job_bytes += (n + s) * (EST_WORKER + em.layers * EST_WORKER_LAYER) + conns * conn_bytes(&c);
     uint64_t timers = EST_TIMERS_JOB + n * EST_TIMERS_WORKER + flows * EST_TIMERS_FLOW;
     if (gpus > 1)
         timers += n * EST_TIMERS_INTRA;
