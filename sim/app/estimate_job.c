@@ -16,18 +16,18 @@
 #include "models/net/hostcpu.h"
 
 /* Bytes, from the peak RSS of `ddlsim run` of a fat tree k = 16 (program none) with a job
- * starting after `stop: 1ns`, so that the job is built but has sent nothing: a worker with one
- * one-layer tensor (collective tree, slice 0: no connection exists before the run, one slice)
- * took 0.9-1.0 KB (1,024 workers: 27.5 -> 28.5 MB); a worker's tables per layer are 60 bytes
- * (models/ddl/job.h: params_iter, pull_left, push_left, push_ready, pull_ready, push_blk,
- * pull_blk) and 4 for the collective's ready iteration, and a slice (unit) of a pipelined
- * collective 7 bytes per worker (units.h: own, got, iter) or 13 per ring member (ring.c:
- * recv, sent, own, iter) and 4 per job (layer_of). A connection (msg_conn and its data flow)
- * took 3.1 KB over tcp, 1.9 over rdma and 6.4 over udp (its flow's mt19937 generator is 5 KB)
- * in a parameter server job of 256 workers and 4 or 16 servers (2,048 and 8,192
- * connections), and 3.2, 2.0 and 6.5 KB in `check` of one of 200 workers and 200 servers on a
- * star (80,000 connections, alexnet: 258, 161 and 523 MB); a rendezvous's request and reply
- * flows are udp's. */
+ * starting after `stop: 1ns`, so that the job is built but has sent nothing: a worker of a
+ * one-layer model (collective tree, slice 0: no connection exists before the run, one slice)
+ * took 0.9-1.0 KB (1,024 workers: 27.5 -> 28.5 MB), and a server counts as one; a worker's
+ * tables per layer are 60 bytes (models/ddl/job.h: params_iter, pull_left, push_left,
+ * push_ready, pull_ready, push_blk, pull_blk) and 4 for the collective's ready iteration, and a
+ * slice (unit) of a pipelined collective 7 bytes per worker (units.h: own, got, iter) or 13 per
+ * ring member (ring.c: recv, sent, own, iter) and 4 per job (layer_of). A connection (msg_conn
+ * and its data flow) took 3.1 KB over tcp, 1.9 over rdma and 6.4 over udp (its flow's mt19937
+ * generator is 5 KB) in a parameter server job of 256 workers and 4 or 16 servers (2,048 and
+ * 8,192 connections), and 3.2, 2.0 and 6.5 KB in `check` of one of 200 workers and 200 servers
+ * on a star (80,000 connections, alexnet: 258, 161 and 523 MB); a rendezvous's request and
+ * reply flows are udp's. */
 #define EST_CONN_TCP 4000ULL
 #define EST_CONN_RDMA 2500ULL
 #define EST_CONN_UDP EST_FLOW
@@ -176,7 +176,8 @@ static void add_job(struct estimate *e, const struct cfg_node *m, const char *fi
     e->timers += timers;
 }
 
-/* A host's `cpu_cores`, as the builder layers it: its own map, its generator's, the defaults. */
+/* A host's `cpu_cores`, as the builder layers it: its own map, its generator's, the defaults.
+ * A core adds a timer, not bytes: struct hostcpu holds HOSTCPU_MAX_CORES cores in place. */
 static uint64_t host_cores(const struct decl_node *dn, const struct cfg_node *defaults)
 {
     const struct cfg_node *layers[] = {dn->map, dn->gen, defaults};
