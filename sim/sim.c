@@ -1,13 +1,25 @@
 #include "sim/sim.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_errno.h>
 
 #include "sim/hugepage.h"
 #include "sim/util.h"
 
+/* A GSL failure (out of memory in an allocation, a domain error) is a runtime failure of the
+ * run, exit 1 with GSL's reason, not GSL's default abort. */
+static void gsl_fail(const char *reason, const char *file, int line, int gsl_errno)
+{
+    fprintf(stderr, "ddlsim: error: GSL: %s (%s:%d, code %d)\n", reason, file, line, gsl_errno);
+    exit(1);
+}
+
 struct sim *sim_create(uint64_t seed, struct diag *diag)
 {
+    gsl_set_error_handler(gsl_fail); /* the library's one setting: the same for every sim */
     struct sim *sim = xcalloc(1, sizeof(*sim));
     evq_init(&sim->evq);
     sim->seed = seed;
@@ -27,6 +39,7 @@ void sim_destroy(struct sim *sim)
         free(sim->rngs[i].name);
     }
     free(sim->rngs);
+    strmap_fini(&sim->rng_index);
     pool_fini(&sim->pkt_pool);
     spool_fini(&sim->spool);
     free(sim);
@@ -34,20 +47,23 @@ void sim_destroy(struct sim *sim)
 
 gsl_rng *sim_rng(struct sim *sim, const char *name)
 {
-    for (size_t i = 0; i < sim->nrngs; i++) {
-        if (strcmp(sim->rngs[i].name, name) == 0)
-            return sim->rngs[i].rng;
+    uint32_t at;
+    if (strmap_get(&sim->rng_index, name, &at))
+        return sim->rngs[at].rng;
+    if (sim->nrngs == sim->rngs_cap) {
+        sim->rngs_cap = sim->rngs_cap ? 2 * sim->rngs_cap : 16;
+        sim->rngs = xrealloc(sim->rngs, sim->rngs_cap * sizeof(*sim->rngs));
     }
-    sim->rngs = xrealloc(sim->rngs, (sim->nrngs + 1) * sizeof(*sim->rngs));
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!r)
-        abort();
+    if (!r) /* only if the handler was replaced: gsl_fail does not return */
+        gsl_fail("out of memory for an RNG stream", __FILE__, __LINE__, GSL_ENOMEM);
     uint64_t h = hash_fnv1a(&sim->seed, sizeof(sim->seed), HASH_FNV_INIT);
     h = hash_fnv1a(name, strlen(name), h);
     /* mt19937 takes an unsigned long seed; 0 selects its default seed, avoid it. */
     gsl_rng_set(r, (unsigned long)(h ? h : 1));
     sim->rngs[sim->nrngs].name = xstrdup(name);
     sim->rngs[sim->nrngs].rng = r;
+    strmap_put(&sim->rng_index, sim->rngs[sim->nrngs].name, (uint32_t)sim->nrngs);
     sim->nrngs++;
     return r;
 }

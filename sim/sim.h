@@ -14,6 +14,7 @@
 #include "sim/pool.h"
 #include "sim/simtime.h"
 #include "sim/spool.h"
+#include "sim/strmap.h"
 
 struct sim_rng_stream {
     char *name;
@@ -37,6 +38,8 @@ struct sim {
     uint64_t seed;
     struct sim_rng_stream *rngs;
     size_t nrngs;
+    size_t rngs_cap;
+    struct strmap rng_index; /* stream name → its index in rngs */
     struct pool pkt_pool; /* set up by the packet module on first use */
     uint64_t next_pkt_id;
     struct diag *diag;    /* not owned */
@@ -51,8 +54,9 @@ struct sim *sim_create(uint64_t seed, struct diag *diag);
 void sim_destroy(struct sim *sim);
 
 /* The RNG stream for a named purpose ("flow.f1.arrivals"), created on first use and seeded from
- * (run seed, name) so that adding a stream never perturbs the draws of another. Look streams up
- * at build time and keep the pointer: the lookup is linear. */
+ * (run seed, name) so that adding a stream never perturbs the draws of another, nor creating
+ * streams in another order. Look streams up at build time and keep the pointer (the lookup hashes
+ * the name). */
 gsl_rng *sim_rng(struct sim *sim, const char *name);
 
 static inline void sim_at(struct sim *sim, struct evq_timer *t, sim_time_t at)

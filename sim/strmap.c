@@ -31,12 +31,34 @@ static size_t slot(const struct strmap *m, const char *key)
     return i;
 }
 
+/* Doubles the table (the keys are rehashed into the new one). */
+static void grow(struct strmap *m)
+{
+    struct strmap g;
+    strmap_init(&g, m->cap);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->keys[i]) {
+            size_t j = slot(&g, m->keys[i]);
+            g.keys[j] = m->keys[i];
+            g.vals[j] = m->vals[i];
+            g.n++;
+        }
+    }
+    strmap_fini(m);
+    *m = g;
+}
+
 bool strmap_put(struct strmap *m, const char *key, uint32_t v)
 {
+    if (!m->keys)
+        strmap_init(m, 0);
     size_t i = slot(m, key);
     if (m->keys[i])
         return false;
-    SIM_ASSERT(2 * (m->n + 1) <= m->cap);
+    if (2 * (m->n + 1) > m->cap) {
+        grow(m);
+        i = slot(m, key);
+    }
     m->n++;
     m->keys[i] = key;
     m->vals[i] = v;

@@ -14,10 +14,11 @@ struct strmap {
     size_t n;   /* keys present */
 };
 
-/* Sized for up to n keys. */
+/* Sized for n keys without growing (a zeroed map is empty too, and sized at its first put). */
 void strmap_init(struct strmap *m, size_t n);
 void strmap_fini(struct strmap *m);
-/* Adds key → v; false (and no change) when the key is present. At most the n of init. */
+/* Adds key → v; false (and no change) when the key is present. The table doubles when it would
+ * be more than half full. */
 bool strmap_put(struct strmap *m, const char *key, uint32_t v);
 /* The value of `key` in *v; false when absent. */
 bool strmap_get(const struct strmap *m, const char *key, uint32_t *v);

@@ -211,6 +211,30 @@ static void test_scenario_md1_load_08(void **state)
     mdl_check(0.8, 1);
 }
 
+/* A UDP flow has an RNG stream (about 5 KB of generator state) only when it draws: Poisson gaps
+ * or random message sizes. Burst and fixed-size CBR flows have none, so a job's many connections
+ * cost no generator each. */
+static void test_scenario_udp_streams_when_drawn(void **state)
+{
+    struct scenario *sc =
+        load_run("hosts: [{name: a}, {name: b}]\n"
+                 "links: [{a: a, b: b, rate: 10Gbps, delay: 1us}]\n"
+                 "flows:\n"
+                 "  - {name: burst, src: a, dst: b, bytes: 10KB}\n"
+                 "  - {name: cbr, src: a, dst: b, pattern: cbr, rate: 1Gbps, bytes: 10KB}\n"
+                 "  - {name: cbrexp, src: a, dst: b, pattern: cbr, rate: 1Gbps, bytes: 10KB,\n"
+                 "     size: 2KB, size_dist: exponential}\n"
+                 "  - {name: pois, src: a, dst: b, pattern: poisson, rate: 1Gbps, bytes: 10KB}\n");
+    uint32_t i;
+    assert_false(strmap_get(&sc->sim->rng_index, "flow.burst", &i));
+    assert_false(strmap_get(&sc->sim->rng_index, "flow.cbr", &i));
+    assert_true(strmap_get(&sc->sim->rng_index, "flow.cbrexp", &i));
+    assert_true(strmap_get(&sc->sim->rng_index, "flow.pois", &i));
+    for (int f = 0; f < 4; f++) /* and each delivered its bytes */
+        assert_int_equal(sc->flows[f]->st.rx_bytes, 10000);
+    scenario_destroy(sc);
+}
+
 /* Strict priority: a high-priority burst sharing the bottleneck with a saturating low-priority
  * one is delayed by at most one low-priority frame (no preemption) relative to running alone.
  * Twice: the fixed-function stage queues by the sender's priority; tensorexpress.p4 by the
@@ -370,6 +394,7 @@ TEST_MAIN(cmocka_unit_test(test_scenario_incast_exact_time),
           cmocka_unit_test(test_scenario_incast_time_framing),
           cmocka_unit_test(test_scenario_ecn_threshold_marks),
           cmocka_unit_test(test_scenario_md1_load_05), cmocka_unit_test(test_scenario_md1_load_08),
+          cmocka_unit_test(test_scenario_udp_streams_when_drawn),
           cmocka_unit_test(test_scenario_strict_priority), cmocka_unit_test(test_scenario_fat_tree),
           cmocka_unit_test(test_scenario_leaf_spine_dumbbell),
           cmocka_unit_test(test_scenario_determinism),

@@ -1,6 +1,7 @@
 #include "tests/testutil.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -77,5 +78,36 @@ static void test_rng_streams(void **state)
     sim_destroy(c);
 }
 
+/* Many streams (a job's connections each have one): a name looked up again returns its stream
+ * without creating another, in any order of creation, and each stream's first draw depends on
+ * (seed, name) only. The lookup hashes the name (strmap, which grows past its first size): with
+ * the linear lookup it replaced, 80,000 streams took minutes to build. */
+static void test_rng_many_streams(void **state)
+{
+    enum { N = 5000 };
+    struct sim *a = sim_create(7, NULL);
+    struct sim *b = sim_create(7, NULL);
+    char name[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof(name), "flow.f%d", i);
+        sim_rng(a, name);
+        snprintf(name, sizeof(name), "flow.f%d", N - 1 - i);
+        sim_rng(b, name);
+    }
+    assert_int_equal(a->nrngs, N);
+    assert_int_equal(b->nrngs, N);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof(name), "flow.f%d", i);
+        gsl_rng *ra = sim_rng(a, name);
+        assert_ptr_equal(ra, sim_rng(a, name));
+        assert_true(gsl_rng_get(ra) == gsl_rng_get(sim_rng(b, name)));
+    }
+    assert_int_equal(a->nrngs, N);
+    assert_int_equal(b->nrngs, N);
+    sim_destroy(a);
+    sim_destroy(b);
+}
+
 TEST_MAIN(cmocka_unit_test(test_stats_basic), cmocka_unit_test(test_stats_bounded),
-          cmocka_unit_test(test_stats_coverage), cmocka_unit_test(test_rng_streams))
+          cmocka_unit_test(test_stats_coverage), cmocka_unit_test(test_rng_streams),
+          cmocka_unit_test(test_rng_many_streams))

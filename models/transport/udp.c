@@ -225,9 +225,14 @@ static struct flow *udp_create(struct sim *sim, uint32_t index, const char *name
     f->source.prio = (uint8_t)cfg->common.priority;
     f->sink.recv = sink_recv;
     f->dst_port = host_bind(dst, &f->sink);
-    char stream[256];
-    snprintf(stream, sizeof(stream), "flow.%s", name);
-    f->rng = sim_rng(sim, stream);
+    /* a stream (about 5 KB of generator state) only for a flow that draws: a stream's draws do
+     * not depend on which other streams exist (sim_rng) */
+    if (cfg->pattern == UDP_POISSON ||
+        (cfg->pattern != UDP_BURST && cfg->size_dist != UDP_SIZE_FIXED)) {
+        char stream[256];
+        snprintf(stream, sizeof(stream), "flow.%s", name);
+        f->rng = sim_rng(sim, stream);
+    }
     if (cfg->pattern != UDP_BURST) {
         /* mean gap from the rate: mean message frame bytes at `rate` */
         uint64_t msg = cfg->size_bytes ? cfg->size_bytes : f->payload_max;
