@@ -12,9 +12,9 @@
 #include "sim/app/topo.h"
 #include "sim/diag.h"
 
-/* A flow's bytes (an upper bound of `check`'s measure of declared flows, and of a DDL job's
- * connection: estimate_job.c) and the timers it may have pending at once: its start, sample and
- * report timers and up to three of its transport (RDMA). */
+/* A flow's bytes (an upper bound of `check`'s measure of declared flows; a DDL job's connection
+ * counts its transport's, estimate_job.c) and the timers it may have pending at once: its start,
+ * sample and report timers and up to three of its transport (RDMA). */
 #define EST_FLOW 8000ULL
 #define EST_TIMERS_FLOW 6ULL
 

@@ -23,14 +23,14 @@
  * push_ready, pull_ready, push_blk, pull_blk) and 4 for the collective's ready iteration, and a
  * slice (unit) of a pipelined collective 7 bytes per worker (units.h: own, got, iter) or 13 per
  * ring member (ring.c: recv, sent, own, iter) and 4 per job (layer_of). A connection (msg_conn
- * and its data flow) took 3.1 KB over tcp, 1.9 over rdma and 6.4 over udp (its flow's mt19937
- * generator is 5 KB) in a parameter server job of 256 workers and 4 or 16 servers (2,048 and
- * 8,192 connections), and 3.2, 2.0 and 6.5 KB in `check` of one of 200 workers and 200 servers
- * on a star (80,000 connections, alexnet: 258, 161 and 523 MB); a rendezvous's request and
- * reply flows are udp's. */
+ * and its data flow) took 3.1 KB over tcp, 1.9 over rdma and 1.5 over udp (a stream draws no
+ * random numbers, so it has no generator) in a parameter server job of 256 workers and 4 or 16
+ * servers (2,048 and 8,192 connections), and 3.2, 2.0 and 1.5 KB in `check` of one of 200
+ * workers and 200 servers on a star (80,000 connections, alexnet: 258, 161 and 125 MB); a
+ * rendezvous's request and reply flows are udp's. */
 #define EST_CONN_TCP 4000ULL
 #define EST_CONN_RDMA 2500ULL
-#define EST_CONN_UDP EST_FLOW
+#define EST_CONN_UDP 2000ULL
 #define EST_WORKER 1500ULL
 #define EST_WORKER_LAYER 64ULL
 #define EST_UNIT 7ULL

@@ -88,10 +88,10 @@ printf 'packet 0 00\nexpect 8 00\npacket 1 01\nexpect 8 01\n' >const_entries.stf
     awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "  - {name: h%d}\n", i }'
 } >hosts_1000000.yaml
 # a parameter server job of 200 workers and 200 servers on a star of 400 hosts: 80,000
-# connections, refused by the estimate's job term (the topology alone is 21 MB; `check` built
-# it in 0.5 GB and 100 s)
+# connections, refused by the estimate's job term (the topology alone is 21 MB; `check` builds
+# it in 125 MB, `run` to 1 ns takes 128 MB)
 {
-    header "#" "check FILE --max-memory 300MB" 2 "contains: error: this scenario needs about 774 MB of memory (400 hosts, 1 switch, 400 links, 1 routes, 80000 flows, 200 DDL workers and 200 servers)"
+    header "#" "check FILE --max-memory 100MB" 2 "contains: error: this scenario needs about 294 MB of memory (400 hosts, 1 switch, 400 links, 1 routes, 80000 flows, 200 DDL workers and 200 servers)"
     printf 'topology: {kind: star, hosts: 400, switch: {program: none}}\njobs:\n'
     printf '  - arch: ps\n    model: alexnet\n'
     awk 'BEGIN {
