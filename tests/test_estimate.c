@@ -73,7 +73,8 @@ static uint64_t job_conns_made(const struct ddl_job *job)
  * parameter server job of 4 workers and 2 servers with 2 priority groups, a hierarchical
  * all-reduce of 4 hosts x 2 GPUs), run to their end, open connections the estimate's flows
  * cover (it has no declared flow: without the jobs' term it would count none), the workers and
- * servers it counts are theirs, and the queue's arrays stay within its figure. */
+ * servers it counts are theirs, the chunks the tree and the parameter server jobs had in flight
+ * at once are within its bound of them, and the queue's arrays stay within its figure. */
 static void test_estimate_covers_jobs(void **state)
 {
     static const char *const jobs[] = {
@@ -97,9 +98,17 @@ static void test_estimate_covers_jobs(void **state)
     struct scenario *sc = load_run(y);
     assert_int_equal(sc->njobs, 4);
     uint64_t made = 0;
+    uint64_t items = 0; /* the most chunks in flight of the jobs whose bound is counted */
     for (uint32_t j = 0; j < sc->njobs; j++) {
-        assert_int_equal(sc->jobs[j]->workers_done, sc->jobs[j]->nworkers);
-        made += job_conns_made(sc->jobs[j]);
+        const struct ddl_job *job = sc->jobs[j];
+        assert_int_equal(job->workers_done, job->nworkers);
+        made += job_conns_made(job);
+        bool counted = job->cfg.arch == DDL_ARCH_PS ||
+                       (job->cfg.arch == DDL_ARCH_ALLREDUCE &&
+                        job->cfg.collective == DDL_COLL_TREE);
+        print_message("job %u: %lld chunks in flight at most\n", j,
+                      (long long)job->items.peak_live);
+        items += counted ? (uint64_t)job->items.peak_live : 0;
     }
     struct estimate e = estimate_of(sc);
     const struct evq *q = &sc->sim->evq;
@@ -111,6 +120,9 @@ static void test_estimate_covers_jobs(void **state)
     /* ring 4, tree 2 x 5, ps 2 x 4 x 2 x 2 groups, hierarchical a ring of 4 hosts */
     assert_int_equal(made, 4 + 10 + 32 + 4);
     assert_true(e.flows >= made);
+    print_message("chunks in flight %llu, estimated %llu\n", (unsigned long long)items,
+                  (unsigned long long)e.items);
+    assert_true(items > 0 && e.items >= items);
     assert_int_equal(e.workers, 4 + 6 + 4 + 8);
     assert_int_equal(e.servers, 2);
     assert_true(e.job_bytes > 0 && e.model_bytes > e.job_bytes);

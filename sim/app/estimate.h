@@ -26,6 +26,7 @@ struct estimate {
     uint64_t flows;   /* declared, and the connections DDL jobs open (estimate_job.c) */
     uint64_t workers; /* of DDL jobs (GPUs) */
     uint64_t servers;
+    uint64_t items;   /* chunks of DDL jobs in flight at once, where bounded (estimate_job.c) */
     uint64_t timers;      /* the most that can be pending at once (an upper bound) */
     uint64_t job_timers;  /* of them, DDL jobs' (their connections' included) */
     uint64_t queue_bytes; /* the event queue's arrays for them (evq_bytes_bound) */

@@ -91,7 +91,7 @@ printf 'packet 0 00\nexpect 8 00\npacket 1 01\nexpect 8 01\n' >const_entries.stf
 # connections, refused by the estimate's job term (the topology alone is 21 MB; `check` builds
 # it in 125 MB, `run` to 1 ns takes 128 MB)
 {
-    header "#" "check FILE --max-memory 100MB" 2 "contains: error: this scenario needs about 294 MB of memory (400 hosts, 1 switch, 400 links, 1 routes, 80000 flows, 200 DDL workers and 200 servers)"
+    header "#" "check FILE --max-memory 100MB" 2 "contains: error: this scenario needs about 321 MB of memory (400 hosts, 1 switch, 400 links, 1 routes, 80000 flows, 200 DDL workers and 200 servers)"
     printf 'topology: {kind: star, hosts: 400, switch: {program: none}}\njobs:\n'
     printf '  - arch: ps\n    model: alexnet\n'
     awk 'BEGIN {
