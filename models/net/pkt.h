@@ -87,8 +87,13 @@ static inline struct pkt *pkt_alloc(struct sim *sim)
     if (sim->pkt_pool.obj_size == 0)
         pkt_pool_init(sim);
     struct pkt *p = pool_get(&sim->pkt_pool);
-    /* Clear the metadata only; header bytes are written by whoever builds the packet. */
-    memset(p, 0, offsetof(struct pkt, hdr));
+    /* Clear the metadata only (its two lines; pkt.c asserts the size); header bytes are written
+     * by whoever builds the packet. A line at a time: eight 16-byte stores, where memset became
+     * a `rep stos` of 16 words with its set-up. */
+    typedef uint64_t pkt_line __attribute__((vector_size(64)));
+    const pkt_line zero = {0};
+    memcpy(p, &zero, sizeof(zero));
+    memcpy((char *)p + sizeof(zero), &zero, sizeof(zero));
     p->id = sim->next_pkt_id++;
     return p;
 }
