@@ -22,7 +22,7 @@ void pool_fini(struct pool *p)
     memset(p, 0, sizeof(*p));
 }
 
-static void grow(struct pool *p)
+void pool_grow(struct pool *p)
 {
     if (p->nslabs == p->cap_slabs) {
         p->cap_slabs = p->cap_slabs ? 2 * p->cap_slabs : 16;
@@ -48,25 +48,4 @@ static void grow(struct pool *p)
         p->free = f;
     }
     p->total += (int64_t)n;
-}
-
-void *pool_get(struct pool *p)
-{
-    if (!p->free)
-        grow(p);
-    struct pool_free *f = p->free;
-    p->free = f->next;
-    p->live++;
-    if (p->live > p->peak_live)
-        p->peak_live = p->live;
-    return f;
-}
-
-void pool_put(struct pool *p, void *obj)
-{
-    SIM_ASSERT(p->live > 0);
-    struct pool_free *f = obj;
-    f->next = p->free;
-    p->free = f;
-    p->live--;
 }

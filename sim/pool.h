@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/util.h"
+
 struct pool_free {
     struct pool_free *next;
 };
@@ -25,7 +27,29 @@ struct pool {
 
 void pool_init(struct pool *p, size_t obj_size, size_t per_slab);
 void pool_fini(struct pool *p);
-void *pool_get(struct pool *p);
-void pool_put(struct pool *p, void *obj);
+/* Adds a slab's objects to the free list. */
+void pool_grow(struct pool *p);
+
+/* Inline: a packet's allocation and release are per-packet work. */
+static inline void *pool_get(struct pool *p)
+{
+    if (!p->free)
+        pool_grow(p);
+    struct pool_free *f = p->free;
+    p->free = f->next;
+    p->live++;
+    if (p->live > p->peak_live)
+        p->peak_live = p->live;
+    return f;
+}
+
+static inline void pool_put(struct pool *p, void *obj)
+{
+    SIM_ASSERT(p->live > 0);
+    struct pool_free *f = obj;
+    f->next = p->free;
+    p->free = f;
+    p->live--;
+}
 
 #endif

@@ -25,18 +25,8 @@ static void merge_batches(struct stats *s)
     s->batch_size *= 2;
 }
 
-void stats_add(struct stats *s, double x)
+void stats_batch_full(struct stats *s)
 {
-    s->n++;
-    s->sum += x;
-    s->sumsq += x * x;
-    if (x < s->min)
-        s->min = x;
-    if (x > s->max)
-        s->max = x;
-    s->cur_sum += x;
-    if (++s->cur_n < s->batch_size)
-        return;
     if (s->nbatches == STATS_MAX_BATCHES)
         merge_batches(s);
     /* After a merge the batch being filled may be half of the new size: keep filling it. */

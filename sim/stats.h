@@ -25,7 +25,22 @@ struct stats {
 };
 
 void stats_init(struct stats *s, uint64_t first_batch_size);
-void stats_add(struct stats *s, double x);
+/* Closes the batch being filled (stats_add, when it holds batch_size samples). */
+void stats_batch_full(struct stats *s);
+/* Inline: receivers add two samples per packet. */
+static inline void stats_add(struct stats *s, double x)
+{
+    s->n++;
+    s->sum += x;
+    s->sumsq += x * x;
+    if (x < s->min)
+        s->min = x;
+    if (x > s->max)
+        s->max = x;
+    s->cur_sum += x;
+    if (++s->cur_n >= s->batch_size)
+        stats_batch_full(s);
+}
 /* Releases the batch means (stats_init may follow). */
 void stats_fini(struct stats *s);
 double stats_mean(const struct stats *s);

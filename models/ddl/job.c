@@ -143,11 +143,6 @@ static const struct coll_kind {
     [DDL_COLL_HIERARCHICAL] = {&ddl_arch_hier, false},
 };
 
-bool ddl_to_successor(const struct ddl_job *job)
-{
-    return job->cfg.arch == DDL_ARCH_ALLREDUCE && colls[job->cfg.collective].to_successor;
-}
-
 static int resolve_hosts(struct diag *d, const struct cfg_node *list, const char *what,
                          struct host *(*find)(void *, const char *), void *ud, struct host ***out,
                          uint32_t *n)
@@ -245,6 +240,7 @@ static int check_cfg(struct ddl_job *job, const struct cfg_node *m, struct diag 
     struct msg_cost tmp;
     const char *t = c->transport ? c->transport : msg_preset((enum msg_preset)c->preset, &tmp);
     job->arch = c->arch == DDL_ARCH_ALLREDUCE ? colls[c->collective].ops : archs[c->arch].ops;
+    job->to_successor = c->arch == DDL_ARCH_ALLREDUCE && colls[c->collective].to_successor;
     if (c->arch != DDL_ARCH_ALLREDUCE && (c->gpus > 1 || c->collective != DDL_COLL_RING)) {
         diag_error(d, cfg_key_loc(m, c->gpus > 1 ? "gpus_per_host" : "collective"),
                    "job '%s': %s needs arch allreduce", job->name,

@@ -271,6 +271,7 @@ struct ddl_job {
     struct ddl_server *servers;
     uint32_t nservers;
     const struct ddl_arch_ops *arch;
+    bool to_successor; /* ddl_to_successor, kept: read for every packet received */
     const struct flow_ops *tp;
     void *tp_cfg;
     struct pool items;
@@ -312,7 +313,10 @@ const char *ddl_arch_name(const struct ddl_job *job);
 /* Whether a worker's pushes of an iteration form a PCN burst (arch ps). */
 bool ddl_arch_bursts(const struct ddl_job *job);
 /* Whether a chunk from worker w is for worker w + 1 (collective ring), else for w. */
-bool ddl_to_successor(const struct ddl_job *job);
+static inline bool ddl_to_successor(const struct ddl_job *job)
+{
+    return job->to_successor;
+}
 /* Adds the job's results to a summary.json object (metrics.c). */
 void ddl_job_json(const struct ddl_job *job, json_t *o);
 /* Prints a short human summary (metrics.c). */

@@ -60,7 +60,9 @@ static void rx_packet(struct msg_conn *c, const struct pkt *p, const uint8_t *t,
     struct ddl_shim s;
     if (!t || !ddl_shim_read(t, &s) || s.worker >= job->nworkers || s.layer >= job->L)
         return;
-    uint32_t wi = ddl_to_successor(job) ? (s.worker + 1u) % job->nworkers : s.worker;
+    uint32_t wi = s.worker; /* below nworkers: the successor's index wraps without a division */
+    if (ddl_to_successor(job) && ++wi == job->nworkers)
+        wi = 0;
     struct ddl_blk *b = s.flags & DDL_FLAG_PULL ? &job->workers[wi].pull_blk[s.layer]
                                                 : &job->workers[wi].push_blk[s.layer];
     b->last = p->blocking_ps; /* the tensor's last packet is the last one written here */

@@ -249,7 +249,8 @@ static struct pkt *host_pull(struct node *n, struct port *out)
         if (!work)
             break;
         c = 31 - __builtin_clz(work);
-        p = pq_dequeue(&h->nic, (uint8_t)(1u << c));
+        /* a class without queued packets has only sources: no call to the queue */
+        p = (h->nic.busy >> c) & 1u ? pq_dequeue(&h->nic, (uint8_t)(1u << c)) : NULL;
         if (p) {
             p->qdelay_ps += now - p->t_enq;
             p->blocking_ps += blocking_clock_at(&h->nic_blk, p->prio, now) - p->blk_mark;

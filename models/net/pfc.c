@@ -42,12 +42,6 @@ void pfc_build(struct pkt *p, uint8_t class_mask, const uint16_t quanta[PFC_NCLA
     p->tc = PFC_NCLASSES - 1;
 }
 
-bool pfc_is_pause(const struct pkt *p)
-{
-    return p->hdr_len >= 34 && pkt_rd16(p->hdr + 12) == PFC_ETHERTYPE &&
-           pkt_rd16(p->hdr + 14) == PFC_OPCODE;
-}
-
 /* The earliest future pause end, or SIM_TIME_NEVER. */
 static sim_time_t next_end(const struct pfc_rx *rx, sim_time_t now)
 {

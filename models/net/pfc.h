@@ -46,7 +46,11 @@ void pfc_port_init(struct port *p);
 void pfc_port_fini(struct sim *sim, struct port *p);
 
 /* True for a PAUSE frame; the caller hands it to pfc_receive instead of forwarding it. */
-bool pfc_is_pause(const struct pkt *p);
+static inline bool pfc_is_pause(const struct pkt *p)
+{
+    return p->hdr_len >= 34 && pkt_rd16(p->hdr + 12) == PFC_ETHERTYPE &&
+           pkt_rd16(p->hdr + 14) == PFC_OPCODE;
+}
 /* Applies a received PAUSE frame to port `in` (whose transmitter it holds) and frees it. */
 void pfc_receive(struct sim *sim, struct port *in, struct pkt *p);
 /* Bit c set when class c may transmit on `out` now. */

@@ -9,25 +9,9 @@
 _Static_assert(offsetof(struct pkt, ext) == 64 && offsetof(struct pkt, hdr) == 128,
                "struct pkt: the per-hop fields fill the first cache line");
 
-struct pkt *pkt_alloc(struct sim *sim)
+void pkt_pool_init(struct sim *sim)
 {
-    if (sim->pkt_pool.obj_size == 0)
-        pool_init(&sim->pkt_pool, sizeof(struct pkt), PKT_POOL_SLAB);
-    struct pkt *p = pool_get(&sim->pkt_pool);
-    /* Clear the metadata only; header bytes are written by whoever builds the packet. */
-    memset(p, 0, offsetof(struct pkt, hdr));
-    p->id = sim->next_pkt_id++;
-    return p;
-}
-
-void pkt_free(struct sim *sim, struct pkt *p)
-{
-    if (p->ext)
-        p->ext->release(p->ext);
-#ifdef SIM_DEBUG
-    memset(p, 0xdb, sizeof(*p));
-#endif
-    pool_put(&sim->pkt_pool, p);
+    pool_init(&sim->pkt_pool, sizeof(struct pkt), PKT_POOL_SLAB);
 }
 
 void pkt_fifo_free(struct sim *sim, struct pkt_fifo *q)

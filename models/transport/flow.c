@@ -34,16 +34,6 @@ void flow_free(struct sim *sim, struct flow *f)
     free(f);
 }
 
-void flow_note_rx(struct flow *f, const struct pkt *p, sim_time_t now)
-{
-    f->st.rx_pkts++;
-    f->st.last_rx_ps = now;
-    if (pkt_ecn(p) == PKT_ECN_CE)
-        f->st.rx_ce++;
-    stats_add(&f->st.delay, simtime_sec(now - p->t_created));
-    stats_add(&f->st.qdelay, simtime_sec(p->qdelay_ps));
-}
-
 double flow_fct_s(const struct flow *f)
 {
     return f->st.complete_ps >= 0 ? simtime_sec(f->st.complete_ps - f->common.start_ps) : NAN;
@@ -78,53 +68,10 @@ void flow_push(struct flow *f, uint64_t bytes)
     f->ops->push(f);
 }
 
-void flow_report_delivered(struct flow *f, uint64_t total)
-{
-    if (f->streaming && f->stream.delivered && total >= f->report_at[0])
-        f->report_at[0] = f->stream.delivered(f, total, f->stream.ud);
-}
-
 void flow_report_range(struct flow *f, uint64_t off, uint64_t len)
 {
     if (f->streaming && f->stream.delivered_range)
         f->stream.delivered_range(f, off, len, f->stream.ud);
-}
-
-void flow_report_acked(struct flow *f, uint64_t total)
-{
-    if (f->streaming && f->stream.acked && total >= f->report_at[1])
-        f->report_at[1] = f->stream.acked(f, total, f->stream.ud);
-}
-
-uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len, struct pkt *p)
-{
-    uint16_t n = flow_tag_bytes(f);
-    if (n == 0 || !f->stream.tag)
-        return 0;
-    SIM_ASSERT(p->hdr_len + n <= PKT_HDR_MAX);
-    f->stream.tag(f, offset, len, p->hdr + p->hdr_len, p, f->stream.ud);
-    p->hdr_len = (uint16_t)(p->hdr_len + n);
-    return n;
-}
-
-void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off)
-{
-    if (f->streaming && f->stream.rx_packet)
-        f->stream.rx_packet(f, p, flow_tag_bytes(f) ? p->hdr + tag_off : NULL, f->stream.ud);
-}
-
-uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len)
-{
-    if (!f->streaming || !f->stream.msg_end)
-        return len;
-    if (off < f->seg_msg[0] || off >= f->seg_msg[1]) { /* not in the message asked last */
-        uint64_t end = f->stream.msg_end(f, off, f->stream.ud);
-        if (end <= off)
-            return len;
-        f->seg_msg[0] = off;
-        f->seg_msg[1] = end;
-    }
-    return MIN(len, f->seg_msg[1] - off);
 }
 
 void flow_wait_for(struct flow *f, struct flow *first)

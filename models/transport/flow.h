@@ -17,6 +17,7 @@
 #include "sim/param.h"
 #include "sim/spool.h"
 #include "sim/stats.h"
+#include "sim/util.h"
 
 struct flow_cfg {
     const char *name;
@@ -187,22 +188,56 @@ void flow_stream_attach(struct flow *f, const struct flow_stream *s);
 /* Adds bytes to a streaming flow's budget and wakes the transport. */
 void flow_push(struct flow *f, uint64_t bytes);
 /* Called by transports: progress for the stream owner (no-ops when not streaming). */
-void flow_report_delivered(struct flow *f, uint64_t total);
+static inline void flow_report_delivered(struct flow *f, uint64_t total)
+{
+    if (f->streaming && f->stream.delivered && total >= f->report_at[0])
+        f->report_at[0] = f->stream.delivered(f, total, f->stream.ud);
+}
 void flow_report_range(struct flow *f, uint64_t off, uint64_t len);
-void flow_report_acked(struct flow *f, uint64_t total);
+static inline void flow_report_acked(struct flow *f, uint64_t total)
+{
+    if (f->streaming && f->stream.acked && total >= f->report_at[1])
+        f->report_at[1] = f->stream.acked(f, total, f->stream.ud);
+}
 /* At most `len` bytes from stream offset `off` that stay inside one message. */
-uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len);
+static inline uint64_t flow_segment_limit(struct flow *f, uint64_t off, uint64_t len)
+{
+    if (!f->streaming || !f->stream.msg_end)
+        return len;
+    if (off < f->seg_msg[0] || off >= f->seg_msg[1]) { /* not in the message asked last */
+        uint64_t end = f->stream.msg_end(f, off, f->stream.ud);
+        if (end <= off)
+            return len;
+        f->seg_msg[0] = off;
+        f->seg_msg[1] = end;
+    }
+    return MIN(len, f->seg_msg[1] - off);
+}
 /* Called by transports when building a data packet whose transport header ends at
  * p->hdr_len: appends the stream's tag (if any) for bytes [offset, offset + len). Returns the
  * tag length added. The transport must have left room (flow_tag_bytes) in its segment size. */
-uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len, struct pkt *p);
 static inline uint16_t flow_tag_bytes(const struct flow *f)
 {
     return f->streaming ? f->stream.tag_bytes : 0;
 }
+static inline uint16_t flow_tag_packet(struct flow *f, uint64_t offset, uint32_t len,
+                                       struct pkt *p)
+{
+    uint16_t n = flow_tag_bytes(f);
+    if (n == 0 || !f->stream.tag)
+        return 0;
+    SIM_ASSERT(p->hdr_len + n <= PKT_HDR_MAX);
+    f->stream.tag(f, offset, len, p->hdr + p->hdr_len, p, f->stream.ud);
+    p->hdr_len = (uint16_t)(p->hdr_len + n);
+    return n;
+}
 /* Called by transports for each data packet received, before it is freed; `tag_off` is where
  * the tag starts in p->hdr. */
-void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off);
+static inline void flow_rx_packet(struct flow *f, const struct pkt *p, uint16_t tag_off)
+{
+    if (f->streaming && f->stream.rx_packet)
+        f->stream.rx_packet(f, p, flow_tag_bytes(f) ? p->hdr + tag_off : NULL, f->stream.ud);
+}
 
 /* Fills the base; the transport calls it from its create(). */
 void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, const char *name,
@@ -211,7 +246,15 @@ void flow_base_init(struct flow *f, const struct flow_ops *ops, uint32_t index, 
  * sample timers and frees the base and the transport's flow struct (which starts with it). */
 void flow_free(struct sim *sim, struct flow *f);
 /* Records a data packet arriving at the receiver (delay statistics, CE); does not free it. */
-void flow_note_rx(struct flow *f, const struct pkt *p, sim_time_t now);
+static inline void flow_note_rx(struct flow *f, const struct pkt *p, sim_time_t now)
+{
+    f->st.rx_pkts++;
+    f->st.last_rx_ps = now;
+    if (pkt_ecn(p) == PKT_ECN_CE)
+        f->st.rx_ce++;
+    stats_add(&f->st.delay, simtime_sec(now - p->t_created));
+    stats_add(&f->st.qdelay, simtime_sec(p->qdelay_ps));
+}
 double flow_fct_s(const struct flow *f);
 double flow_goodput_bps(const struct flow *f);
 

@@ -199,7 +199,7 @@ static struct msg *msg_at(struct msg_conn *c, uint64_t off);
 /* The message holding stream byte `off` (msg_at's answer): bytes mostly go forward, so first
  * the message found last (*hint) and the one after it, which saves walking the live messages
  * from the oldest (a cache miss each at scale); *hint becomes the answer. */
-static struct msg *msg_near(struct msg_conn *c, struct msg **hint, uint64_t off)
+static inline struct msg *msg_near(struct msg_conn *c, struct msg **hint, uint64_t off)
 {
     struct msg *m = *hint;
     if (!m || off < m->end - m->bytes || off >= m->end)
@@ -276,6 +276,16 @@ static struct msg *msg_at(struct msg_conn *c, uint64_t off)
     return NULL;
 }
 
+/* A kept tag into a packet: the DDL shim's 16 bytes as two moves (a copy of a size known only
+ * at run time is a call to memcpy). */
+static inline void tag_copy(uint8_t *to, const uint8_t *from, uint16_t n)
+{
+    if (n == 16)
+        memcpy(to, from, 16);
+    else
+        memcpy(to, from, n);
+}
+
 static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, struct pkt *p,
                      void *ud)
 {
@@ -286,7 +296,7 @@ static void data_tag(struct flow *f, uint64_t off, uint32_t len, uint8_t *tag, s
     uint64_t moff = off - (m->end - m->bytes);
     bool keep = c->hooks.tag_per_msg && moff != 0;
     if (keep && m->id == c->tag_id) {
-        memcpy(tag, c->tag_kept, c->hooks.tag_bytes);
+        tag_copy(tag, c->tag_kept, c->hooks.tag_bytes);
         p->prio = c->tag_prio;
     } else {
         memset(tag, 0, c->hooks.tag_bytes); /* what the hook leaves is 0 */

@@ -88,33 +88,7 @@ void tcp_hdr_tmpl_init(struct tcp_hdr_tmpl *t, const struct tcp_seg *s)
         t->csum_base += pkt_rd16(ip + i);
 }
 
-void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uint32_t ack,
-                  uint8_t flags, uint8_t ecn, uint32_t payload_bytes)
-{
-    uint32_t ip_len = IPV4_HDR_LEN + TCP_HDR_LEN + payload_bytes;
-    uint16_t len16 = (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len);
-    uint16_t id = (uint16_t)p->seq;
-    uint8_t tos = (uint8_t)(t->b[ETH_HDR_LEN + 1] | (ecn & 3));
-    uint32_t sum = t->csum_base + (ecn & 3u) + len16 + id;
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    uint8_t *ip = p->hdr + ETH_HDR_LEN;
-    uint8_t *tcp = ip + IPV4_HDR_LEN;
-    memcpy(p->hdr, t->b, TCP_HEADERS);
-    ip[1] = tos;
-    pkt_wr16(ip + 2, len16);
-    pkt_wr16(ip + 4, id);
-    pkt_wr16(ip + 10, (uint16_t)~sum);
-    pkt_wr32(tcp + 4, seq);
-    pkt_wr32(tcp + 8, ack);
-    tcp[13] = flags;
-    p->size_bytes = ETH_HDR_LEN + ip_len;
-    p->hdr_len = TCP_HEADERS;
-}
-
-/* The SACK-permitted and SACK options among `n` option bytes; others are skipped. The caller
- * has cleared them in s. */
-static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
+void tcp_hdr_parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
 {
     for (uint32_t i = 0; i < n;) {
         uint8_t kind = o[i];
@@ -143,33 +117,6 @@ static void parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s)
         }
         i += len;
     }
-}
-
-bool tcp_hdr_parse_seg(const struct pkt *p, struct tcp_seg *s)
-{
-    if (!pkt_is_ipv4(p) || p->hdr_len < TCP_HEADERS)
-        return false;
-    const uint8_t *ip = p->hdr + ETH_HDR_LEN;
-    if (ip[9] != IPPROTO_TCP_ || (ip[0] & 0x0f) != 5)
-        return false;
-    const uint8_t *t = ip + IPV4_HDR_LEN;
-    uint32_t ip_len = pkt_rd16(ip + 2);
-    uint32_t doff = (uint32_t)(t[12] >> 4) * 4;
-    if (doff < TCP_HDR_LEN || ip_len < IPV4_HDR_LEN + doff)
-        return false;
-    s->ecn = (uint8_t)(ip[1] & 3);
-    s->seq = pkt_rd32(t + 4);
-    s->ack = pkt_rd32(t + 8);
-    s->flags = t[13];
-    s->payload_bytes = ip_len - IPV4_HDR_LEN - doff;
-    s->hdr_bytes = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN + doff);
-    s->sack_perm = false;
-    s->nsack = 0;
-    s->ts = false;
-    if (doff > TCP_HDR_LEN) /* options */
-        parse_opts(t + TCP_HDR_LEN,
-                   MIN(doff, (uint32_t)(p->hdr_len - TCP_HEADERS + TCP_HDR_LEN)) - TCP_HDR_LEN, s);
-    return true;
 }
 
 bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s)

@@ -10,8 +10,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "models/net/pkt.h"
+#include "sim/util.h"
 
 #define TCP_HDR_LEN 20
 #define IPPROTO_TCP_ 6
@@ -62,9 +64,39 @@ struct tcp_seg {
 void tcp_hdr_build(struct pkt *p, const struct tcp_seg *s);
 /* Decodes a TCP/IPv4 packet; false if p is not one. */
 bool tcp_hdr_parse(const struct pkt *p, struct tcp_seg *s);
+/* The SACK-permitted, SACK and timestamps options among `n` option bytes; others are skipped.
+ * The caller has cleared them in s. */
+void tcp_hdr_parse_opts(const uint8_t *o, uint32_t n, struct tcp_seg *s);
 /* As tcp_hdr_parse without what a connection's end knows already (addresses, ports, window,
- * DSCP: left as they were): the fields of the segment itself and its options. */
-bool tcp_hdr_parse_seg(const struct pkt *p, struct tcp_seg *s);
+ * DSCP: left as they were): the fields of the segment itself and its options. Inline, as
+ * tcp_hdr_fill: every segment and ACK is built and decoded once. */
+static inline bool tcp_hdr_parse_seg(const struct pkt *p, struct tcp_seg *s)
+{
+    if (!pkt_is_ipv4(p) || p->hdr_len < TCP_HEADERS)
+        return false;
+    const uint8_t *ip = p->hdr + ETH_HDR_LEN;
+    if (ip[9] != IPPROTO_TCP_ || (ip[0] & 0x0f) != 5)
+        return false;
+    const uint8_t *t = ip + IPV4_HDR_LEN;
+    uint32_t ip_len = pkt_rd16(ip + 2);
+    uint32_t doff = (uint32_t)(t[12] >> 4) * 4;
+    if (doff < TCP_HDR_LEN || ip_len < IPV4_HDR_LEN + doff)
+        return false;
+    s->ecn = (uint8_t)(ip[1] & 3);
+    s->seq = pkt_rd32(t + 4);
+    s->ack = pkt_rd32(t + 8);
+    s->flags = t[13];
+    s->payload_bytes = ip_len - IPV4_HDR_LEN - doff;
+    s->hdr_bytes = (uint16_t)(ETH_HDR_LEN + IPV4_HDR_LEN + doff);
+    s->sack_perm = false;
+    s->nsack = 0;
+    s->ts = false;
+    if (doff > TCP_HDR_LEN) { /* options, as far as the header bytes go */
+        uint32_t end = MIN(doff, (uint32_t)(p->hdr_len - TCP_HEADERS + TCP_HDR_LEN));
+        tcp_hdr_parse_opts(t + TCP_HDR_LEN, end - TCP_HDR_LEN, s);
+    }
+    return true;
+}
 
 /* One direction of a connection's headers without options, built once (tcp_hdr_tmpl_init from
  * the segment's addresses, ports, DSCP and window): a segment is then a copy of the template
@@ -78,7 +110,28 @@ struct tcp_hdr_tmpl {
 void tcp_hdr_tmpl_init(struct tcp_hdr_tmpl *t, const struct tcp_seg *s);
 /* A segment of the template's direction with no options: as tcp_hdr_build with these fields
  * and IPv4 identification p->seq. */
-void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq, uint32_t ack,
-                  uint8_t flags, uint8_t ecn, uint32_t payload_bytes);
+static inline void tcp_hdr_fill(struct pkt *p, const struct tcp_hdr_tmpl *t, uint32_t seq,
+                                uint32_t ack, uint8_t flags, uint8_t ecn, uint32_t payload_bytes)
+{
+    uint32_t ip_len = IPV4_HDR_LEN + TCP_HDR_LEN + payload_bytes;
+    uint16_t len16 = (uint16_t)(ip_len > 0xffff ? 0xffff : ip_len);
+    uint16_t id = (uint16_t)p->seq;
+    uint8_t tos = (uint8_t)(t->b[ETH_HDR_LEN + 1] | (ecn & 3));
+    uint32_t sum = t->csum_base + (ecn & 3u) + len16 + id;
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    uint8_t *ip = p->hdr + ETH_HDR_LEN;
+    uint8_t *tcp = ip + IPV4_HDR_LEN;
+    memcpy(p->hdr, t->b, TCP_HEADERS);
+    ip[1] = tos;
+    pkt_wr16(ip + 2, len16);
+    pkt_wr16(ip + 4, id);
+    pkt_wr16(ip + 10, (uint16_t)~sum);
+    pkt_wr32(tcp + 4, seq);
+    pkt_wr32(tcp + 8, ack);
+    tcp[13] = flags;
+    p->size_bytes = ETH_HDR_LEN + ip_len;
+    p->hdr_len = TCP_HEADERS;
+}
 
 #endif
