@@ -884,15 +884,16 @@ static void lean_results(struct em *m)
 
 /* The zeroing of every slot with constant stores (16 bytes each), the ingress
  * standard fields and input, the parser, verify and ingress, and the results as one function:
- * p4n_lean_in(vm, state, bytes, len << 32 | packet_length, port, out), p4_pipe_ingress_lean's
- * work (p4.c). */
+ * p4n_lean_in(vm, state, bytes, len << 32 | packet_length, port, out) (packet_length 0: len),
+ * p4_pipe_ingress_lean's work (p4.c). */
 static void lean_ingress(struct em *m)
 {
     const struct p4_prog *prog = m->cc->prog;
     PUT(m, "void p4n_lean_in(void *vm, uint64_t *S, const uint8_t *in, uint64_t lens, "
            "uint32_t port, void *out)\n{\nchar *V = vm, *O = out;\n");
     pipe_rec(m);
-    PUT(m, "uint32_t len = (uint32_t)(lens >> 32), plen = (uint32_t)lens;\nSLOTS = S;\n");
+    PUT(m, "uint32_t len = (uint32_t)(lens >> 32), plen = (uint32_t)lens ? (uint32_t)lens : len;\n"
+           "SLOTS = S;\n");
     if (prog->nslots <= P4N_LEAN_STORES) { /* two slots a store */
         PUT(m, "typedef uint64_t z2_t __attribute__((vector_size(16), aligned(8)));\n");
         for (int i = 0; i + 1 < prog->nslots; i += 2)
