@@ -340,7 +340,7 @@ static __attribute__((hot)) void p4_ingress(struct sw *sw, struct pkt *p)
         run_ingress(sw, p);
         return;
     }
-    struct p4_ingress_out res;
+    struct p4_ingress_out res; /* size_bytes counts the headers: 0 only when hdr_len is */
     ps->lc.in(ps->lc.vm, ps->scratch, p->hdr, p4_lean_lens(p->hdr_len, p->size_bytes),
               p4switch_port(p->in_port), &res);
     p->rid = 0;

@@ -502,7 +502,8 @@ bool p4_pipe_lean(const struct p4_pipe *pipe)
 void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state, const uint8_t *bytes, uint32_t len,
                           uint32_t packet_length, uint32_t port, struct p4_ingress_out *out)
 {
-    pipe->calls.in(&pipe->vm, state, bytes, p4_lean_lens(len, packet_length), port, out);
+    uint32_t plen = packet_length ? packet_length : len;
+    pipe->calls.in(&pipe->vm, state, bytes, p4_lean_lens(len, plen), port, out);
 }
 
 /* p4_lean_in_fn of a pipeline without native code: the general call. */

@@ -217,9 +217,10 @@ void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes, uint
 
 /* The two lean calls as functions to call directly, with their first argument (vm): for a
  * caller that makes them per packet. in(vm, state, bytes, p4_lean_lens(len, packet_length),
- * port, out) is p4_pipe_ingress_lean and out(vm, state, bytes, p4_lean_lens(len, cap), buf,
- * out) p4_pipe_egress_lean: the native engine's generated functions where the pipeline has
- * them, else the general calls behind the same signature. */
+ * port, out) is p4_pipe_ingress_lean where packet_length is not 0 (a wire length, which
+ * counts the headers, is 0 only with len) and out(vm, state, bytes, p4_lean_lens(len, cap),
+ * buf, out) p4_pipe_egress_lean: the native engine's generated functions where the pipeline
+ * has them, else the general calls behind the same signature. */
 struct p4vm;
 typedef void p4_lean_in_fn(struct p4vm *vm, uint64_t *state, const uint8_t *bytes,
                            uint64_t len_packet_length /* len << 32 | packet_length */,
@@ -233,8 +234,8 @@ struct p4_lean_calls {
     struct p4vm *vm;
 };
 struct p4_lean_calls p4_pipe_lean_calls(struct p4_pipe *pipe);
-/* The lean functions' second length argument: len << 32 | n (n: packet_length, where 0
- * stands for len; or the output's capacity). */
+/* The lean functions' second length argument: len << 32 | n (n: packet_length, or the
+ * output's capacity). */
 static inline uint64_t p4_lean_lens(uint32_t len, uint32_t n)
 {
     return (uint64_t)len << 32 | n;
