@@ -34,6 +34,7 @@ struct p4switch {
     bool egress_runs; /* the program's egress control has statements */
     bool early;       /* p4_prog_output_early: unicast packets get their output once queued */
     bool lean;        /* early and p4_pipe_lean: the pipeline's lean calls serve its packets */
+    struct p4_lean_calls lc; /* lean: those calls, made directly */
     uint64_t *scratch; /* early: the state of the packet in ingress */
     struct pkt_ext pending; /* the ext of that packet while the traffic manager takes it */
     struct pkt *pending_pkt; /* that packet, until it is dropped or sent on */
@@ -199,8 +200,8 @@ static __attribute__((hot)) void output_queued(struct p4switch *ps, struct pkt *
     uint8_t ecn_before = pkt_ecn(p);
     struct p4_egress_out res;
     if (ps->lean)
-        p4_pipe_egress_lean(ps->pipe, ps->scratch, p->hdr, p->hdr_len, ps->out, sizeof(ps->out),
-                            &res);
+        ps->lc.out(ps->lc.vm, ps->scratch, p->hdr, p4_lean_lens(p->hdr_len, sizeof(ps->out)),
+                   ps->out, &res);
     else
         egress_scratch(ps, p, &res);
     bool same = res.in_place && !res.overflow && res.out_len == p->hdr_len;
@@ -339,9 +340,9 @@ static __attribute__((hot)) void p4_ingress(struct sw *sw, struct pkt *p)
         run_ingress(sw, p);
         return;
     }
-    struct p4_ingress_out res;
-    p4_pipe_ingress_lean(ps->pipe, ps->scratch, p->hdr, p->hdr_len, p->size_bytes,
-                         p4switch_port(p->in_port), &res);
+    struct p4_ingress_out res; /* size_bytes counts the headers: 0 only when hdr_len is */
+    ps->lc.in(ps->lc.vm, ps->scratch, p->hdr, p4_lean_lens(p->hdr_len, p->size_bytes),
+              p4switch_port(p->in_port), &res);
     p->rid = 0;
     forward(sw, p, NULL, ps->scratch, &res, 0);
 }
@@ -660,6 +661,7 @@ int p4switch_attach(struct sw *sw, const struct p4_prog *prog, struct diag *d)
     size_t bytes = p4_prog_state_bytes(prog);
     ps->early = p4_prog_output_early(prog);
     ps->lean = ps->early && p4_pipe_lean(ps->pipe);
+    ps->lc = p4_pipe_lean_calls(ps->pipe);
     /* 64-byte aligned: glibc's memset zeroes a 32-byte aligned state on its shortest path (43
      * instructions for basic.p4's 384 bytes, 50 otherwise), whatever the heap's layout */
     ps->scratch = xaligned(64, bytes + 8);

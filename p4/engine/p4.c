@@ -228,6 +228,8 @@ static bool lean_program(const struct p4_prog *prog)
            !u->egress_scratch && u->std.ingress_global_timestamp < 0;
 }
 
+static void set_lean_calls(struct p4_pipe *pipe);
+
 struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host *host)
 {
     struct p4_pipe *pipe = p4util_calloc(1, sizeof(*pipe));
@@ -278,6 +280,7 @@ struct p4_pipe *p4_pipe_create(const struct p4_prog *prog, const struct p4_host 
     if (pipe->cc)
         p4cc_native_entries(pipe->cc, blocks, &pipe->native);
     pipe->lean = lean_program(prog);
+    set_lean_calls(pipe);
     pipe->vm.prog = prog;
     pipe->vm.pipe = pipe;
     pipe->vm.slots = pipe->slots;
@@ -496,23 +499,24 @@ bool p4_pipe_lean(const struct p4_pipe *pipe)
 /* p4_pipe_ingress of a packet that enters normally, in one generated function when the
  * pipeline has native code (p4nemit.c: no field list to preserve, no ingress timestamp, no
  * requests to reset or report on a lean pipeline), else the general call. */
-__attribute__((hot)) void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state,
-                                               const uint8_t *bytes, uint32_t len,
-                                               uint32_t packet_length, uint32_t port,
-                                               struct p4_ingress_out *out)
+void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state, const uint8_t *bytes, uint32_t len,
+                          uint32_t packet_length, uint32_t port, struct p4_ingress_out *out)
 {
-    if (pipe->native.lean_in) {
-        uint32_t plen = packet_length ? packet_length : len;
-        pipe->native.lean_in(&pipe->vm, state, bytes, (uint64_t)len << 32 | plen, port, out);
-        return;
-    }
+    uint32_t plen = packet_length ? packet_length : len;
+    pipe->calls.in(&pipe->vm, state, bytes, p4_lean_lens(len, plen), port, out);
+}
+
+/* p4_lean_in_fn of a pipeline without native code: the general call. */
+static void general_lean_in(struct p4vm *vm, uint64_t *state, const uint8_t *bytes,
+                            uint64_t lens, uint32_t port, struct p4_ingress_out *out)
+{
     const struct p4_ingress_in in = {.bytes = bytes,
-                                     .len = len,
-                                     .packet_length = packet_length,
+                                     .len = (uint32_t)(lens >> 32),
+                                     .packet_length = (uint32_t)lens,
                                      .ingress_port = port,
                                      .instance_type = P4_INSTANCE_NORMAL,
                                      .preserve_fl = -1};
-    p4_pipe_ingress(pipe, state, &in, out);
+    p4_pipe_ingress(vm->pipe, state, &in, out);
 }
 
 void p4_pipe_state_sync(const struct p4_pipe *pipe, void *state)
@@ -720,16 +724,32 @@ static inline struct p4_egress_in lean_egress_in(uint8_t *bytes, uint32_t len, u
 /* p4_pipe_egress of a packet of a lean pipeline, in one generated function when the pipeline
  * has native code (computeChecksum and the deparser in place; no scratch to zero, no requests
  * to reset or report), else the general call. */
-__attribute__((hot)) void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes,
-                                              uint32_t len, uint8_t *buf, uint32_t cap,
-                                              struct p4_egress_out *out)
+void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes, uint32_t len,
+                         uint8_t *buf, uint32_t cap, struct p4_egress_out *out)
 {
-    if (pipe->native.lean_out) {
-        pipe->native.lean_out(&pipe->vm, state, bytes, (uint64_t)len << 32 | cap, buf, out);
-        return;
-    }
-    const struct p4_egress_in in = lean_egress_in(bytes, len, buf, cap);
-    p4_pipe_egress(pipe, state, &in, out);
+    pipe->calls.out(&pipe->vm, state, bytes, p4_lean_lens(len, cap), buf, out);
+}
+
+/* p4_lean_out_fn of a pipeline without native code: the general call. */
+static void general_lean_out(struct p4vm *vm, uint64_t *state, uint8_t *bytes, uint64_t lens,
+                             uint8_t *buf, struct p4_egress_out *out)
+{
+    const struct p4_egress_in in = lean_egress_in(bytes, (uint32_t)(lens >> 32), buf,
+                                                  (uint32_t)lens);
+    p4_pipe_egress(vm->pipe, state, &in, out);
+}
+
+struct p4_lean_calls p4_pipe_lean_calls(struct p4_pipe *pipe)
+{
+    return pipe->calls;
+}
+
+/* The lean calls' functions (p4_pipe_lean_calls): native where the pipeline has them. */
+static void set_lean_calls(struct p4_pipe *pipe)
+{
+    pipe->calls.in = pipe->native.lean_in ? pipe->native.lean_in : general_lean_in;
+    pipe->calls.out = pipe->native.lean_out ? pipe->native.lean_out : general_lean_out;
+    pipe->calls.vm = &pipe->vm;
 }
 
 /* The native lean_out gave up on the in-place deparse: the deparser into buf and the payload

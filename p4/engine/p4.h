@@ -215,6 +215,32 @@ void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state, const uint8_t *byte
 void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes, uint32_t len,
                          uint8_t *buf, uint32_t cap, struct p4_egress_out *out);
 
+/* The two lean calls as functions to call directly, with their first argument (vm): for a
+ * caller that makes them per packet. in(vm, state, bytes, p4_lean_lens(len, packet_length),
+ * port, out) is p4_pipe_ingress_lean where packet_length is not 0 (a wire length, which
+ * counts the headers, is 0 only with len) and out(vm, state, bytes, p4_lean_lens(len, cap),
+ * buf, out) p4_pipe_egress_lean: the native engine's generated functions where the pipeline
+ * has them, else the general calls behind the same signature. */
+struct p4vm;
+typedef void p4_lean_in_fn(struct p4vm *vm, uint64_t *state, const uint8_t *bytes,
+                           uint64_t len_packet_length /* len << 32 | packet_length */,
+                           uint32_t port, struct p4_ingress_out *out);
+typedef void p4_lean_out_fn(struct p4vm *vm, uint64_t *state, uint8_t *bytes,
+                            uint64_t len_cap /* len << 32 | cap */, uint8_t *buf,
+                            struct p4_egress_out *out);
+struct p4_lean_calls {
+    p4_lean_in_fn *in;
+    p4_lean_out_fn *out;
+    struct p4vm *vm;
+};
+struct p4_lean_calls p4_pipe_lean_calls(struct p4_pipe *pipe);
+/* The lean functions' second length argument: len << 32 | n (n: packet_length, or the
+ * output's capacity). */
+static inline uint64_t p4_lean_lens(uint32_t len, uint32_t n)
+{
+    return (uint64_t)len << 32 | n;
+}
+
 /* Multicast groups and mirroring sessions (set with p4rt). */
 struct p4_mc_member {
     uint32_t port;

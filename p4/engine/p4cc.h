@@ -12,6 +12,7 @@
 #ifndef SIM_P4_P4CC_H
 #define SIM_P4_P4CC_H
 
+#include "p4/engine/p4.h"
 #include "p4/engine/p4vm.h"
 
 struct p4cc;
@@ -36,20 +37,15 @@ void p4cc_run_control(const struct p4cc *cc, struct p4vm *vm, enum p4cc_block wh
  * the records they read. A native block sets the flow normal before and after, as
  * p4cc_run_control does. */
 typedef void p4cc_native_fn(struct p4vm *vm, const void *const *rec);
-/* Zeroes the state (the program's slots), binds it, sets the ingress port and packet length
- * fields (those the program has) and the input, runs the parser, verify and ingress and
- * reports into out: p4_pipe_ingress_lean's work in one call. */
-struct p4_ingress_out;
-typedef void p4cc_lean_in_fn(struct p4vm *vm, uint64_t *state, const uint8_t *bytes,
-                             uint64_t len_packet_length /* len << 32 | packet_length */,
-                             uint32_t port, struct p4_ingress_out *out);
-/* On the state lean_in left: computeChecksum, then the deparser in place over bytes (len
- * bytes, cap writable), or where the headers do not fit where the parser read them into buf
- * (cap bytes); reports into out: p4_pipe_egress_lean's work in one call. */
-struct p4_egress_out;
-typedef void p4cc_lean_out_fn(struct p4vm *vm, uint64_t *state, uint8_t *bytes,
-                              uint64_t len_cap /* len << 32 | cap */, uint8_t *buf,
-                              struct p4_egress_out *out);
+/* The native lean functions (p4.h's p4_lean_in_fn, p4_lean_out_fn). lean_in zeroes the state
+ * (the program's slots), binds it, sets the ingress port and packet length fields (those the
+ * program has) and the input, runs the parser, verify and ingress and reports into out:
+ * p4_pipe_ingress_lean's work in one call. lean_out, on the state lean_in left: computeChecksum,
+ * then the deparser in place over bytes (len bytes, cap writable), or where the headers do not
+ * fit where the parser read them into buf (cap bytes); reports into out: p4_pipe_egress_lean's
+ * work in one call. */
+typedef p4_lean_in_fn p4cc_lean_in_fn;
+typedef p4_lean_out_fn p4cc_lean_out_fn;
 struct p4cc_native {
     p4cc_native_fn *parser;
     p4cc_native_fn *ctl[5]; /* by enum p4cc_block */

@@ -357,18 +357,21 @@ static bool emit_words(struct em *m, const struct cs *s, bool clean)
     return clean; /* emit_fields never changes the flow */
 }
 
-/* update_checksum of a shadowed header while it holds (cs_update_cksum_shadow). */
+/* update_checksum of a shadowed header while it holds (cs_update_cksum_shadow). A one's
+ * complement sum of 16-bit words does not depend on their byte order (RFC 1071): the words are
+ * summed as loaded (little-endian, as LD64 assumes), with end-around carries, and the folded
+ * sum is swapped back once. */
 static bool cksum_shadow(struct em *m, const struct cs *s, const char *out, bool clean)
 {
     const struct cpack *p = &s->pack;
     PUT(m,
         "if (!S[%d] || !S[%d] || !S[%d]) { CS(%d); if (FLOW) goto %s; }\n"
-        "else { const uint8_t *b = (const uint8_t *)(S + %d); unsigned __int128 sum = 0;\n",
+        "else { const uint8_t *b = (const uint8_t *)(S + %d); uint64_t sum = 0;\n",
         s->a->slot, p->shadow, p->hslot0, rec(m, s), out, p->shadow + 1);
-    for (int i = 0; i < p->snwords; i++) {
+    for (int i = 0; i < p->snwords; i++) { /* the words as loaded, the masks swapped to match */
         if (p->smask[i])
-            PUT(m, "sum += LD64(b + %d) & 0x%llxULL;\n", 8 * i,
-                (unsigned long long)p->smask[i]);
+            PUT(m, "ADDC(sum, LE64(b + %d) & 0x%llxULL);\n", 8 * i,
+                (unsigned long long)__builtin_bswap64(p->smask[i]));
     }
     PUT(m, "uint64_t c = FOLD(sum) & 0x%llxULL;\nS[%d] = c;\n", (unsigned long long)s->mask2,
         s->slot2);
@@ -833,10 +836,12 @@ static void prelude(struct em *m)
            " memcpy(b_, &x_, 4); } \\\n"
            "else { uint64_t x_ = __builtin_bswap64(v_ << (64 - 8 * (n))); memcpy(b_, &x_, (n)); } }"
            " while (0)\n"
-           "static inline uint64_t FOLD(unsigned __int128 sum)\n"
-           "{ uint64_t lo = (uint64_t)sum; uint64_t s = lo + (uint64_t)(sum >> 64); s += s < lo;\n"
-           "s = (s & 0xffffffffu) + (s >> 32); s = (s & 0xffffffffu) + (s >> 32);\n"
-           "s = (s & 0xffff) + (s >> 16); s = (s & 0xffff) + (s >> 16); return (uint16_t)~s; }\n\n");
+           "static inline uint64_t LE64(const uint8_t *p) { uint64_t x; memcpy(&x, p, 8); return x; }\n"
+           "#define ADDC(s, x) do { uint64_t x_ = (x); (s) += x_; (s) += (s) < x_; } while (0)\n"
+           "static inline uint64_t FOLD(uint64_t s)\n"
+           "{ s = (s & 0xffffffffu) + (s >> 32); s = (s & 0xffffffffu) + (s >> 32);\n"
+           "s = (s & 0xffff) + (s >> 16); s = (s & 0xffff) + (s >> 16);\n"
+           "return __builtin_bswap16((uint16_t)~s); }\n\n");
 }
 
 /* R, the table of the pipeline's native code (p4cc_native.rec), read from the pipeline: the

@@ -56,6 +56,7 @@ struct p4_pipe {
     struct p4cc_native native; /* cc's native code, called directly (all NULL: none) */
     unsigned runs;             /* bit (1 << enum p4cc_block): the block has statements */
     bool lean; /* p4_pipe_lean */
+    struct p4_lean_calls calls; /* p4_pipe_lean_calls */
 };
 
 int64_t p4pipe_now_ps(const struct p4_pipe *pipe);
