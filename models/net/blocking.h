@@ -56,6 +56,7 @@ static inline void blocking_clock_all(const struct blocking_clock *b, sim_time_t
 {
     sim_time_t t = b->total;
     sim_time_t left = blocking_clock_left(b, now);
+#pragma GCC unroll 8 /* 14 instructions instead of a loop of 35: a host's every data pull */
     for (int c = BLOCKING_NPRIO - 1; c > 0; c--) {
         t -= b->sent_hi[c - 1];
         out[c] = c > b->cur_prio ? t - left : t;
