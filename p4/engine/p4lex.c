@@ -345,8 +345,8 @@ again:
             lx->pos++;
         t->len = (int)(lx->pos - (size_t)(t->text - lx->src));
         t->kind = P4TOK_IDENT;
-        for (size_t i = 0; i < P4_ARRAY_LEN(keywords); i++) {
-            if ((int)strlen(keywords[i].s) == t->len &&
+        for (size_t i = 0; i < P4_ARRAY_LEN(keywords); i++) { /* the first letter first */
+            if (keywords[i].s[0] == c && (int)strlen(keywords[i].s) == t->len &&
                 memcmp(keywords[i].s, t->text, (size_t)t->len) == 0) {
                 t->kind = keywords[i].k;
                 break;
@@ -396,6 +396,8 @@ again:
         {"@", P4TOK_AT},
     };
     for (size_t i = 0; i < P4_ARRAY_LEN(ops); i++) {
+        if (ops[i].s[0] != c)
+            continue;
         size_t l = strlen(ops[i].s);
         if (lx->pos + l <= lx->n && memcmp(lx->src + lx->pos, ops[i].s, l) == 0) {
             lx->pos += l;
