@@ -318,7 +318,7 @@ static void lex_token(struct p4lex *lx, struct p4_token *t);
 void p4lex_next(struct p4lex *lx, struct p4_token *t)
 {
     lex_token(lx, t);
-    if (t->kind != P4TOK_EOF)
+    if (t->kind != P4TOK_EOF && !t->loc.near) /* names and operators have theirs already */
         t->loc.near = p4lex_intern(lx, t->text, (size_t)t->len);
 }
 
@@ -353,6 +353,7 @@ again:
             }
         }
         t->str = (char *)p4lex_intern(lx, t->text, (size_t)t->len);
+        t->loc.near = t->str;
         return;
     }
     if (isdigit(c)) {
@@ -403,6 +404,7 @@ again:
             lx->pos += l;
             t->kind = ops[i].k;
             t->len = (int)l;
+            t->loc.near = ops[i].s;
             return;
         }
     }
