@@ -318,7 +318,7 @@ static void lex_token(struct p4lex *lx, struct p4_token *t);
 void p4lex_next(struct p4lex *lx, struct p4_token *t)
 {
     lex_token(lx, t);
-    if (t->kind != P4TOK_EOF)
+    if (t->kind != P4TOK_EOF && !t->loc.near) /* names and operators have theirs already */
         t->loc.near = p4lex_intern(lx, t->text, (size_t)t->len);
 }
 
@@ -345,14 +345,15 @@ again:
             lx->pos++;
         t->len = (int)(lx->pos - (size_t)(t->text - lx->src));
         t->kind = P4TOK_IDENT;
-        for (size_t i = 0; i < P4_ARRAY_LEN(keywords); i++) {
-            if ((int)strlen(keywords[i].s) == t->len &&
+        for (size_t i = 0; i < P4_ARRAY_LEN(keywords); i++) { /* the first letter first */
+            if (keywords[i].s[0] == c && (int)strlen(keywords[i].s) == t->len &&
                 memcmp(keywords[i].s, t->text, (size_t)t->len) == 0) {
                 t->kind = keywords[i].k;
                 break;
             }
         }
         t->str = (char *)p4lex_intern(lx, t->text, (size_t)t->len);
+        t->loc.near = t->str;
         return;
     }
     if (isdigit(c)) {
@@ -396,11 +397,14 @@ again:
         {"@", P4TOK_AT},
     };
     for (size_t i = 0; i < P4_ARRAY_LEN(ops); i++) {
+        if (ops[i].s[0] != c)
+            continue;
         size_t l = strlen(ops[i].s);
         if (lx->pos + l <= lx->n && memcmp(lx->src + lx->pos, ops[i].s, l) == 0) {
             lx->pos += l;
             t->kind = ops[i].k;
             t->len = (int)l;
+            t->loc.near = ops[i].s;
             return;
         }
     }
