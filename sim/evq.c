@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/hugepage.h"
+#include "sim/prefetch.h"
 #include "sim/util.h"
 
 #define KEY_PHASE_SHIFT 62
@@ -321,13 +322,13 @@ static inline __attribute__((always_inline)) void prefetch_hint(const struct evq
     memcpy(&p, (const char *)t + t->hint, sizeof(p)); /* a pointer of the owner's type */
     unsigned lines = t->hint_lines;
     if (lines & 1)
-        __builtin_prefetch(p);
+        SIM_PREFETCH(p);
     if (lines & 2)
-        __builtin_prefetch(p + 64);
+        SIM_PREFETCH(p + 64);
     if (lines & 4)
-        __builtin_prefetch(p + 128);
+        SIM_PREFETCH(p + 128);
     if (lines & 8)
-        __builtin_prefetch(p + 192);
+        SIM_PREFETCH(p + 192);
 }
 
 /* Frees the slot of an entry that leaves the queue. */
@@ -725,8 +726,8 @@ static inline __attribute__((always_inline)) void prefetch_next(const struct evq
                                                                 const struct evq_entry *e)
 {
     const char *next = (const char *)q->timers[SLOT_OF(*e)];
-    __builtin_prefetch(next);
-    __builtin_prefetch(next + 64);
+    SIM_PREFETCH(next);
+    SIM_PREFETCH(next + 64);
 }
 
 /* The end of a pop whose entry was the heap's top (`heap`) or whose next entry is not simply

@@ -151,7 +151,7 @@ void switch_enqueue(struct sw *sw, uint32_t out, struct pkt *p)
     }
     /* the traffic manager's second line and the port's first (the kick) with the queue's */
     tmgr_prefetch(&sw->tm, out);
-    __builtin_prefetch(sw->node.ports[out]);
+    SIM_PREFETCH(sw->node.ports[out]);
     uint32_t in = p->in_port;
     uint8_t cls = p->tc & 7;
     bool lossless = tmgr_lossless(&sw->tm, p);

@@ -25,6 +25,7 @@
 
 #include "models/net/blocking.h"
 #include "models/net/pq.h"
+#include "sim/prefetch.h"
 
 enum tmgr_ecn_mode {
     TMGR_ECN_NONE = 0,
@@ -123,7 +124,7 @@ static inline void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt
  * the other (at scale both miss the caches). */
 static inline void tmgr_prefetch(const struct tmgr *tm, uint32_t port)
 {
-    __builtin_prefetch(&tm->ports[port].enq0, 1);
+    SIM_PREFETCH_W(&tm->ports[port].enq0);
 }
 
 static inline bool tmgr_lossless(const struct tmgr *tm, const struct pkt *p)
