@@ -119,15 +119,21 @@ static void schedule_arrival(struct sim *sim, struct link *l, uint64_t seq)
     schedule_arrival_at(sim, l, seq, l->on_wire.head->t_enq);
 }
 
-/* Puts p (t_enq: its arrival) on the wire behind the frame ahead, which keeps the time from its
- * own arrival to p's: the arrival of the frame ahead schedules p's without reading p. */
-static void wire_push(struct link *l, struct pkt *p)
+/* pkt.wire_gap of a frame arriving at `ahead_at`, followed by one arriving at `at`. */
+static inline uint32_t wire_gap(sim_time_t ahead_at, sim_time_t at)
+{
+    sim_time_t gap = at - ahead_at;
+    return gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX;
+}
+
+/* Puts p on the wire behind the frame ahead, which keeps the time from its own arrival to p's,
+ * `gap` (wire_gap): the arrival of the frame ahead schedules p's without reading p. The frame
+ * ahead is only written: its arrival is known without it (wire_last). */
+static void wire_push(struct link *l, struct pkt *p, uint32_t gap)
 {
     struct pkt *ahead = l->on_wire.tail;
-    if (ahead) {
-        sim_time_t gap = p->t_enq - ahead->t_enq;
-        ahead->wire_gap = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX;
-    }
+    if (ahead)
+        ahead->wire_gap = gap;
     pkt_fifo_push(&l->on_wire, p);
 }
 
@@ -138,7 +144,7 @@ static void fold(struct sim *sim, struct link *l, struct pkt *p, sim_time_t last
 {
     p->t_enq = l->free_at + l->delay_ps;
     bool ahead = l->on_wire.tail && last > l->free_at;
-    wire_push(l, p);
+    wire_push(l, p, wire_gap(last, p->t_enq));
     l->folded = true;
     if (ahead)
         return; /* the arrival ahead schedules p's arrival, as it would have */
@@ -179,6 +185,9 @@ static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
         return;
     }
     l->serializing = p;
+    /* the gap its end will give the frame ahead, if that is still on the wire then (until p is on
+     * the wire, its wire_gap is free) */
+    p->wire_gap = wire_gap(last, simtime_add(end, l->delay_ps));
     evq_schedule_reserved(&sim->evq, &l->tx_done, end, l->tx_seq);
 }
 
@@ -230,7 +239,7 @@ static void link_tx_done(struct sim *sim, struct evq_timer *t)
     if (p) { /* else a folded end called back: its frame is on the wire already */
         l->serializing = NULL;
         p->t_enq = sim->now + l->delay_ps;
-        wire_push(l, p);
+        wire_push(l, p, p->wire_gap); /* the gap its start found */
         if (!evq_timer_pending(&l->arrive))
             schedule_arrival(sim, l, l->tx_seq);
     }
