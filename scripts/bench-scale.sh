@@ -23,7 +23,10 @@
 #                      touches, little conflict luck): D1 32 KiB, LL BENCH_SCALE_CACHE_LL bytes
 #                      (default 524288: this machine's L2; 33554432: its L3, misses that go to
 #                      memory); each run for BENCH_SCALE_CACHE_STOP (default: BENCH_SCALE_STOP;
-#                      50us keeps k = 32 to minutes)
+#                      50us keeps k = 32 to minutes). BENCH_SCALE_CACHE_KEEP=1 keeps callgrind's
+#                      file of each, $OUT/callgrind-k<k>.out, for callgrind_annotate (misses per
+#                      source line: with a build made with -DSIM_PREFETCH_LOADS, sim/prefetch.h,
+#                      the misses each prefetch covers show at its own line)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -136,9 +139,11 @@ d1_misses_per_event,ll_misses_per_event" >"$OUT/bench-scale-cache.csv"
     ll=${BENCH_SCALE_CACHE_LL:-524288}
     for k in $BENCH_SCALE_CACHE; do
         fat_tree_yaml "$k" "$cstop" none >"$tmp/cg$k.yaml"
+        cgfile=/dev/null
+        [ "${BENCH_SCALE_CACHE_KEEP:-0}" = 1 ] && cgfile=$OUT/callgrind-k$k.out
         valgrind --tool=callgrind --cache-sim=yes --D1=32768,64,64 --I1=32768,64,64 \
             --LL="$ll",64,64 --collect-atstart=no --toggle-collect=sim_run \
-            --callgrind-out-file=/dev/null \
+            --callgrind-out-file="$cgfile" \
             "$bin" run "$tmp/cg$k.yaml" --out "$tmp/cgout" >"$tmp/cg.out" 2>"$tmp/cg.err" || {
             echo "bench-scale: callgrind of k = $k failed:" >&2
             tail -3 "$tmp/cg.err" >&2

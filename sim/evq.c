@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/hugepage.h"
+#include "sim/prefetch.h"
 #include "sim/util.h"
 
 #define KEY_PHASE_SHIFT 62
@@ -310,7 +311,7 @@ void evq_timer_hint(struct evq_timer *t, void *const *ptr, uint8_t lines)
 }
 
 /* Prefetches the lines of the object t's hint points to (the pointer is in a line of t's owner
- * that the previous pop prefetched). A prefetch never faults, so a NULL target costs nothing.
+ * that the pop of the event before prefetched). A prefetch never faults, so a NULL target costs nothing.
  * Always inlined: as a function of its own it has no effect the compiler counts (a prefetch is
  * none), so GCC found it pure and dropped its calls. */
 static inline __attribute__((always_inline)) void prefetch_hint(const struct evq_timer *t)
@@ -321,13 +322,13 @@ static inline __attribute__((always_inline)) void prefetch_hint(const struct evq
     memcpy(&p, (const char *)t + t->hint, sizeof(p)); /* a pointer of the owner's type */
     unsigned lines = t->hint_lines;
     if (lines & 1)
-        __builtin_prefetch(p);
+        SIM_PREFETCH(p);
     if (lines & 2)
-        __builtin_prefetch(p + 64);
+        SIM_PREFETCH(p + 64);
     if (lines & 4)
-        __builtin_prefetch(p + 128);
+        SIM_PREFETCH(p + 128);
     if (lines & 8)
-        __builtin_prefetch(p + 192);
+        SIM_PREFETCH(p + 192);
 }
 
 /* Frees the slot of an entry that leaves the queue. */
@@ -718,15 +719,29 @@ void evq_reschedule(struct evq *q, struct evq_timer *t, sim_time_t at)
     evq_schedule(q, t, at);
 }
 
-/* Prefetches the timer of the next entry e, the next event's owner (its timer's line and the
- * next), to arrive while this event runs: at scale they are far apart in memory and nearly
- * always cache misses. */
-static inline __attribute__((always_inline)) void prefetch_next(const struct evq *q,
-                                                                const struct evq_entry *e)
+/* Prefetches the timer t's line and the lines before and after it: its owner's lines that its
+ * event reads first (a link's end of transmission reads the line before its timer's, where the
+ * hint's pointer is; an object's fields around its timer), and where the hint's pointer is. */
+static inline __attribute__((always_inline)) void prefetch_timer(const struct evq_timer *t)
 {
-    const char *next = (const char *)q->timers[SLOT_OF(*e)];
-    __builtin_prefetch(next);
-    __builtin_prefetch(next + 64);
+    const char *p = (const char *)t;
+    SIM_PREFETCH(p - 64);
+    SIM_PREFETCH(p);
+    SIM_PREFETCH(p + 64);
+}
+
+/* A pop's prefetches, a software pipeline: at scale the lines an event reads are far apart in
+ * memory and nearly always cache misses, and one event lasts long enough for a miss to be served,
+ * so what is fetched one event ahead arrives in time, what an event fetches at its own start
+ * does not. The pop of event i fetches the timer of event i + 2 as the queue has it then, the
+ * run's second entry (prefetch_second: the next is nearly always the run's first; an entry placed
+ * before the second meanwhile was written as it was scheduled, so its timer is at hand), and the
+ * hint of event i + 1 (the lines it reads first: its timer's lines came during event i - 1, from
+ * the pop of i - 1). */
+static inline __attribute__((always_inline)) void prefetch_second(const struct evq *q)
+{
+    if (q->rpos + 1 < q->rlen)
+        prefetch_timer(q->timers[SLOT_OF(q->run[q->rpos + 1])]);
 }
 
 /* The end of a pop whose entry was the heap's top (`heap`) or whose next entry is not simply
@@ -743,8 +758,9 @@ static __attribute__((noinline)) struct evq_timer *pop_rest(struct evq *q, struc
     else if (!(e = top(q)) || !q->timers[SLOT_OF(*e)])
         e = drop_dead_top(q);
     q->next = e;
+    prefetch_second(q);
     if (e)
-        prefetch_next(q, e);
+        prefetch_hint(q->timers[SLOT_OF(*e)]);
     return t;
 }
 
@@ -754,7 +770,6 @@ static inline __attribute__((always_inline)) struct evq_timer *pop_entry(struct 
                                                                          sim_time_t *at)
 {
     struct evq_timer *t = q->timers[SLOT_OF(*e)];
-    prefetch_hint(t); /* the lines its event reads first arrive while the queue moves on */
     q->cur = *e;
     *at = e->at;
     t->slot = EVQ_IDLE;
@@ -765,10 +780,12 @@ static inline __attribute__((always_inline)) struct evq_timer *pop_entry(struct 
         return pop_rest(q, t, true);
     else
         q->spos++;
-    if (q->dead > q->len / 2 || !(e = top(q)) || !q->timers[SLOT_OF(*e)])
+    prefetch_second(q); /* before top(q): its registers are free again after it */
+    struct evq_timer *next;
+    if (q->dead > q->len / 2 || !(e = top(q)) || !(next = q->timers[SLOT_OF(*e)]))
         return pop_rest(q, t, false);
     q->next = e;
-    prefetch_next(q, e);
+    prefetch_hint(next);
     return t;
 }
 

@@ -44,7 +44,7 @@ enum evq_phase {
 #define EVQ_IDLE UINT32_MAX
 
 /* 16 bytes. The hint (evq_timer_hint) names a pointer in the timer's owner whose target the
- * event reads first: evq_pop prefetches that target before it removes the entry. */
+ * event reads first: the pop of the event before prefetches that target (evq.c). */
 struct evq_timer {
     evq_fire_fn *fire;
     uint32_t slot;      /* EVQ_IDLE when not scheduled */
@@ -138,10 +138,11 @@ void evq_fini(struct evq *q);
 /* Prepares a timer; it is idle until scheduled. */
 void evq_timer_init(struct evq_timer *t, evq_fire_fn *fire, enum evq_phase phase);
 
-/* The event of t reads *ptr first (ptr is a field of t's owner, within 32 KiB of t), and of
- * the object it points to, the 64-byte lines whose bits are set in `lines` (bits 0-3): the pop
- * of t's event reads *ptr (its owner's first lines were prefetched when the event before was
- * popped) and prefetches those lines before it removes the entry, so they arrive meanwhile. */
+/* The event of t reads *ptr first (ptr is a field of t's owner, in the line of t or in the
+ * line before or after it), and of the object it points to, the 64-byte lines whose bits are
+ * set in `lines` (bits 0-3). The pops run a pipeline: the pop two events before t's prefetches
+ * t's line and those around it, the pop of the event before reads *ptr and prefetches those
+ * lines, so they arrive while that event runs. */
 void evq_timer_hint(struct evq_timer *t, void *const *ptr, uint8_t lines);
 
 static inline bool evq_timer_pending(const struct evq_timer *t)

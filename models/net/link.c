@@ -90,19 +90,18 @@ bool link_settle(struct sim *sim, struct link *l)
 }
 
 /* Whether the end of a transmission ending at `end` can be folded: no control frame, the node
- * idle (nothing to pull), the frame's arrival within the horizon, and either the wire's last frame
- * arrives after `end` (the end would do nothing; at `end` itself that arrival runs first), or
- * arrivals are keyed (the end would schedule this frame's arrival, into the end's own place: that
- * can be done now). */
-static bool can_fold(const struct link *l, sim_time_t end)
+ * idle (nothing to pull), the frame's arrival within the horizon, and either arrivals are keyed
+ * (the end would schedule this frame's arrival, into the end's own place: that can be done now),
+ * or the wire's last frame (arriving at `last`, wire_last) arrives after `end` (the end would do
+ * nothing; at `end` itself that arrival runs first). */
+static bool can_fold(const struct link *l, sim_time_t end, sim_time_t last)
 {
     const struct port *port = link_port(l);
     const struct node *n = port->node;
     /* past the horizon the run stops where the end or the arrival would be scheduled */
     if (l->ctrl_queued || !n->ops->idle || end > SIM_TIME_HORIZON - l->delay_ps)
         return false;
-    bool behind = l->on_wire.tail && l->on_wire.tail->t_enq > end;
-    return (behind || l->keyed) && n->ops->idle(n, port);
+    return (l->keyed || (l->on_wire.tail && last > end)) && n->ops->idle(n, port);
 }
 
 /* Schedules the arrival of the wire's head (at `at`), which the end of transmission `seq` put
@@ -120,25 +119,32 @@ static void schedule_arrival(struct sim *sim, struct link *l, uint64_t seq)
     schedule_arrival_at(sim, l, seq, l->on_wire.head->t_enq);
 }
 
-/* Puts p (t_enq: its arrival) on the wire behind the frame ahead, which keeps the time from its
- * own arrival to p's: the arrival of the frame ahead schedules p's without reading p. */
-static void wire_push(struct link *l, struct pkt *p)
+/* pkt.wire_gap of a frame arriving at `ahead_at`, followed by one arriving at `at`. */
+static inline uint32_t wire_gap(sim_time_t ahead_at, sim_time_t at)
+{
+    sim_time_t gap = at - ahead_at;
+    return gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX;
+}
+
+/* Puts p on the wire behind the frame ahead, which keeps the time from its own arrival to p's,
+ * `gap` (wire_gap): the arrival of the frame ahead schedules p's without reading p. The frame
+ * ahead is only written: its arrival is known without it (wire_last). */
+static void wire_push(struct link *l, struct pkt *p, uint32_t gap)
 {
     struct pkt *ahead = l->on_wire.tail;
-    if (ahead) {
-        sim_time_t gap = p->t_enq - ahead->t_enq;
-        ahead->wire_gap = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX;
-    }
+    if (ahead)
+        ahead->wire_gap = gap;
     pkt_fifo_push(&l->on_wire, p);
 }
 
 /* A folded frame goes onto the wire at its start; with keyed arrivals, its arrival is scheduled
- * as its end would have: now if the wire is empty, else when the frame ahead of it arrives. */
-static void fold(struct sim *sim, struct link *l, struct pkt *p)
+ * as its end would have: now if the wire is empty, else when the frame ahead of it (arriving at
+ * `last`) arrives. */
+static void fold(struct sim *sim, struct link *l, struct pkt *p, sim_time_t last)
 {
     p->t_enq = l->free_at + l->delay_ps;
-    bool ahead = l->on_wire.tail && l->on_wire.tail->t_enq > l->free_at;
-    wire_push(l, p);
+    bool ahead = l->on_wire.tail && last > l->free_at;
+    wire_push(l, p, wire_gap(last, p->t_enq));
     l->folded = true;
     if (ahead)
         return; /* the arrival ahead schedules p's arrival, as it would have */
@@ -146,6 +152,16 @@ static void fold(struct sim *sim, struct link *l, struct pkt *p)
         schedule_arrival(sim, l, l->tx_seq);
     else
         l->keyed_pkt = p;
+}
+
+/* The arrival time of the wire's last frame, when the wire holds one, read at the start of a
+ * transmission (before it sets free_at): frames leave in order, so that frame is the previous
+ * transmission's, which went onto the wire at that transmission's end (free_at), at its end event
+ * or folded, and arrives delay_ps later. Known so, a start reads no packet on the wire (at scale
+ * the frame sent before is long out of the caches). */
+static inline sim_time_t wire_last(const struct link *l)
+{
+    return simtime_add(l->free_at, l->delay_ps);
 }
 
 static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
@@ -162,12 +178,16 @@ static void start_tx(struct sim *sim, struct link *l, struct pkt *p)
         pcap_write(l->tap, sim->now, p->hdr, p->hdr_len,
                    l->framing == LINK_FRAMING_ETHERNET ? dev : p->size_bytes);
     l->tx_seq = evq_reserve(&sim->evq);
+    sim_time_t last = wire_last(l);
     l->free_at = end;
-    if (can_fold(l, end)) {
-        fold(sim, l, p);
+    if (can_fold(l, end, last)) {
+        fold(sim, l, p, last);
         return;
     }
     l->serializing = p;
+    /* the gap its end will give the frame ahead, if that is still on the wire then (until p is on
+     * the wire, its wire_gap is free) */
+    p->wire_gap = wire_gap(last, simtime_add(end, l->delay_ps));
     evq_schedule_reserved(&sim->evq, &l->tx_done, end, l->tx_seq);
 }
 
@@ -219,7 +239,7 @@ static void link_tx_done(struct sim *sim, struct evq_timer *t)
     if (p) { /* else a folded end called back: its frame is on the wire already */
         l->serializing = NULL;
         p->t_enq = sim->now + l->delay_ps;
-        wire_push(l, p);
+        wire_push(l, p, p->wire_gap); /* the gap its start found */
         if (!evq_timer_pending(&l->arrive))
             schedule_arrival(sim, l, l->tx_seq);
     }

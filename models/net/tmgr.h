@@ -25,6 +25,7 @@
 
 #include "models/net/blocking.h"
 #include "models/net/pq.h"
+#include "sim/prefetch.h"
 
 enum tmgr_ecn_mode {
     TMGR_ECN_NONE = 0,
@@ -118,12 +119,13 @@ static inline void tmgr_note_tx(struct tmgr *tm, uint32_t port, const struct pkt
     blocking_clock_tx(&tm->ports[port].blk, p->prio, now, dur_ps);
 }
 
-/* Starts fetching port `port`'s line of class 0's statistics, which an enqueue reads after the
- * queue's line (its place depends on the packet's class): fetched together instead of one after
- * the other (at scale both miss the caches). */
+/* Starts fetching port `port`'s queue line and its line of class 0's statistics, which an
+ * enqueue reads one after the other (the second's place depends on the class the first gives):
+ * fetched together (at scale both miss the caches). */
 static inline void tmgr_prefetch(const struct tmgr *tm, uint32_t port)
 {
-    __builtin_prefetch(&tm->ports[port].enq0, 1);
+    SIM_PREFETCH_W(&tm->ports[port].q);
+    SIM_PREFETCH_W(&tm->ports[port].enq0);
 }
 
 static inline bool tmgr_lossless(const struct tmgr *tm, const struct pkt *p)
