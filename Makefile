@@ -146,9 +146,9 @@ bench-p4-instr: $(BUILD)/ddlsim $(BENCH_BINS)
 	BUILD=$(BUILD) scripts/bench-p4-instr.sh
 
 # Fat trees of k = 8, 16, 32 at a fixed load per host: wall time, events/s, ns per event, peak
-# RSS into $(BUILD)/bench-scale/bench-scale.csv and .png; BENCH_SCALE_LONG=1 adds the 128-worker
-# ring all-reduce iteration and k = 64.
-bench-scale: $(BUILD)/ddlsim
+# RSS into $(BUILD)/bench-scale/bench-scale.csv and .png, the machine's load latency by working
+# set into memlat.csv; BENCH_SCALE_LONG=1 adds the 128-worker ring all-reduce iteration and k = 64.
+bench-scale: $(BUILD)/ddlsim $(BUILD)/bench/bench_memlat
 	BUILD=$(BUILD) scripts/bench-scale.sh
 
 # Every figure of configs/figures/: results/NAME.csv, .png, .svg (full sweeps).

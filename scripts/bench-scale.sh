@@ -6,7 +6,8 @@
 # each: exit status, wall time of the process, the simulation phase's time and events (from the
 # run's summary line), events/s, ns per event, CPU time and peak RSS (GNU time). Written to
 # $OUT/bench-scale.csv and plotted to $OUT/bench-scale.png (ns per event and peak RSS against
-# hosts).
+# hosts); the machine's load latency by working-set size (bench_memlat, when built: make
+# bench-scale builds it) to $OUT/memlat.csv.
 #   BENCH_SCALE_STOP   simulated time of each run (default 200us)
 #   BENCH_SCALE_KS     fat-tree sizes (default "8 16 32"; empty: none)
 #   BENCH_SCALE_P4=0   skips the k = 32 rows with the default P4 program
@@ -174,6 +175,14 @@ awk -F, -v stop="$STOP" '$1 ~ "^fat_tree_k[0-9]+_" stop "$" && $4 == "ok" && $9 
             printf "bench-scale: ns per event k=%d / k=%d: %.2fx wall, %.2fx CPU\n", hi, lo,
                 hw / lw, hc / lc
     }' "$OUT/bench-scale.csv"
+
+# the caches the machine gives this process (a virtual machine shares its host's L3): the
+# latency of a dependent load by working-set size, beside the ratio above (bench/bench_memlat.c)
+memlat=$(dirname "$bin")/bench/bench_memlat
+if [ -x "$memlat" ]; then
+    echo "working_set_kib,ns_per_load" >"$OUT/memlat.csv"
+    "$memlat" 256 | tee /dev/stderr | awk '{print $2 "," $4}' >>"$OUT/memlat.csv"
+fi
 
 # ns per event and peak RSS against hosts, for the fat-tree runs of $STOP (not k = 64: 100us)
 grep "^fat_tree_k[0-9]*_${STOP},[0-9]*,run,ok," "$OUT/bench-scale.csv" |
