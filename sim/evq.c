@@ -318,17 +318,19 @@ static inline __attribute__((always_inline)) void prefetch_hint(const struct evq
 {
     if (!t->hint)
         return;
-    const char *p;
-    memcpy(&p, (const char *)t + t->hint, sizeof(p)); /* a pointer of the owner's type */
+    /* the pointer (of the owner's type) as a number: lines past a NULL target are addresses,
+     * not pointer arithmetic on NULL (undefined) */
+    uintptr_t p;
+    memcpy(&p, (const char *)t + t->hint, sizeof(p));
     unsigned lines = t->hint_lines;
     if (lines & 1)
-        SIM_PREFETCH(p);
+        SIM_PREFETCH((const void *)p);
     if (lines & 2)
-        SIM_PREFETCH(p + 64);
+        SIM_PREFETCH((const void *)(p + 64));
     if (lines & 4)
-        SIM_PREFETCH(p + 128);
+        SIM_PREFETCH((const void *)(p + 128));
     if (lines & 8)
-        SIM_PREFETCH(p + 192);
+        SIM_PREFETCH((const void *)(p + 192));
 }
 
 /* Frees the slot of an entry that leaves the queue. */
@@ -724,10 +726,10 @@ void evq_reschedule(struct evq *q, struct evq_timer *t, sim_time_t at)
  * hint's pointer is; an object's fields around its timer), and where the hint's pointer is. */
 static inline __attribute__((always_inline)) void prefetch_timer(const struct evq_timer *t)
 {
-    const char *p = (const char *)t;
-    SIM_PREFETCH(p - 64);
-    SIM_PREFETCH(p);
-    SIM_PREFETCH(p + 64);
+    uintptr_t p = (uintptr_t)t; /* the line before is outside the timer: an address */
+    SIM_PREFETCH((const void *)(p - 64));
+    SIM_PREFETCH(t);
+    SIM_PREFETCH((const void *)(p + 64));
 }
 
 /* A pop's prefetches, a software pipeline: at scale the lines an event reads are far apart in
@@ -740,8 +742,9 @@ static inline __attribute__((always_inline)) void prefetch_timer(const struct ev
  * the pop of i - 1). */
 static inline __attribute__((always_inline)) void prefetch_second(const struct evq *q)
 {
-    if (q->rpos + 1 < q->rlen)
-        prefetch_timer(q->timers[SLOT_OF(q->run[q->rpos + 1])]);
+    const struct evq_timer *t;
+    if (q->rpos + 1 < q->rlen && (t = q->timers[SLOT_OF(q->run[q->rpos + 1])])) /* else dead */
+        prefetch_timer(t);
 }
 
 /* The end of a pop whose entry was the heap's top (`heap`) or whose next entry is not simply

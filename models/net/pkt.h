@@ -80,7 +80,7 @@ struct pkt {
 /* Sets up the packet pool (the first pkt_alloc of a simulation). */
 void pkt_pool_init(struct sim *sim);
 
-/* A packet with no header bytes and size 0. Never fails (the pool aborts on OOM). Inline with
+/* A packet with no header bytes and size 0. Never fails (out of memory exits 1). Inline with
  * pkt_free: every segment and ACK takes one. */
 static inline struct pkt *pkt_alloc(struct sim *sim)
 {
