@@ -1,8 +1,9 @@
-/* The lean calls (p4_pipe_ingress_lean, p4_pipe_egress_lean) against the general ones: for
- * basic.p4 and basic_wide.p4 on the three engines, every packet of a generated set (IPv4 to
- * routed and unrouted addresses, other EtherTypes, packets cut short inside either header,
- * varied TTL and ECN, wire lengths, output buffers too short) gives the same ingress results,
- * the same state (every slot) and the same output (bytes, length, where) through both.
+/* The lean calls (p4_pipe_lean_calls) against the general ones: for basic.p4 and
+ * basic_wide.p4 on the three engines, every packet of a generated set (IPv4 to routed and
+ * unrouted addresses, other EtherTypes, packets cut short inside either header, varied TTL and
+ * ECN, wire lengths, output buffers too short), with the states kept from packet to packet,
+ * gives the same ingress results, the same state (every slot) and the same output (bytes,
+ * length, where) through both, and the interpreter's results and output.
  * Programs that make requests, truncate or send at egress are not lean. */
 #include "tests/testp4.h"
 
@@ -56,122 +57,97 @@ static uint32_t make_packet(int i, uint8_t *b, uint32_t *wire)
     return len;
 }
 
-/* One packet through both paths (a state and a copy of its bytes each). */
-static void check_packet(struct p4_pipe *gen, struct p4_pipe *lean, const struct p4_prog *prog,
-                         int i, int *short_cut)
-{
-    size_t bytes = p4_prog_state_bytes(prog);
-    uint64_t *sg = calloc(1, bytes + 8), *sl = calloc(1, bytes + 8);
-    uint8_t pg[CAP], pl[CAP], og[CAP], ol[CAP];
-    uint32_t wire;
-    uint32_t len = make_packet(i, pg, &wire);
-    memcpy(pl, pg, CAP);
-    struct p4_ingress_in in = {pg, len, wire, (uint32_t)(i % 5), 0, NULL, -1};
-    struct p4_ingress_out rg, rl;
-    p4_pipe_ingress(gen, sg, &in, &rg);
-    p4_pipe_ingress_lean(lean, sl, pl, len, wire, (uint32_t)(i % 5), &rl);
-    if (memcmp(&rg, &rl, sizeof(rg)) != 0)
-        fail_msg("packet %d: ingress results differ (fwd %d/%d port %u/%u)", i, rg.fwd, rl.fwd,
-                 rg.egress_port, rl.egress_port);
-    assert_memory_equal(sg, sl, bytes);
-    if (rg.fwd == P4_FWD_UNICAST) {
-        uint32_t cap = i % 13 == 6 ? SHORT_CAP : CAP; /* short: into the buffer, cut */
-        struct p4_egress_in ein = {
-            .bytes = pg, .len = len, .out = og, .out_cap = cap, .in_place = pg};
-        struct p4_egress_out eg, el;
-        p4_pipe_egress(gen, sg, &ein, &eg);
-        p4_pipe_egress_lean(lean, sl, pl, len, ol, cap, &el);
-        *short_cut += eg.overflow;
-        if (eg.drop != el.drop || eg.out_len != el.out_len ||
-            eg.clone_session != el.clone_session || eg.clone_fl != el.clone_fl ||
-            eg.recirculate != el.recirculate || eg.recirc_fl != el.recirc_fl ||
-            eg.overflow != el.overflow || eg.in_place != el.in_place)
-            fail_msg("packet %d: egress results differ (len %u/%u)", i, eg.out_len, el.out_len);
-        assert_memory_equal(eg.in_place ? pg : og, el.in_place ? pl : ol, eg.out_len);
-        assert_memory_equal(sg, sl, bytes);
-    }
-    free(sg);
-    free(sl);
-}
-
-/* A packet through the general calls of pipe on state s (its bytes in b, output in o):
- * the ingress results, and for a unicast packet the egress results; the output is returned. */
-static const uint8_t *general_pass(struct p4_pipe *pipe, uint64_t *s, int i, uint8_t *b,
-                                   uint8_t *o, struct p4_ingress_out *r, struct p4_egress_out *e)
+/* A packet through the general calls of pipe on state s (its bytes in b, output in o, cap
+ * bytes of it): the ingress results, and for a unicast packet the egress results; the output is
+ * returned. */
+static const uint8_t *general_pass(struct p4_pipe *pipe, uint64_t *s, int i, uint32_t cap,
+                                   uint8_t *b, uint8_t *o, struct p4_ingress_out *r,
+                                   struct p4_egress_out *e)
 {
     uint32_t wire, len = make_packet(i, b, &wire);
     struct p4_ingress_in in = {b, len, wire, (uint32_t)(i % 5), 0, NULL, -1};
     p4_pipe_ingress(pipe, s, &in, r);
     if (r->fwd != P4_FWD_UNICAST)
         return NULL;
-    struct p4_egress_in ein = {.bytes = b, .len = len, .out = o, .out_cap = CAP, .in_place = b};
+    struct p4_egress_in ein = {.bytes = b, .len = len, .out = o, .out_cap = cap, .in_place = b};
     p4_pipe_egress(pipe, s, &ein, e);
     return e->in_place ? b : o;
 }
 
-/* The lean calls made directly (p4_pipe_lean_calls, as the P4 switch makes them, with a
- * packet_length that is not 0) give what the general calls give, packet by packet of the same
- * set: the same engine's (results, every slot, output) and the interpreter's, the reference
- * (results and output: the native engine's generated checksum and deparser against the
- * interpreter's). */
-static void check_direct(struct p4_pipe *gen, struct p4_pipe *ref, struct p4_pipe *lean,
-                         const struct p4_prog *prog)
+static bool same_egress(const struct p4_egress_out *a, const struct p4_egress_out *b)
 {
-    struct p4_lean_calls c = p4_pipe_lean_calls(lean);
-    size_t bytes = p4_prog_state_bytes(prog);
-    uint64_t *sg = calloc(1, bytes + 8), *sr = calloc(1, bytes + 8), *sl = calloc(1, bytes + 8);
-    for (int i = 0; i < NPKTS; i++) {
-        uint8_t pg[CAP], pr[CAP], pl[CAP], og[CAP], orf[CAP], ol[CAP];
-        struct p4_ingress_out rg, rr, rl;
-        struct p4_egress_out eg, er, el;
-        const uint8_t *outg = general_pass(gen, sg, i, pg, og, &rg, &eg);
-        const uint8_t *outr = general_pass(ref, sr, i, pr, orf, &rr, &er);
-        uint32_t wire, len = make_packet(i, pl, &wire);
-        c.in(c.vm, sl, pl, p4_lean_lens(len, wire ? wire : len), (uint32_t)(i % 5), &rl);
-        assert_memory_equal(&rg, &rl, sizeof(rg));
-        assert_memory_equal(&rr, &rl, sizeof(rr));
-        if (rg.fwd == P4_FWD_UNICAST) {
-            c.out(c.vm, sl, pl, p4_lean_lens(len, CAP), ol, &el);
-            assert_int_equal(eg.out_len, el.out_len);
-            assert_int_equal(er.out_len, el.out_len);
-            assert_int_equal(eg.in_place, el.in_place);
-            assert_memory_equal(outg, el.in_place ? pl : ol, eg.out_len);
-            assert_memory_equal(outr, el.in_place ? pl : ol, er.out_len);
-        }
-        assert_memory_equal(sg, sl, bytes);
+    return a->drop == b->drop && a->out_len == b->out_len &&
+           a->clone_session == b->clone_session && a->clone_fl == b->clone_fl &&
+           a->recirculate == b->recirculate && a->recirc_fl == b->recirc_fl &&
+           a->overflow == b->overflow && a->in_place == b->in_place;
+}
+
+/* The pipelines of one program and engine and their states, kept from packet to packet: the
+ * general calls (gen), the lean calls (lean, made directly, as the P4 switch makes them) and
+ * the interpreter's general calls (ref). */
+struct trio {
+    struct p4_pipe *gen, *lean, *ref;
+    struct p4_lean_calls c;
+    size_t bytes;
+    uint64_t *sg, *sl, *sr;
+};
+
+/* Packet i (a wire length of 0 passed to the lean call as the header length, as the switch's
+ * size_bytes counts the headers) gives through the lean calls what the general calls give:
+ * the same engine's results, every slot and output, and the interpreter's results and output
+ * (the reference for the native engine's generated checksum and deparser, which its general
+ * path shares). */
+static void check_packet(struct trio *t, int i, int *unicast, int *short_cut)
+{
+    uint8_t pg[CAP], pr[CAP], pl[CAP], og[CAP], orf[CAP], ol[CAP];
+    uint32_t cap = i % 13 == 6 ? SHORT_CAP : CAP; /* short: into the buffer, cut */
+    struct p4_ingress_out rg, rr, rl;
+    struct p4_egress_out eg, er, el;
+    const uint8_t *outg = general_pass(t->gen, t->sg, i, cap, pg, og, &rg, &eg);
+    const uint8_t *outr = general_pass(t->ref, t->sr, i, cap, pr, orf, &rr, &er);
+    uint32_t wire, len = make_packet(i, pl, &wire);
+    t->c.in(t->c.vm, t->sl, pl, p4_lean_lens(len, wire ? wire : len), (uint32_t)(i % 5), &rl);
+    if (memcmp(&rg, &rl, sizeof(rg)) != 0 || memcmp(&rr, &rl, sizeof(rr)) != 0)
+        fail_msg("packet %d: ingress results differ (fwd %d/%d/%d port %u/%u/%u)", i, rg.fwd,
+                 rl.fwd, rr.fwd, rg.egress_port, rl.egress_port, rr.egress_port);
+    if (rg.fwd == P4_FWD_UNICAST) {
+        (*unicast)++;
+        t->c.out(t->c.vm, t->sl, pl, p4_lean_lens(len, cap), ol, &el);
+        *short_cut += eg.overflow;
+        if (!same_egress(&eg, &el) || !same_egress(&er, &el))
+            fail_msg("packet %d: egress results differ (len %u/%u/%u)", i, eg.out_len,
+                     el.out_len, er.out_len);
+        assert_memory_equal(outg, el.in_place ? pl : ol, eg.out_len);
+        assert_memory_equal(outr, el.in_place ? pl : ol, er.out_len);
     }
-    free(sg);
-    free(sr);
-    free(sl);
+    assert_memory_equal(t->sg, t->sl, t->bytes);
 }
 
 static void check_program(const char *path, enum p4_exec exec, int *unicast, int *short_cut)
 {
     struct p4_prog *prog;
-    struct p4_host host = {.exec = exec};
-    struct p4_pipe *gen = test_pipe(path, NULL, &host, &prog);
-    struct p4_pipe *lean = p4_pipe_create(prog, &host);
-    assert_true(p4_pipe_lean(lean));
-    add_routes(gen);
-    add_routes(lean);
-    for (int i = 0; i < NPKTS; i++) {
-        struct p4_ingress_out r;
-        check_packet(gen, lean, prog, i, short_cut);
-        uint8_t b[CAP];
-        uint32_t wire;
-        uint32_t len = make_packet(i, b, &wire);
-        uint64_t *s = calloc(1, p4_prog_state_bytes(prog) + 8);
-        p4_pipe_ingress_lean(lean, s, b, len, wire, 0, &r);
-        *unicast += r.fwd == P4_FWD_UNICAST;
-        free(s);
-    }
-    struct p4_host rhost = {.exec = P4_EXEC_INTERP};
-    struct p4_pipe *ref = p4_pipe_create(prog, &rhost);
-    add_routes(ref);
-    check_direct(gen, ref, lean, prog);
-    p4_pipe_destroy(ref);
-    p4_pipe_destroy(lean);
-    test_pipe_free(gen, prog);
+    struct p4_host host = {.exec = exec}, rhost = {.exec = P4_EXEC_INTERP};
+    struct trio t;
+    t.gen = test_pipe(path, NULL, &host, &prog);
+    t.lean = p4_pipe_create(prog, &host);
+    t.ref = p4_pipe_create(prog, &rhost);
+    assert_true(p4_pipe_lean(t.lean));
+    add_routes(t.gen);
+    add_routes(t.lean);
+    add_routes(t.ref);
+    t.c = p4_pipe_lean_calls(t.lean);
+    t.bytes = p4_prog_state_bytes(prog);
+    t.sg = calloc(1, t.bytes + 8);
+    t.sl = calloc(1, t.bytes + 8);
+    t.sr = calloc(1, t.bytes + 8);
+    for (int i = 0; i < NPKTS; i++)
+        check_packet(&t, i, unicast, short_cut);
+    free(t.sg);
+    free(t.sl);
+    free(t.sr);
+    p4_pipe_destroy(t.ref);
+    p4_pipe_destroy(t.lean);
+    test_pipe_free(t.gen, prog);
 }
 
 static void test_p4lean_same_as_general(void **state)

@@ -496,17 +496,9 @@ bool p4_pipe_lean(const struct p4_pipe *pipe)
     return pipe->lean;
 }
 
-/* p4_pipe_ingress of a packet that enters normally, in one generated function when the
- * pipeline has native code (p4nemit.c: no field list to preserve, no ingress timestamp, no
- * requests to reset or report on a lean pipeline), else the general call. */
-void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state, const uint8_t *bytes, uint32_t len,
-                          uint32_t packet_length, uint32_t port, struct p4_ingress_out *out)
-{
-    uint32_t plen = packet_length ? packet_length : len;
-    pipe->calls.in(&pipe->vm, state, bytes, p4_lean_lens(len, plen), port, out);
-}
-
-/* p4_lean_in_fn of a pipeline without native code: the general call. */
+/* p4_lean_in_fn of a pipeline without native code: the general call. (The native one does it
+ * in one generated function, p4nemit.c: no field list to preserve, no ingress timestamp, no
+ * requests to reset or report on a lean pipeline.) */
 static void general_lean_in(struct p4vm *vm, uint64_t *state, const uint8_t *bytes,
                             uint64_t lens, uint32_t port, struct p4_ingress_out *out)
 {
@@ -721,16 +713,9 @@ static inline struct p4_egress_in lean_egress_in(uint8_t *bytes, uint32_t len, u
         .bytes = bytes, .len = len, .out = buf, .out_cap = cap, .in_place = bytes};
 }
 
-/* p4_pipe_egress of a packet of a lean pipeline, in one generated function when the pipeline
- * has native code (computeChecksum and the deparser in place; no scratch to zero, no requests
- * to reset or report), else the general call. */
-void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes, uint32_t len,
-                         uint8_t *buf, uint32_t cap, struct p4_egress_out *out)
-{
-    pipe->calls.out(&pipe->vm, state, bytes, p4_lean_lens(len, cap), buf, out);
-}
-
-/* p4_lean_out_fn of a pipeline without native code: the general call. */
+/* p4_lean_out_fn of a pipeline without native code: the general call. (The native one runs
+ * computeChecksum and the deparser in place: no scratch to zero, no requests to reset or
+ * report.) */
 static void general_lean_out(struct p4vm *vm, uint64_t *state, uint8_t *bytes, uint64_t lens,
                              uint8_t *buf, struct p4_egress_out *out)
 {

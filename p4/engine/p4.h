@@ -202,25 +202,19 @@ void p4_pipe_egress(struct p4_pipe *pipe, void *state, const struct p4_egress_in
 
 /* True when the pipeline's program never needs the glue's rarer work (no clone, resubmit,
  * recirculate, truncate or ingress timestamp; an early output, p4_prog_output_early, whose
- * deparser only emits): then the two calls below may stand for p4_pipe_ingress and
+ * deparser only emits): then the two lean calls below may stand for p4_pipe_ingress and
  * p4_pipe_egress, with the same state and results in fewer steps. */
 bool p4_pipe_lean(const struct p4_pipe *pipe);
-/* p4_pipe_ingress of a packet that enters normally (instance_type 0, nothing preserved):
- * in = {bytes, len, packet_length, port, 0, NULL, -1}. */
-void p4_pipe_ingress_lean(struct p4_pipe *pipe, void *state, const uint8_t *bytes, uint32_t len,
-                          uint32_t packet_length, uint32_t port, struct p4_ingress_out *out);
-/* p4_pipe_egress on the state p4_pipe_ingress_lean left, with in = {.bytes = bytes,
- * .len = len, .out = buf, .out_cap = cap, .in_place = bytes} (the traffic manager's fields
- * zero). */
-void p4_pipe_egress_lean(struct p4_pipe *pipe, void *state, uint8_t *bytes, uint32_t len,
-                         uint8_t *buf, uint32_t cap, struct p4_egress_out *out);
 
-/* The two lean calls as functions to call directly, with their first argument (vm): for a
- * caller that makes them per packet. in(vm, state, bytes, p4_lean_lens(len, packet_length),
- * port, out) is p4_pipe_ingress_lean where packet_length is not 0 (a wire length, which
- * counts the headers, is 0 only with len) and out(vm, state, bytes, p4_lean_lens(len, cap),
- * buf, out) p4_pipe_egress_lean: the native engine's generated functions where the pipeline
- * has them, else the general calls behind the same signature. */
+/* The two lean calls, functions to call directly with their first argument (vm), for a caller
+ * that makes them per packet: the native engine's generated functions where the pipeline has
+ * them, else the general calls behind the same signature.
+ * in(vm, state, bytes, p4_lean_lens(len, packet_length), port, out) is p4_pipe_ingress of a
+ * packet that enters normally: in = {bytes, len, packet_length, port, 0, NULL, -1}, with
+ * packet_length not 0 (a wire length counts the headers).
+ * out(vm, state, bytes, p4_lean_lens(len, cap), buf, out) is p4_pipe_egress on the state
+ * `in` left, with in = {.bytes = bytes, .len = len, .out = buf, .out_cap = cap, .in_place =
+ * bytes} (the traffic manager's fields zero). */
 struct p4vm;
 typedef void p4_lean_in_fn(struct p4vm *vm, uint64_t *state, const uint8_t *bytes,
                            uint64_t len_packet_length /* len << 32 | packet_length */,

@@ -40,9 +40,9 @@ typedef void p4cc_native_fn(struct p4vm *vm, const void *const *rec);
 /* The native lean functions (p4.h's p4_lean_in_fn, p4_lean_out_fn). lean_in zeroes the state
  * (the program's slots), binds it, sets the ingress port and packet length fields (those the
  * program has) and the input, runs the parser, verify and ingress and reports into out:
- * p4_pipe_ingress_lean's work in one call. lean_out, on the state lean_in left: computeChecksum,
+ * p4_pipe_ingress's work in one call. lean_out, on the state lean_in left: computeChecksum,
  * then the deparser in place over bytes (len bytes, cap writable), or where the headers do not
- * fit where the parser read them into buf (cap bytes); reports into out: p4_pipe_egress_lean's
+ * fit where the parser read them into buf (cap bytes); reports into out: p4_pipe_egress's
  * work in one call. */
 typedef p4_lean_in_fn p4cc_lean_in_fn;
 typedef p4_lean_out_fn p4cc_lean_out_fn;

@@ -890,8 +890,8 @@ static void lean_results(struct em *m)
 
 /* The zeroing of every slot with constant stores (16 bytes each), the ingress
  * standard fields and input, the parser, verify and ingress, and the results as one function:
- * p4n_lean_in(vm, state, bytes, len << 32 | packet_length, port, out), p4_pipe_ingress_lean's
- * work (p4.c). */
+ * p4n_lean_in(vm, state, bytes, len << 32 | packet_length, port, out), the lean calls' `in`
+ * (p4.h). */
 static void lean_ingress(struct em *m)
 {
     const struct p4_prog *prog = m->cc->prog;
