@@ -181,9 +181,10 @@ static void add_job(struct estimate *e, const struct cfg_node *m, const char *fi
     e->workers += n;
     e->servers += s;
     e->flows += flows;
-    e->items += job_items(&c, &em, n);
+    uint64_t items = job_items(&c, &em, n);
+    e->items += items;
     e->job_bytes += (n + s) * (EST_WORKER + em.layers * EST_WORKER_LAYER) + conns * conn_bytes(&c) +
-                    job_items(&c, &em, n) * EST_ITEM;
+                    items * EST_ITEM;
     uint64_t timers = EST_TIMERS_JOB + n * EST_TIMERS_WORKER + flows * EST_TIMERS_FLOW;
     if (gpus > 1)
         timers += n * EST_TIMERS_INTRA;
